@@ -1,0 +1,78 @@
+package io.sluice.apply;
+
+import io.sluice.batch.Batcher;
+import io.sluice.batch.Pending;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The applier thread: takes batches from the {@link Batcher} and applies them with a {@link BatchRunner}, one
+ * after another, until the batcher is closed and drained. Owns its thread, started by {@link #start()} and
+ * stopped by {@link #close()}, which waits (bounded) for the queue to drain.
+ */
+public final class Applier implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Applier.class);
+
+    private final Batcher batcher;
+    private final BatchRunner runner;
+    private final Thread thread;
+
+    public Applier(Batcher batcher, BatchRunner runner, ThreadFactory threads) {
+        this.batcher = batcher;
+        this.runner = runner;
+        this.thread = threads.newThread(this::loop);
+    }
+
+    public Applier start() {
+        thread.start();
+        return this;
+    }
+
+    private void loop() {
+        while (true) {
+            List<Pending> batch;
+            try {
+                batch = batcher.take(Duration.ofSeconds(1));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            if (batch.isEmpty()) {
+                if (batcher.isDrained()) {
+                    return;
+                }
+                continue;
+            }
+            try {
+                runner.apply(batch);
+            } catch (RuntimeException | Error e) {
+                // futures are already failed by the runner; keep the thread alive for the next batch
+                log.error("applier: unexpected failure", e);
+            }
+        }
+    }
+
+    /** Closes the batcher (what is queued is still applied) and waits up to {@code wait} for the thread. */
+    public void close(Duration wait) {
+        batcher.close();
+        try {
+            thread.join(wait.toMillis());
+            if (thread.isAlive()) {
+                log.warn("applier {} did not drain in {}; interrupting", thread.getName(), wait);
+                thread.interrupt();
+                thread.join(TimeUnit.SECONDS.toMillis(5));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        close(Duration.ofSeconds(30));
+    }
+}

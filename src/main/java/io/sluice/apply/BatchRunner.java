@@ -1,0 +1,120 @@
+package io.sluice.apply;
+
+import io.sluice.batch.Pending;
+import io.sluice.batch.Ticker;
+import io.sluice.metrics.Metrics;
+import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Sink;
+import io.sluice.sink.SinkException;
+import io.sluice.sink.StatementResult;
+import io.sluice.write.Outcome;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies one batch and completes the future of every request in it.
+ *
+ * <h2>Design</h2>
+ * The whole batch runs in one transaction ({@link Execution}). Three things can happen:
+ * <ul>
+ *   <li>it commits: every request gets {@link Outcome.Committed}, with its own statement results;</li>
+ *   <li>a transient error (deadlock, lock timeout, database briefly unavailable): the same batch is tried
+ *       again after a backoff, up to {@link RetryPolicy#maxAttempts()}; after that every request gets the
+ *       transient error (HTTP 503) — it was not the requests' fault, and none of them was applied;</li>
+ *   <li>any other error: one request (or more) is bad. The batch is split in two halves, applied in order, each
+ *       in its own transaction, recursively; a single request that still fails gets the error alone, and every
+ *       other request commits. A bad request costs about 2·log2(batch) extra transactions; only the
+ *       transactions on its path are redone.</li>
+ * </ul>
+ * Halves are applied in order (left then right), so per-key order survives bisection.
+ *
+ * <p>Thread-safety: stateless apart from its collaborators; one instance may serve several applier threads.
+ */
+public final class BatchRunner {
+    private static final Logger log = LoggerFactory.getLogger(BatchRunner.class);
+
+    private final Sink sink;
+    private final RetryPolicy retry;
+    private final RetryPolicy.Sleeper sleeper;
+    private final Ticker ticker;
+    private final Metrics metrics;
+
+    public BatchRunner(Sink sink, RetryPolicy retry, RetryPolicy.Sleeper sleeper, Ticker ticker, Metrics metrics) {
+        this.sink = sink;
+        this.retry = retry;
+        this.sleeper = sleeper;
+        this.ticker = ticker;
+        this.metrics = metrics;
+    }
+
+    /** Applies {@code batch}; on return every future in it is complete. */
+    public void apply(List<Pending> batch) {
+        try {
+            applyOrSplit(batch);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failAll(batch, new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
+                    "sluice is shutting down; the write was not applied"));
+        } catch (RuntimeException | Error e) {
+            log.error("bug while applying a batch of {} requests", batch.size(), e);
+            failAll(batch, new Neo4jError("Neo.DatabaseError.General.UnknownError", "internal error: " + e));
+            throw e;
+        }
+    }
+
+    private void applyOrSplit(List<Pending> batch) throws InterruptedException {
+        SinkException failure = applyWithRetry(batch);
+        if (failure == null) {
+            return;
+        }
+        if (failure.isTransient()) {
+            failAll(batch, failure.error());
+        } else if (batch.size() == 1) {
+            metrics.writeFailed(failure.error().code());
+            batch.getFirst().future().complete(new Outcome.Failed(failure.error()));
+        } else {
+            metrics.bisection();
+            int mid = batch.size() / 2;
+            applyOrSplit(batch.subList(0, mid));
+            applyOrSplit(batch.subList(mid, batch.size()));
+        }
+    }
+
+    /** Commits the batch and completes its futures (null returned), or returns the error it failed with. */
+    private SinkException applyWithRetry(List<Pending> batch) throws InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            long t0 = ticker.read();
+            try {
+                Map<Pending, List<StatementResult>> results = sink.inTransaction(tx -> Execution.run(tx, batch));
+                int rows = 0;
+                for (Pending p : batch) {
+                    rows += p.rows();
+                }
+                metrics.batchCommitted(rows, batch.size(), ticker.read() - t0);
+                for (Pending p : batch) {
+                    p.future().complete(new Outcome.Committed(results.getOrDefault(p, List.of()), p.rows()));
+                }
+                return null;
+            } catch (SinkException e) {
+                if (!e.isTransient() || attempt >= retry.maxAttempts()) {
+                    return e;
+                }
+                metrics.transientRetry(e.error().code());
+                Duration pause = retry.backoff(attempt, ThreadLocalRandom.current().nextDouble());
+                log.debug("transient error on a batch of {} (attempt {}), retrying in {}: {}", batch.size(), attempt,
+                        pause, e.getMessage());
+                sleeper.sleep(pause);
+            }
+        }
+    }
+
+    private static void failAll(List<Pending> batch, Neo4jError error) {
+        for (Pending p : batch) {
+            p.future().complete(new Outcome.Failed(error));
+        }
+    }
+}

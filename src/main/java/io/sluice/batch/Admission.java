@@ -1,0 +1,106 @@
+package io.sluice.batch;
+
+import java.time.Duration;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A two-dimensional bound on pending work (rows and bytes). {@link #acquire} waits up to a timeout for room;
+ * {@link #release} gives it back. A single request larger than a bound is admitted when nothing else is
+ * pending, so it cannot starve forever (the body-size limit keeps it finite). Thread-safe.
+ */
+public final class Admission {
+    private final long maxRows;
+    private final long maxBytes;
+    private final Ticker ticker;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition released = lock.newCondition();
+    private long rows;
+    private long bytes;
+    private boolean closed;
+
+    public Admission(long maxRows, long maxBytes, Ticker ticker) {
+        if (maxRows < 1 || maxBytes < 1) {
+            throw new IllegalArgumentException("admission bounds must be >= 1, got rows=" + maxRows + " bytes=" + maxBytes);
+        }
+        this.maxRows = maxRows;
+        this.maxBytes = maxBytes;
+        this.ticker = ticker;
+    }
+
+    /** The result of an {@link #acquire}: admitted, or refused because full or closed. */
+    public enum Result { ADMITTED, FULL, CLOSED }
+
+    public Result acquire(long r, long b, Duration timeout) throws InterruptedException {
+        lock.lock();
+        try {
+            long deadline = ticker.read() + timeout.toNanos();
+            while (!closed && !fits(r, b)) {
+                long left = deadline - ticker.read();
+                if (left <= 0) {
+                    return Result.FULL;
+                }
+                released.awaitNanos(left);
+            }
+            if (closed) {
+                return Result.CLOSED;
+            }
+            rows += r;
+            bytes += b;
+            return Result.ADMITTED;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private boolean fits(long r, long b) {
+        boolean empty = rows == 0 && bytes == 0;
+        return empty || (rows + r <= maxRows && bytes + b <= maxBytes);
+    }
+
+    public void release(long r, long b) {
+        lock.lock();
+        try {
+            rows -= r;
+            bytes -= b;
+            released.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Refuses every waiting and future {@link #acquire}; releases still work. */
+    public void close() {
+        lock.lock();
+        try {
+            closed = true;
+            released.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public long pendingRows() {
+        lock.lock();
+        try {
+            return rows;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public long pendingBytes() {
+        lock.lock();
+        try {
+            return bytes;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A hint for Retry-After: the configured wait, rounded up to whole seconds, at least one. */
+    public static long retryAfterSeconds(Duration timeout) {
+        return Math.max(1, (timeout.toMillis() + 999) / 1000);
+    }
+
+}

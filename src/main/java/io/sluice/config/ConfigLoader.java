@@ -1,0 +1,59 @@
+package io.sluice.config;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonDeserializer;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** Reads {@link SluiceConfig} from YAML. Unknown keys are errors: a typo must not silently become a default. */
+public final class ConfigLoader {
+    private ConfigLoader() {}
+
+    private static ObjectMapper mapper() {
+        SimpleModule units = new SimpleModule("sluice-units");
+        units.addDeserializer(Duration.class, new JsonDeserializer<>() {
+            @Override
+            public Duration deserialize(JsonParser p, DeserializationContext ctx) throws IOException {
+                return Sizes.duration(p.getValueAsString());
+            }
+        });
+        return new ObjectMapper(new YAMLFactory())
+                .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .registerModule(units);
+    }
+
+    public static SluiceConfig load(Path file) throws IOException {
+        try {
+            SluiceConfig c = mapper().readValue(Files.readAllBytes(file), SluiceConfig.class);
+            return c == null ? SluiceConfig.defaults() : c;
+        } catch (IOException | IllegalArgumentException e) {
+            String msg = rootMessage(e);
+            if (msg != null && msg.contains("mapping values are not allowed")) {
+                msg += "\n(hint: quote Cypher that contains ': ', e.g. cypher: \"MERGE (u:User {id: row.user})\")";
+            }
+            throw new IOException("bad config file " + file + ": " + msg, e);
+        }
+    }
+
+    public static SluiceConfig parse(String yaml) throws IOException {
+        SluiceConfig c = mapper().readValue(yaml, SluiceConfig.class);
+        return c == null ? SluiceConfig.defaults() : c;
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t.getMessage();
+    }
+}

@@ -1,0 +1,115 @@
+package io.sluice.config;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything sluice reads from its YAML config file. Every section is optional; absent values take the defaults
+ * documented in README.md. Values are validated here, with messages that name the bad value.
+ */
+public record SluiceConfig(
+        Map<String, TemplateConfig> templates,
+        List<String> schema,
+        Batch batch,
+        Admission admission,
+        Neo4j neo4j,
+        Retry retry) {
+
+    public SluiceConfig {
+        templates = templates == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(templates));
+        schema = schema == null ? List.of() : List.copyOf(schema);
+        batch = batch == null ? Batch.DEFAULT : batch;
+        admission = admission == null ? Admission.DEFAULT : admission;
+        neo4j = neo4j == null ? Neo4j.DEFAULT : neo4j;
+        retry = retry == null ? Retry.DEFAULT : retry;
+        for (String name : templates.keySet()) {
+            if (!name.matches("[A-Za-z0-9_.-]+")) {
+                throw new IllegalArgumentException("template name '" + name + "' must match [A-Za-z0-9_.-]+");
+            }
+        }
+    }
+
+    public static SluiceConfig defaults() {
+        return new SluiceConfig(null, null, null, null, null, null);
+    }
+
+    public SluiceConfig withTemplates(Map<String, TemplateConfig> t, List<String> s) {
+        return new SluiceConfig(t, s, batch, admission, neo4j, retry);
+    }
+
+    public SluiceConfig withBatch(Batch b) {
+        return new SluiceConfig(templates, schema, b, admission, neo4j, retry);
+    }
+
+    public SluiceConfig withAdmission(Admission a) {
+        return new SluiceConfig(templates, schema, batch, a, neo4j, retry);
+    }
+
+    /**
+     * When a batch closes: at {@code maxRows} rows, or when its oldest write has waited {@code maxWait}
+     * (the linger that lets a batch fill while the applier is free), whichever comes first.
+     */
+    public record Batch(Integer maxRows, Duration maxWait) {
+        public static final Batch DEFAULT = new Batch(null, null);
+
+        public Batch {
+            maxRows = maxRows == null ? 2000 : maxRows;
+            maxWait = maxWait == null ? Duration.ofMillis(1) : maxWait;
+            if (maxRows < 1) {
+                throw new IllegalArgumentException("batch.max_rows must be >= 1, got " + maxRows);
+            }
+            if (maxWait.isNegative()) {
+                throw new IllegalArgumentException("batch.max_wait must be >= 0, got " + maxWait);
+            }
+        }
+    }
+
+    /**
+     * Bounds on pending (admitted, not yet committed) work. At a bound a new write waits up to {@code timeout},
+     * then is refused with 503 and Retry-After. Bodies above {@code maxBodyBytes} get 413.
+     */
+    public record Admission(Long maxPendingRows, ByteSize maxPendingBytes, Duration timeout, ByteSize maxBodyBytes) {
+        public static final Admission DEFAULT = new Admission(null, null, null, null);
+
+        public Admission {
+            maxPendingRows = maxPendingRows == null ? 100_000L : maxPendingRows;
+            maxPendingBytes = maxPendingBytes == null ? new ByteSize(256L << 20) : maxPendingBytes;
+            timeout = timeout == null ? Duration.ofSeconds(2) : timeout;
+            maxBodyBytes = maxBodyBytes == null ? new ByteSize(16L << 20) : maxBodyBytes;
+            if (maxPendingRows < 1) {
+                throw new IllegalArgumentException("admission.max_pending_rows must be >= 1, got " + maxPendingRows);
+            }
+            if (maxBodyBytes.bytes() > maxPendingBytes.bytes()) {
+                throw new IllegalArgumentException("admission.max_body_bytes (" + maxBodyBytes
+                        + ") must not exceed admission.max_pending_bytes (" + maxPendingBytes + ")");
+            }
+        }
+    }
+
+    /** Embedded Neo4j settings. The JVM heap is set by the launcher (SLUICE_HEAP), the page cache here. */
+    public record Neo4j(ByteSize pagecache, ByteSize txMemoryMax, String database) {
+        public static final Neo4j DEFAULT = new Neo4j(null, null, null);
+
+        public Neo4j {
+            pagecache = pagecache == null ? new ByteSize(512L << 20) : pagecache;
+            txMemoryMax = txMemoryMax == null ? new ByteSize(0) : txMemoryMax;
+            database = database == null ? "neo4j" : database;
+        }
+    }
+
+    /** Retry of transient errors (deadlocks, lock timeouts, database unavailable): exponential backoff. */
+    public record Retry(Integer maxAttempts, Duration initialBackoff, Duration maxBackoff) {
+        public static final Retry DEFAULT = new Retry(null, null, null);
+
+        public Retry {
+            maxAttempts = maxAttempts == null ? 10 : maxAttempts;
+            initialBackoff = initialBackoff == null ? Duration.ofMillis(5) : initialBackoff;
+            maxBackoff = maxBackoff == null ? Duration.ofSeconds(1) : maxBackoff;
+            if (maxAttempts < 1) {
+                throw new IllegalArgumentException("retry.max_attempts must be >= 1, got " + maxAttempts);
+            }
+        }
+    }
+}

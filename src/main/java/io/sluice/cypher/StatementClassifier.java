@@ -1,0 +1,50 @@
+package io.sluice.cypher;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.sluice.sink.Neo4jError;
+import io.sluice.sink.QueryKind;
+import io.sluice.sink.Sink;
+import io.sluice.sink.SinkException;
+import java.util.Set;
+
+/**
+ * Classifies statements by the plan Neo4j makes for them (EXPLAIN), cached per statement text: read-only
+ * statements are not batched, schema and {@code CALL {} IN TRANSACTIONS} run alone, the rest is batched.
+ * A syntax error is cached too, so a client repeating a bad statement costs one plan. Thread-safe.
+ */
+public final class StatementClassifier {
+
+    /** What sluice knows about a statement text before running it. */
+    public sealed interface Classified {
+        record Ok(QueryKind kind, Set<String> parameters) implements Classified {}
+
+        record Invalid(Neo4jError error) implements Classified {}
+    }
+
+    private final Sink sink;
+    private final Cache<String, Classified> cache;
+
+    public StatementClassifier(Sink sink, long maxEntries) {
+        this.sink = sink;
+        this.cache = Caffeine.newBuilder().maximumSize(maxEntries).build();
+    }
+
+    public Classified classify(String cypher) {
+        Classified c = cache.getIfPresent(cypher);
+        if (c != null) {
+            return c;
+        }
+        try {
+            c = new Classified.Ok(sink.classify(cypher), CypherText.parameters(cypher));
+        } catch (SinkException e) {
+            if (!e.error().isClientError()) {
+                // the database is unavailable or similar: do not cache, let the caller report it
+                return new Classified.Invalid(e.error());
+            }
+            c = new Classified.Invalid(e.error());
+        }
+        cache.put(cypher, c);
+        return c;
+    }
+}

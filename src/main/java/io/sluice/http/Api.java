@@ -1,0 +1,193 @@
+package io.sluice.http;
+
+import io.sluice.http.Json.BadRequest;
+import io.sluice.sink.Neo4jError;
+import io.sluice.sink.StatementResult;
+import io.sluice.write.Mode;
+import io.sluice.write.Outcome;
+import io.sluice.write.Statement;
+import io.sluice.write.Template;
+import io.sluice.write.WritePath;
+import io.sluice.write.WriteRequest;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The three write endpoints: decodes a body into a {@link WriteRequest}, runs it through the {@link WritePath},
+ * encodes the {@link Outcome} in the endpoint's format. Pure functions of (path params, body) to {@link Reply};
+ * the transport is {@link HttpServer}'s business.
+ */
+final class Api {
+    private final WritePath writes;
+
+    Api(WritePath writes) {
+        this.writes = writes;
+    }
+
+    /** Decoded request plus how to encode its outcome. */
+    private record Decoded(WriteRequest request, List<Map<String, Object>> statementOptions) {}
+
+    Reply txCommit(String db, String mode, byte[] body) {
+        return handle(db, mode, () -> decodeClassic(body), this::encodeClassic);
+    }
+
+    Reply queryV2(String db, String mode, byte[] body) {
+        return handle(db, mode, () -> decodeQuery(body), this::encodeQuery);
+    }
+
+    Reply template(String db, String name, String mode, byte[] body) {
+        Optional<Template> t = writes.template(name);
+        if (t.isEmpty()) {
+            return Reply.error(400, Neo4jError.invalid("unknown template '" + name + "'"));
+        }
+        return handle(db, mode, () -> decodeRows(t.get(), body), (d, o) -> Map.of("rows", o.rows()));
+    }
+
+    @FunctionalInterface
+    private interface Decoder {
+        Decoded decode() throws BadRequest;
+    }
+
+    @FunctionalInterface
+    private interface Encoder {
+        Object encode(Decoded d, Outcome.Committed committed);
+    }
+
+    private Reply handle(String db, String modeText, Decoder decoder, Encoder encoder) {
+        if (!writes.database().equals(db)) {
+            return Reply.error(404, new Neo4jError("Neo.ClientError.Database.DatabaseNotFound",
+                    "database '" + db + "' does not exist; this sluice serves '" + writes.database() + "'"));
+        }
+        Mode mode;
+        Decoded d;
+        try {
+            mode = Mode.parse(modeText);
+            d = decoder.decode();
+        } catch (IllegalArgumentException e) {
+            return Reply.error(400, Neo4jError.invalid(e.getMessage()));
+        } catch (BadRequest e) {
+            return Reply.error(400, Neo4jError.invalidFormat(e.getMessage()));
+        }
+        Outcome o = writes.execute(d.request(), mode);
+        return switch (o) {
+            case Outcome.Committed c -> Reply.json(200, encoder.encode(d, c));
+            case Outcome.Accepted a -> Reply.json(202, Map.of("offset", a.offset(), "rows", a.rows()));
+            case Outcome.Failed f -> Reply.error(f.error());
+            case Outcome.Overloaded ov -> Reply.error(503,
+                    new Neo4jError("Neo.TransientError.Request.ResourceExhaustion", ov.reason()))
+                    .retryAfter(ov.retryAfter().toSeconds());
+        };
+    }
+
+    // ---- classic transactional API ----
+
+    private Decoded decodeClassic(byte[] body) throws BadRequest {
+        Map<String, Object> root = Json.object(Json.parse(body), "the request body");
+        Object list = root.get("statements");
+        if (!(list instanceof List<?> items)) {
+            throw new BadRequest("the request body must have \"statements\": an array, got " + Json.kind(list));
+        }
+        if (items.isEmpty()) {
+            throw new BadRequest("\"statements\" is empty");
+        }
+        List<Statement> statements = new ArrayList<>();
+        List<Map<String, Object>> options = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            Map<String, Object> s = Json.object(items.get(i), "statements[" + i + "]");
+            statements.add(statement(s, "statement", "statements[" + i + "]"));
+            options.add(s);
+        }
+        return new Decoded(new WriteRequest.CypherRequest(statements, body.length), options);
+    }
+
+    private Object encodeClassic(Decoded d, Outcome.Committed c) {
+        List<Object> results = new ArrayList<>();
+        for (int i = 0; i < c.results().size(); i++) {
+            StatementResult r = c.results().get(i);
+            List<Object> data = new ArrayList<>(r.rows().size());
+            for (List<Object> row : r.rows()) {
+                List<Object> values = new ArrayList<>(row.size());
+                List<Object> meta = new ArrayList<>(row.size());
+                for (Object v : row) {
+                    values.add(Json.classicRow(v));
+                    meta.add(Json.classicMeta(v));
+                }
+                Map<String, Object> entry = new LinkedHashMap<>();
+                entry.put("row", values);
+                entry.put("meta", meta);
+                data.add(entry);
+            }
+            Map<String, Object> result = new LinkedHashMap<>();
+            result.put("columns", r.columns());
+            result.put("data", data);
+            if (Boolean.TRUE.equals(d.statementOptions().get(i).get("includeStats"))) {
+                result.put("stats", r.counters());
+            }
+            results.add(result);
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("results", results);
+        out.put("errors", List.of());
+        out.put("lastBookmarks", List.of());
+        return out;
+    }
+
+    // ---- Query API v2 ----
+
+    private Decoded decodeQuery(byte[] body) throws BadRequest {
+        Map<String, Object> root = Json.object(Json.parse(body), "the request body");
+        Statement s = statement(root, "statement", "the request body");
+        return new Decoded(new WriteRequest.CypherRequest(List.of(s), body.length), List.of(root));
+    }
+
+    private Object encodeQuery(Decoded d, Outcome.Committed c) {
+        StatementResult r = c.results().isEmpty() ? StatementResult.EMPTY : c.results().getFirst();
+        List<Object> values = new ArrayList<>(r.rows().size());
+        for (List<Object> row : r.rows()) {
+            values.add(row.stream().map(Json::queryValue).toList());
+        }
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("fields", r.columns());
+        data.put("values", values);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("data", data);
+        if (Boolean.TRUE.equals(d.statementOptions().getFirst().get("includeCounters"))) {
+            out.put("counters", Json.camelCounters(r.counters()));
+        }
+        out.put("bookmarks", List.of());
+        return out;
+    }
+
+    private static Statement statement(Map<String, Object> s, String field, String where) throws BadRequest {
+        Object text = s.get(field);
+        if (!(text instanceof String cypher) || cypher.isBlank()) {
+            throw new BadRequest(where + " must have \"" + field + "\": a non-empty string, got " + Json.kind(text));
+        }
+        Object params = s.get("parameters");
+        if (params != null && !(params instanceof Map<?, ?>)) {
+            throw new BadRequest(where + ": \"parameters\" must be an object, got " + Json.kind(params));
+        }
+        return new Statement(cypher, params == null ? Map.of() : Json.object(params, "parameters"));
+    }
+
+    // ---- template rows ----
+
+    private Decoded decodeRows(Template t, byte[] body) throws BadRequest {
+        Object root = Json.parse(body);
+        List<Map<String, Object>> rows = new ArrayList<>();
+        if (root instanceof List<?> list) {
+            if (list.isEmpty()) {
+                throw new BadRequest("the array of rows is empty");
+            }
+            for (int i = 0; i < list.size(); i++) {
+                rows.add(Json.object(list.get(i), "row " + i));
+            }
+        } else {
+            rows.add(Json.object(root, "the request body (one row, or an array of rows)"));
+        }
+        return new Decoded(new WriteRequest.TemplateRequest(t, rows, body.length), List.of());
+    }
+}

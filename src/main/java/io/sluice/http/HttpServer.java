@@ -1,0 +1,200 @@
+package io.sluice.http;
+
+import io.sluice.metrics.Metrics;
+import io.sluice.sink.Neo4jError;
+import io.sluice.write.WritePath;
+import io.undertow.Handlers;
+import io.undertow.Undertow;
+import io.undertow.UndertowOptions;
+import io.undertow.server.HttpHandler;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.server.RoutingHandler;
+import io.undertow.server.handlers.GracefulShutdownHandler;
+import io.undertow.util.Headers;
+import io.undertow.util.HttpString;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Deque;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP API on Undertow. Undertow's I/O threads parse requests; every request is then dispatched to a
+ * virtual thread of its own, which reads the body, blocks on the write path, and writes the response (Helidon
+ * style: a handler returns when the response is complete). Owns the Undertow server and the virtual-thread
+ * executor; {@link #close} refuses new requests with 503, waits (bounded) for in-flight ones, then stops.
+ */
+public final class HttpServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(HttpServer.class);
+
+    private final Undertow undertow;
+    private final GracefulShutdownHandler graceful;
+    private final ExecutorService handlers;
+    private final InetSocketAddress address;
+    private final Api api;
+    private final WritePath writes;
+    private final Metrics metrics;
+    private final long maxBodyBytes;
+    private final Supplier<String> scrape;
+
+    public HttpServer(String host, int port, WritePath writes, Metrics metrics, Supplier<String> scrape,
+            long maxBodyBytes) {
+        this.writes = writes;
+        this.api = new Api(writes);
+        this.metrics = metrics;
+        this.scrape = scrape;
+        this.maxBodyBytes = maxBodyBytes;
+        this.handlers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-http-", 0).factory());
+        RoutingHandler routes = Handlers.routing()
+                .post("/db/{db}/tx/commit", blocking(this::txCommit))
+                .post("/db/{db}/query/v2", blocking(this::queryV2))
+                .post("/db/{db}/write/{template}", blocking(this::template))
+                .get("/health", blocking(this::health))
+                .get("/metrics", blocking(this::metrics))
+                .get("/", blocking(ex -> Dashboard.page()))
+                .setFallbackHandler(ex -> send(ex, Reply.error(404, Neo4jError.invalid(
+                        "no such endpoint: " + ex.getRequestMethod() + " " + ex.getRequestPath()))))
+                .setInvalidMethodHandler(ex -> send(ex, Reply.error(405, Neo4jError.invalid(
+                        "method " + ex.getRequestMethod() + " is not allowed on " + ex.getRequestPath()))));
+        this.graceful = Handlers.gracefulShutdown(routes);
+        this.undertow = Undertow.builder()
+                .addHttpListener(port, host)
+                .setIoThreads(Math.max(2, Runtime.getRuntime().availableProcessors()))
+                .setWorkerThreads(2) // unused: handlers run on virtual threads
+                .setServerOption(UndertowOptions.ALWAYS_SET_KEEP_ALIVE, true)
+                .setServerOption(UndertowOptions.MAX_ENTITY_SIZE, maxBodyBytes + 1)
+                .setHandler(graceful)
+                .build();
+        undertow.start();
+        this.address = (InetSocketAddress) undertow.getListenerInfo().getFirst().getAddress();
+        log.info("HTTP API on http://{}:{}/", address.getHostString(), address.getPort());
+    }
+
+    public InetSocketAddress address() {
+        return address;
+    }
+
+    @FunctionalInterface
+    private interface BlockingHandler {
+        Reply handle(HttpServerExchange ex) throws IOException;
+    }
+
+    private HttpHandler blocking(BlockingHandler h) {
+        HttpHandler onVirtualThread = ex -> {
+            ex.startBlocking();
+            Reply r;
+            try {
+                r = h.handle(ex);
+            } catch (BodyTooLarge e) {
+                r = Reply.error(413, new Neo4jError("Neo.ClientError.Request.EntityTooLarge", e.getMessage()));
+            } catch (IOException | UncheckedIOException e) {
+                r = Reply.error(400, Neo4jError.invalid("cannot read the request: " + e.getMessage()));
+            } catch (RuntimeException e) {
+                log.error("bug handling {} {}", ex.getRequestMethod(), ex.getRequestPath(), e);
+                r = Reply.error(500, new Neo4jError("Neo.DatabaseError.General.UnknownError", "internal error: " + e));
+            }
+            send(ex, r);
+        };
+        return ex -> ex.dispatch(handlers, onVirtualThread);
+    }
+
+    private static final class BodyTooLarge extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        BodyTooLarge(String message) {
+            super(message);
+        }
+    }
+
+    private byte[] body(HttpServerExchange ex) throws IOException {
+        long declared = ex.getRequestContentLength();
+        if (declared > maxBodyBytes) {
+            throw new BodyTooLarge("request body of " + declared + " bytes exceeds the limit of " + maxBodyBytes);
+        }
+        try (InputStream in = ex.getInputStream()) {
+            byte[] b = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBodyBytes + 1));
+            if (b.length > maxBodyBytes) {
+                throw new BodyTooLarge("request body exceeds the limit of " + maxBodyBytes + " bytes");
+            }
+            return b;
+        } catch (IOException e) {
+            if (e instanceof BodyTooLarge || !String.valueOf(e.getMessage()).contains("UT000020")) {
+                throw e;
+            }
+            throw new BodyTooLarge("request body exceeds the limit of " + maxBodyBytes + " bytes");
+        }
+    }
+
+    private static String param(HttpServerExchange ex, String name) {
+        Deque<String> v = ex.getQueryParameters().get(name);
+        return v == null || v.isEmpty() ? null : v.getFirst();
+    }
+
+    private Reply txCommit(HttpServerExchange ex) throws IOException {
+        return counted(ex, api.txCommit(param(ex, "db"), param(ex, "mode"), body(ex)));
+    }
+
+    private Reply queryV2(HttpServerExchange ex) throws IOException {
+        return counted(ex, api.queryV2(param(ex, "db"), param(ex, "mode"), body(ex)));
+    }
+
+    private Reply template(HttpServerExchange ex) throws IOException {
+        return counted(ex, api.template(param(ex, "db"), param(ex, "template"), param(ex, "mode"), body(ex)));
+    }
+
+    private Reply counted(HttpServerExchange ex, Reply r) {
+        String mode = param(ex, "mode");
+        metrics.request(mode == null ? "sync" : mode, r.status(), 1);
+        return r;
+    }
+
+    private Reply health(HttpServerExchange ex) {
+        var h = writes.health();
+        return Reply.json("UP".equals(h.get("status")) ? 200 : 503, h);
+    }
+
+    private Reply metrics(HttpServerExchange ex) {
+        return new Reply(200, scrape.get().getBytes(StandardCharsets.UTF_8), "text/plain; version=0.0.4; charset=utf-8", 0);
+    }
+
+    private static void send(HttpServerExchange ex, Reply r) {
+        ex.setStatusCode(r.status());
+        ex.getResponseHeaders().put(Headers.CONTENT_TYPE, r.contentType());
+        ex.getResponseHeaders().put(Headers.CONTENT_LENGTH, r.body().length);
+        if (r.retryAfterSeconds() > 0) {
+            ex.getResponseHeaders().put(HttpString.tryFromString("Retry-After"), Long.toString(r.retryAfterSeconds()));
+        }
+        ex.getResponseSender().send(ByteBuffer.wrap(r.body()));
+    }
+
+    /** Stops taking requests (new ones get 503), waits up to {@code wait} for in-flight ones, stops Undertow. */
+    public void stopAccepting() {
+        graceful.shutdown();
+    }
+
+    public void close(Duration wait) {
+        graceful.shutdown();
+        try {
+            if (!graceful.awaitShutdown(wait.toMillis())) {
+                log.warn("HTTP: in-flight requests still running after {}", wait);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        undertow.stop();
+        handlers.shutdownNow();
+    }
+
+    @Override
+    public void close() {
+        close(Duration.ofSeconds(30));
+    }
+}

@@ -1,0 +1,202 @@
+package io.sluice.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.sluice.sink.Values.GraphNode;
+import io.sluice.sink.Values.GraphPath;
+import io.sluice.sink.Values.GraphPoint;
+import io.sluice.sink.Values.GraphRelationship;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** JSON decoding of request bodies and the value encodings of Neo4j's two HTTP formats. */
+final class Json {
+    static final ObjectMapper MAPPER = JsonMapper.builder()
+            .enable(DeserializationFeature.USE_LONG_FOR_INTS)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .build();
+
+    static {
+        MAPPER.getFactory().setStreamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(200).build());
+    }
+
+    private Json() {}
+
+    /** Thrown for a body that is not the JSON we expect; its message is for the client. */
+    static final class BadRequest extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        BadRequest(String message) {
+            super(message);
+        }
+    }
+
+    static Object parse(byte[] body) throws BadRequest {
+        if (body.length == 0) {
+            throw new BadRequest("the request body is empty; expected JSON");
+        }
+        try {
+            return MAPPER.readValue(body, Object.class);
+        } catch (IOException e) {
+            throw new BadRequest("the request body is not valid JSON: " + firstLine(e.getMessage()));
+        }
+    }
+
+    static byte[] write(Object value) {
+        try {
+            return MAPPER.writeValueAsBytes(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot encode response", e);
+        }
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) {
+            return "";
+        }
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> object(Object v, String what) throws BadRequest {
+        if (v instanceof Map<?, ?> m) {
+            return (Map<String, Object>) m;
+        }
+        throw new BadRequest(what + " must be a JSON object, got " + kind(v));
+    }
+
+    static String kind(Object v) {
+        return switch (v) {
+            case null -> "null";
+            case Map<?, ?> m -> "an object";
+            case List<?> l -> "an array";
+            case String s -> "a string";
+            case Number n -> "a number";
+            case Boolean b -> "a boolean";
+            default -> v.getClass().getSimpleName();
+        };
+    }
+
+    // ---- Neo4j's classic format (tx/commit): rows hold property maps, "meta" says what they were ----
+
+    static Object classicRow(Object v) {
+        return switch (v) {
+            case GraphNode n -> n.properties();
+            case GraphRelationship r -> r.properties();
+            case GraphPath p -> pathElements(p, true);
+            case GraphPoint p -> point(p);
+            case List<?> l -> l.stream().map(Json::classicRow).toList();
+            case Map<?, ?> m -> mapValues(m, Json::classicRow);
+            case null, default -> v;
+        };
+    }
+
+    static Object classicMeta(Object v) {
+        return switch (v) {
+            case GraphNode n -> meta(n.id(), n.elementId(), "node");
+            case GraphRelationship r -> meta(r.id(), r.elementId(), "relationship");
+            case GraphPath p -> pathElements(p, false);
+            case List<?> l -> l.stream().map(Json::classicMeta).toList();
+            case null, default -> null;
+        };
+    }
+
+    private static Map<String, Object> meta(long id, String elementId, String type) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", id);
+        m.put("elementId", elementId);
+        m.put("type", type);
+        m.put("deleted", false);
+        return m;
+    }
+
+    private static List<Object> pathElements(GraphPath p, boolean rows) {
+        List<Object> out = new ArrayList<>();
+        for (int i = 0; i < p.nodes().size(); i++) {
+            GraphNode n = p.nodes().get(i);
+            out.add(rows ? n.properties() : meta(n.id(), n.elementId(), "node"));
+            if (i < p.relationships().size()) {
+                GraphRelationship r = p.relationships().get(i);
+                out.add(rows ? r.properties() : meta(r.id(), r.elementId(), "relationship"));
+            }
+        }
+        return out;
+    }
+
+    // ---- the Query API's plain JSON (query/v2) ----
+
+    static Object queryValue(Object v) {
+        return switch (v) {
+            case GraphNode n -> {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("elementId", n.elementId());
+                m.put("labels", n.labels());
+                m.put("properties", mapValues(n.properties(), Json::queryValue));
+                yield m;
+            }
+            case GraphRelationship r -> {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("elementId", r.elementId());
+                m.put("startNodeElementId", r.startNodeElementId());
+                m.put("endNodeElementId", r.endNodeElementId());
+                m.put("type", r.type());
+                m.put("properties", mapValues(r.properties(), Json::queryValue));
+                yield m;
+            }
+            case GraphPath p -> {
+                List<Object> out = new ArrayList<>();
+                for (int i = 0; i < p.nodes().size(); i++) {
+                    out.add(queryValue(p.nodes().get(i)));
+                    if (i < p.relationships().size()) {
+                        out.add(queryValue(p.relationships().get(i)));
+                    }
+                }
+                yield out;
+            }
+            case GraphPoint p -> point(p);
+            case List<?> l -> l.stream().map(Json::queryValue).toList();
+            case Map<?, ?> m -> mapValues(m, Json::queryValue);
+            case null, default -> v;
+        };
+    }
+
+    private static Map<String, Object> point(GraphPoint p) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("srid", p.srid());
+        m.put("crs", p.crs());
+        m.put("coordinates", p.coordinates());
+        return m;
+    }
+
+    private static Map<String, Object> mapValues(Map<?, ?> in, java.util.function.Function<Object, Object> f) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        in.forEach((k, val) -> out.put(String.valueOf(k), f.apply(val)));
+        return out;
+    }
+
+    /** Neo4j's snake_case counter names in the Query API's camelCase. */
+    static Map<String, Object> camelCounters(Map<String, Object> counters) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        counters.forEach((k, v) -> {
+            StringBuilder b = new StringBuilder();
+            boolean up = false;
+            for (char c : k.toCharArray()) {
+                if (c == '_') {
+                    up = true;
+                } else {
+                    b.append(up ? Character.toUpperCase(c) : c);
+                    up = false;
+                }
+            }
+            out.put(b.toString(), v);
+        });
+        return out;
+    }
+}

@@ -1,0 +1,56 @@
+package io.sluice.http;
+
+import io.sluice.sink.Neo4jError;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** An HTTP response: status, a JSON (or text) body, and an optional Retry-After in seconds. */
+record Reply(int status, byte[] body, String contentType, long retryAfterSeconds) {
+    static final String JSON = "application/json";
+
+    static Reply json(int status, Object body) {
+        return new Reply(status, Json.write(body), JSON, 0);
+    }
+
+    /** An error in Neo4j's format: {@code {"errors":[{"code":...,"message":...}]}} (plus empty results). */
+    static Reply error(int status, Neo4jError e) {
+        Map<String, Object> err = new LinkedHashMap<>();
+        err.put("code", e.code());
+        err.put("message", e.message());
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("results", List.of());
+        body.put("errors", List.of(err));
+        return json(status, body);
+    }
+
+    static Reply error(Neo4jError e) {
+        Reply r = error(statusOf(e), e);
+        return e.isTransient() ? r.retryAfter(1) : r;
+    }
+
+    Reply retryAfter(long seconds) {
+        return new Reply(status, body, contentType, seconds);
+    }
+
+    /** HTTP status for a Neo4j error: client errors 4xx, transient 503, database errors 500. */
+    static int statusOf(Neo4jError e) {
+        String c = e.code();
+        if (c.equals("Neo.ClientError.Database.DatabaseNotFound")) {
+            return 404;
+        }
+        if (c.equals("Neo.ClientError.Request.EntityTooLarge")) {
+            return 413;
+        }
+        if (c.startsWith("Neo.ClientError.Security.")) {
+            return 403;
+        }
+        if (e.isClientError()) {
+            return 400;
+        }
+        if (e.isTransient()) {
+            return 503;
+        }
+        return 500;
+    }
+}

@@ -1,0 +1,191 @@
+package io.sluice.sink;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.graphdb.QueryExecutionException;
+import org.neo4j.graphdb.QueryExecutionType;
+import org.neo4j.graphdb.QueryStatistics;
+import org.neo4j.graphdb.Result;
+import org.neo4j.graphdb.Transaction;
+import org.neo4j.graphdb.TransientFailureException;
+import org.neo4j.kernel.api.exceptions.Status;
+
+/** A {@link Sink} over an embedded {@link GraphDatabaseService}. Thread-safe; transactions are thread-confined. */
+public final class EmbeddedSink implements Sink {
+    private final GraphDatabaseService db;
+    private final String description;
+
+    public EmbeddedSink(GraphDatabaseService db, String description) {
+        this.db = db;
+        this.description = description;
+    }
+
+    @Override
+    public <T> T inTransaction(TxWork<T> work) throws SinkException {
+        return transact(work, true);
+    }
+
+    @Override
+    public <T> T inReadTransaction(TxWork<T> work) throws SinkException {
+        return transact(work, false);
+    }
+
+    private <T> T transact(TxWork<T> work, boolean commit) throws SinkException {
+        try (Transaction tx = db.beginTx()) {
+            T value = work.run(new EmbeddedTx(tx));
+            if (commit) {
+                tx.commit();
+            }
+            return value;
+        } catch (SinkException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // begin, commit and close fail here: deadlocks found at commit, constraint checks, database down
+            throw translate(e);
+        }
+    }
+
+    @Override
+    public StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException {
+        try {
+            return db.executeTransactionally(cypher, params, EmbeddedSink::materialise);
+        } catch (RuntimeException e) {
+            throw translate(e);
+        }
+    }
+
+    @Override
+    public QueryKind classify(String cypher) throws SinkException {
+        if (io.sluice.cypher.CypherText.runsInTransactions(cypher)) {
+            return QueryKind.ALONE; // CALL {} IN TRANSACTIONS cannot run in an explicit transaction
+        }
+        try (Transaction tx = db.beginTx(); Result r = tx.execute("EXPLAIN " + cypher)) {
+            QueryExecutionType.QueryType type = r.getQueryExecutionType().queryType();
+            return switch (type) {
+                case READ_ONLY -> QueryKind.READ;
+                case READ_WRITE, WRITE -> QueryKind.WRITE;
+                case SCHEMA_WRITE, DBMS -> QueryKind.ALONE;
+            };
+        } catch (RuntimeException e) {
+            SinkException t = translate(e);
+            throw new SinkException(new Neo4jError(t.error().code(), withoutExplain(t.error().message())), e);
+        }
+    }
+
+    private static final java.util.regex.Pattern POSITION =
+            java.util.regex.Pattern.compile("\\(line 1, column (\\d+) \\(offset: (\\d+)\\)\\)");
+
+    /** Error positions as the client wrote the statement, without the EXPLAIN sluice put in front. */
+    static String withoutExplain(String message) {
+        int shift = "EXPLAIN ".length();
+        String m = message.replace("\"EXPLAIN ", "\"");
+        java.util.regex.Matcher pos = POSITION.matcher(m);
+        if (pos.find()) {
+            m = pos.replaceFirst("(line 1, column " + (Integer.parseInt(pos.group(1)) - shift) + " (offset: "
+                    + (Integer.parseInt(pos.group(2)) - shift) + "))");
+            m = m.replaceFirst("\n( *) {" + shift + "}\\^", "\n$1^");
+        }
+        return m;
+    }
+
+    @Override
+    public String describe() {
+        return description;
+    }
+
+    @Override
+    public boolean isAvailable() {
+        return db.isAvailable();
+    }
+
+    @Override
+    public void close() {
+        // the DBMS is owned and shut down by EmbeddedNeo4j
+    }
+
+    private record EmbeddedTx(Transaction tx) implements SinkTx {
+        @Override
+        public StatementResult run(String cypher, Map<String, Object> params) throws SinkException {
+            try (Result r = tx.execute(cypher, params)) {
+                return materialise(r);
+            } catch (RuntimeException e) {
+                throw translate(e);
+            }
+        }
+
+        @Override
+        public void runDiscarding(String cypher, Map<String, Object> params) throws SinkException {
+            try (Result r = tx.execute(cypher, params)) {
+                r.accept(row -> true);
+            } catch (RuntimeException e) {
+                throw translate(e);
+            }
+        }
+    }
+
+    static StatementResult materialise(Result r) {
+        List<String> columns = r.columns();
+        List<List<Object>> rows = new ArrayList<>();
+        while (r.hasNext()) {
+            Map<String, Object> row = r.next();
+            List<Object> values = new ArrayList<>(columns.size());
+            for (String c : columns) {
+                values.add(Values.detach(row.get(c)));
+            }
+            rows.add(values);
+        }
+        return new StatementResult(columns, rows, counters(r.getQueryStatistics()));
+    }
+
+    static Map<String, Object> counters(QueryStatistics s) {
+        Map<String, Object> c = new LinkedHashMap<>();
+        c.put("contains_updates", s.containsUpdates());
+        c.put("nodes_created", s.getNodesCreated());
+        c.put("nodes_deleted", s.getNodesDeleted());
+        c.put("properties_set", s.getPropertiesSet());
+        c.put("relationships_created", s.getRelationshipsCreated());
+        c.put("relationship_deleted", s.getRelationshipsDeleted());
+        c.put("labels_added", s.getLabelsAdded());
+        c.put("labels_removed", s.getLabelsRemoved());
+        c.put("indexes_added", s.getIndexesAdded());
+        c.put("indexes_removed", s.getIndexesRemoved());
+        c.put("constraints_added", s.getConstraintsAdded());
+        c.put("constraints_removed", s.getConstraintsRemoved());
+        c.put("contains_system_updates", s.containsSystemUpdates());
+        c.put("system_updates", s.getSystemUpdates());
+        return c;
+    }
+
+    /**
+     * Neo4j's status code for a failure, found by walking the cause chain: a transient code anywhere in the
+     * chain wins (a deadlock inside {@code CALL {} IN TRANSACTIONS} arrives wrapped in a non-transient one).
+     */
+    static SinkException translate(Throwable e) {
+        Neo4jError first = null;
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            String code = null;
+            if (c instanceof Status.HasStatus hs && hs.status() != null) {
+                code = hs.status().code().serialize();
+            } else if (c instanceof QueryExecutionException q && q.getStatusCode() != null) {
+                code = q.getStatusCode();
+            } else if (c instanceof TransientFailureException) {
+                code = "Neo.TransientError.General.TransientFailure";
+            }
+            if (code == null) {
+                continue;
+            }
+            Neo4jError err = new Neo4jError(code, c.getMessage());
+            if (err.isTransient()) {
+                return new SinkException(err, e);
+            }
+            if (first == null) {
+                first = err;
+            }
+        }
+        return new SinkException(first != null ? first
+                : new Neo4jError("Neo.DatabaseError.General.UnknownError", String.valueOf(e)), e);
+    }
+}

@@ -1,0 +1,40 @@
+package io.sluice.sink;
+
+import java.util.Objects;
+
+/**
+ * An error as Neo4j reports it: a status code such as {@code Neo.ClientError.Schema.ConstraintValidationFailed}
+ * and a message. Sluice's own errors use the same shape and Neo4j's code families.
+ */
+public record Neo4jError(String code, String message) {
+    public Neo4jError {
+        Objects.requireNonNull(code, "code");
+        message = message == null ? "" : message;
+    }
+
+    /** A client's mistake: retrying the same request cannot succeed. */
+    public boolean isClientError() {
+        return code.startsWith("Neo.ClientError.");
+    }
+
+    /** Worth retrying as is: deadlocks, lock timeouts, a database that is briefly unavailable. */
+    public boolean isTransient() {
+        return code.startsWith("Neo.TransientError.");
+    }
+
+    public static Neo4jError invalidFormat(String message) {
+        return new Neo4jError("Neo.ClientError.Request.InvalidFormat", message);
+    }
+
+    public static Neo4jError invalid(String message) {
+        return new Neo4jError("Neo.ClientError.Request.Invalid", message);
+    }
+
+    public static Neo4jError parameterMissing(String message) {
+        return new Neo4jError("Neo.ClientError.Statement.ParameterMissing", message);
+    }
+
+    public static Neo4jError typeError(String message) {
+        return new Neo4jError("Neo.ClientError.Statement.TypeError", message);
+    }
+}

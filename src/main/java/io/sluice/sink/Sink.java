@@ -1,0 +1,46 @@
+package io.sluice.sink;
+
+import java.util.Map;
+
+/**
+ * Where writes land: a Neo4j database, embedded or over Bolt. The one seam between sluice's write path and
+ * Neo4j. Implementations are thread-safe; each {@link #inTransaction} call runs in its own transaction.
+ */
+public interface Sink extends AutoCloseable {
+
+    /** Work done inside one explicit transaction; it commits when the work returns normally. */
+    @FunctionalInterface
+    interface TxWork<T> {
+        T run(SinkTx tx) throws SinkException;
+    }
+
+    /** One open transaction. Not thread-safe: used by the thread that opened it. */
+    interface SinkTx {
+        /** Runs a statement and materialises its result (it is consumed before this returns). */
+        StatementResult run(String cypher, Map<String, Object> params) throws SinkException;
+
+        /** Runs a statement whose result is not needed, only its effect. */
+        void runDiscarding(String cypher, Map<String, Object> params) throws SinkException;
+    }
+
+    /** Runs {@code work} in a new write transaction and commits it; any failure rolls it back. */
+    <T> T inTransaction(TxWork<T> work) throws SinkException;
+
+    /** Runs {@code work} in a new read transaction (never commits anything). */
+    <T> T inReadTransaction(TxWork<T> work) throws SinkException;
+
+    /** Runs one statement as an implicit (auto-commit) transaction: schema, {@code CALL {} IN TRANSACTIONS}. */
+    StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException;
+
+    /** Plans a statement without running it and says what kind it is; a syntax error throws. */
+    QueryKind classify(String cypher) throws SinkException;
+
+    /** A short description for /health and logs, e.g. {@code embedded neo4j 2026.08.1}. */
+    String describe();
+
+    /** Whether the database answers right now. */
+    boolean isAvailable();
+
+    @Override
+    void close();
+}

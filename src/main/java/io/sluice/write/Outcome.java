@@ -1,0 +1,22 @@
+package io.sluice.write;
+
+import io.sluice.sink.Neo4jError;
+import io.sluice.sink.StatementResult;
+import java.time.Duration;
+import java.util.List;
+
+/** What became of a request. Every request gets exactly one. */
+public sealed interface Outcome {
+
+    /** Committed; for Cypher requests, one result per statement; for template requests, none. */
+    record Committed(List<StatementResult> results, int rows) implements Outcome {}
+
+    /** In the fsynced journal at {@code offset}; applied later. */
+    record Accepted(long offset, int rows) implements Outcome {}
+
+    /** Failed, with Neo4j's code and message; nothing of the request was applied. */
+    record Failed(Neo4jError error) implements Outcome {}
+
+    /** Refused at admission (full, or shutting down): nothing was applied; try again after {@code retryAfter}. */
+    record Overloaded(String reason, Duration retryAfter) implements Outcome {}
+}

@@ -1,0 +1,38 @@
+package io.sluice.write;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One client request: the unit of atomicity (its statements or rows commit together or not at all) and of
+ * failure isolation (a bad request fails alone). {@link #rows()} and {@link #bytes()} are what admission counts.
+ */
+public sealed interface WriteRequest {
+    int rows();
+
+    long bytes();
+
+    /** Raw Cypher statements (tx/commit, query/v2), run in order. */
+    record CypherRequest(List<Statement> statements, long bytes) implements WriteRequest {
+        public CypherRequest {
+            statements = List.copyOf(statements);
+        }
+
+        @Override
+        public int rows() {
+            return statements.size();
+        }
+    }
+
+    /** Rows for a named template (write/{template}), coalesced with other rows of the same template. */
+    record TemplateRequest(Template template, List<Map<String, Object>> rowList, long bytes) implements WriteRequest {
+        public TemplateRequest {
+            rowList = List.copyOf(rowList);
+        }
+
+        @Override
+        public int rows() {
+            return rowList.size();
+        }
+    }
+}
