@@ -1,0 +1,204 @@
+package io.sluice.apply;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.batch.Pending;
+import io.sluice.batch.Ticker;
+import io.sluice.config.TemplateConfig;
+import io.sluice.metrics.Metrics;
+import io.sluice.sink.EmbeddedNeo4j;
+import io.sluice.sink.Neo4jError;
+import io.sluice.sink.QueryKind;
+import io.sluice.sink.Sink;
+import io.sluice.sink.SinkException;
+import io.sluice.sink.StatementResult;
+import io.sluice.support.TestServer;
+import io.sluice.write.Outcome;
+import io.sluice.write.Template;
+import io.sluice.write.WriteRequest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Retry and bisection against the real embedded Neo4j; transient failures injected by a sink decorator. */
+class BatchRunnerTest {
+    static Path dir;
+    static EmbeddedNeo4j neo4j;
+    static Template seq;
+
+    /** Passes everything to the real sink, but fails the next {@code failures} transactions transiently. */
+    static final class FlakySink implements Sink {
+        final Sink real;
+        final AtomicInteger failures = new AtomicInteger();
+
+        FlakySink(Sink real) {
+            this.real = real;
+        }
+
+        @Override
+        public <T> T inTransaction(TxWork<T> work) throws SinkException {
+            if (failures.getAndDecrement() > 0) {
+                throw new SinkException(new Neo4jError("Neo.TransientError.Transaction.DeadlockDetected",
+                        "injected deadlock"), null);
+            }
+            return real.inTransaction(work);
+        }
+
+        @Override
+        public <T> T inReadTransaction(TxWork<T> work) throws SinkException {
+            return real.inReadTransaction(work);
+        }
+
+        @Override
+        public StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException {
+            return real.runImplicit(cypher, params);
+        }
+
+        @Override
+        public QueryKind classify(String cypher) throws SinkException {
+            return real.classify(cypher);
+        }
+
+        @Override
+        public String describe() {
+            return "flaky " + real.describe();
+        }
+
+        @Override
+        public boolean isAvailable() {
+            return real.isAvailable();
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    static final class Counting implements Metrics {
+        final AtomicInteger retries = new AtomicInteger();
+        final AtomicInteger bisections = new AtomicInteger();
+        final AtomicInteger batches = new AtomicInteger();
+
+        @Override
+        public void transientRetry(String code) {
+            retries.incrementAndGet();
+        }
+
+        @Override
+        public void bisection() {
+            bisections.incrementAndGet();
+        }
+
+        @Override
+        public void batchCommitted(int rows, int requests, long nanos) {
+            batches.incrementAndGet();
+        }
+    }
+
+    FlakySink sink;
+    Counting metrics;
+    List<Duration> sleeps;
+    BatchRunner runner;
+
+    @BeforeAll
+    static void startNeo4j() throws Exception {
+        dir = Files.createTempDirectory("sluice-runner-");
+        neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(dir, null, 64L << 20, 0, "neo4j"));
+        neo4j.database().executeTransactionally("CREATE CONSTRAINT ev_key IF NOT EXISTS FOR (e:Ev) REQUIRE e.key IS UNIQUE");
+        seq = Template.compile("ev", new TemplateConfig(
+                "MERGE (k:Key {id: row.k}) CREATE (e:Ev {key: row.key, k: row.k, seq: row.seq})"
+                        + " CREATE (k)-[:HAS]->(e) SET k.last = row.seq", List.of("k"), null));
+    }
+
+    @AfterAll
+    static void stopNeo4j() {
+        neo4j.close();
+        TestServer.deleteRecursively(dir);
+    }
+
+    @BeforeEach
+    void setUp() {
+        neo4j.database().executeTransactionally("MATCH (n) DETACH DELETE n");
+        sink = new FlakySink(neo4j.sink());
+        metrics = new Counting();
+        sleeps = new ArrayList<>();
+        runner = new BatchRunner(sink, new RetryPolicy(5, Duration.ofMillis(10), Duration.ofSeconds(1)),
+                sleeps::add, Ticker.system(), metrics);
+    }
+
+    static Pending row(String key, long k, long seq) {
+        return new Pending(new WriteRequest.TemplateRequest(BatchRunnerTest.seq,
+                List.of(Map.of("key", key, "k", k, "seq", seq)), 50), 0);
+    }
+
+    long count(String cypher) {
+        return neo4j.database().executeTransactionally(cypher, Map.of(), r -> (Long) r.next().values().iterator().next());
+    }
+
+    @Test
+    void transientErrorsAreRetriedWithBackoffAndTheBatchCommitsOnce() {
+        sink.failures.set(3);
+        List<Pending> batch = List.of(row("a", 1, 1), row("b", 1, 2), row("c", 2, 1));
+        runner.apply(batch);
+        assertThat(batch).allSatisfy(p -> assertThat(p.future().join()).isInstanceOf(Outcome.Committed.class));
+        assertThat(metrics.retries.get()).isEqualTo(3);
+        assertThat(sleeps).hasSize(3);
+        assertThat(sleeps.get(2)).isGreaterThanOrEqualTo(sleeps.get(0).dividedBy(2));
+        assertThat(count("MATCH (e:Ev) RETURN count(e)")).isEqualTo(3);
+    }
+
+    @Test
+    void persistentTransientErrorsFailEveryRequestWithNothingApplied() {
+        sink.failures.set(100);
+        List<Pending> batch = List.of(row("a", 1, 1), row("b", 1, 2));
+        runner.apply(batch);
+        assertThat(batch).allSatisfy(p -> assertThat(((Outcome.Failed) p.future().join()).error().code())
+                .isEqualTo("Neo.TransientError.Transaction.DeadlockDetected"));
+        assertThat(metrics.retries.get()).isEqualTo(4);
+        assertThat(count("MATCH (e:Ev) RETURN count(e)")).isZero();
+    }
+
+    @Test
+    void bisectionIsolatesEveryBadRequestAndKeepsPerKeyOrder() {
+        neo4j.database().executeTransactionally("CREATE (:Ev {key: 'taken1'}), (:Ev {key: 'taken2'})");
+        List<Pending> batch = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            String key = i == 13 ? "taken1" : i == 31 ? "taken2" : "e" + i;
+            batch.add(row(key, i % 4, i));
+        }
+        runner.apply(batch);
+        for (int i = 0; i < 40; i++) {
+            Outcome o = batch.get(i).future().join();
+            if (i == 13 || i == 31) {
+                assertThat(o).isInstanceOf(Outcome.Failed.class);
+                assertThat(((Outcome.Failed) o).error().code()).isEqualTo("Neo.ClientError.Schema.ConstraintValidationFailed");
+            } else {
+                assertThat(o).as("request %d", i).isInstanceOf(Outcome.Committed.class);
+            }
+        }
+        assertThat(count("MATCH (e:Ev) WHERE e.key STARTS WITH 'e' RETURN count(e)")).isEqualTo(38);
+        assertThat(metrics.bisections.get()).isPositive();
+        // per key, the last write applied is the last one sent: halves are applied left to right
+        for (long k = 0; k < 4; k++) {
+            long last = 36 + k == 13 || 36 + k == 31 ? 32 + k : 36 + k;
+            assertThat(count("MATCH (k:Key {id: " + k + "}) RETURN k.last")).isEqualTo(last);
+        }
+    }
+
+    @Test
+    void aSingleBadRequestIsNotRetried() {
+        neo4j.database().executeTransactionally("CREATE (:Ev {key: 'dup'})");
+        Pending p = row("dup", 1, 1);
+        runner.apply(List.of(p));
+        assertThat(p.future().join()).isInstanceOf(Outcome.Failed.class);
+        assertThat(metrics.retries.get()).isZero();
+        assertThat(metrics.batches.get()).isZero();
+    }
+}

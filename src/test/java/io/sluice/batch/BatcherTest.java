@@ -1,0 +1,111 @@
+package io.sluice.batch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.config.TemplateConfig;
+import io.sluice.write.Template;
+import io.sluice.write.WriteRequest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+class BatcherTest {
+    static final Template T = Template.compile("t", new TemplateConfig("CREATE ({id: row.id})", List.of("id"), null));
+    final FakeTicker ticker = new FakeTicker();
+
+    static Pending request(int firstId, int rows, long at) {
+        List<Map<String, Object>> rowList = IntStream.range(firstId, firstId + rows)
+                .mapToObj(i -> Map.<String, Object>of("id", (long) i)).toList();
+        return new Pending(new WriteRequest.TemplateRequest(T, rowList, 10), at);
+    }
+
+    static List<Long> ids(List<Pending> batch) {
+        List<Long> ids = new ArrayList<>();
+        for (Pending p : batch) {
+            for (var row : ((WriteRequest.TemplateRequest) p.request()).rowList()) {
+                ids.add((Long) row.get("id"));
+            }
+        }
+        return ids;
+    }
+
+    @Test
+    void aLoneWriteWaitsForMaxWaitThenGoesAlone() {
+        Batcher b = new Batcher(100, Duration.ofMillis(5), ticker);
+        b.enqueue(request(0, 1, ticker.read()));
+        assertThat(b.poll()).isEmpty();
+        ticker.advance(Duration.ofMillis(4));
+        assertThat(b.poll()).isEmpty();
+        ticker.advance(Duration.ofMillis(1));
+        assertThat(ids(b.poll())).containsExactly(0L);
+        assertThat(b.queuedRows()).isZero();
+    }
+
+    @Test
+    void writesArrivingWithinTheWaitCoalesceInArrivalOrder() {
+        Batcher b = new Batcher(100, Duration.ofMillis(5), ticker);
+        for (int i = 0; i < 10; i++) {
+            b.enqueue(request(i, 1, ticker.read()));
+            ticker.advance(Duration.ofNanos(100_000));
+        }
+        ticker.advance(Duration.ofMillis(5));
+        assertThat(ids(b.poll())).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
+    }
+
+    @Test
+    void theRowLimitClosesABatchWithoutWaiting() {
+        Batcher b = new Batcher(10, Duration.ofSeconds(1), ticker);
+        for (int i = 0; i < 25; i++) {
+            b.enqueue(request(i, 1, ticker.read()));
+        }
+        assertThat(ids(b.poll())).hasSize(10).startsWith(0L).endsWith(9L);
+        assertThat(ids(b.poll())).hasSize(10).startsWith(10L).endsWith(19L);
+        assertThat(b.poll()).as("5 rows left: below the limit, younger than max wait").isEmpty();
+        ticker.advance(Duration.ofSeconds(1));
+        assertThat(ids(b.poll())).containsExactly(20L, 21L, 22L, 23L, 24L);
+    }
+
+    @Test
+    void aRequestIsNeverSplitAndAnOversizedOneGoesAlone() {
+        Batcher b = new Batcher(10, Duration.ZERO, ticker);
+        b.enqueue(request(0, 6, ticker.read()));
+        b.enqueue(request(100, 6, ticker.read()));
+        b.enqueue(request(200, 30, ticker.read()));
+        assertThat(ids(b.poll())).hasSize(6).startsWith(0L);
+        assertThat(ids(b.poll())).hasSize(6).startsWith(100L);
+        assertThat(ids(b.poll())).hasSize(30).startsWith(200L);
+    }
+
+    @Test
+    void closingHandsOutWhatIsQueuedAndRefusesNewWrites() throws Exception {
+        Batcher b = new Batcher(100, Duration.ofHours(1), ticker);
+        b.enqueue(request(0, 3, ticker.read()));
+        b.close();
+        assertThat(b.enqueue(request(9, 1, ticker.read()))).isFalse();
+        assertThat(ids(b.take(Duration.ofSeconds(5)))).containsExactly(0L, 1L, 2L);
+        assertThat(b.isDrained()).isTrue();
+        assertThat(b.take(Duration.ofSeconds(5))).isEmpty();
+    }
+
+    @Test
+    void takeWakesUpWhenTheRowLimitIsReached() throws Exception {
+        Batcher b = new Batcher(5, Duration.ofHours(1), Ticker.system());
+        Thread writer = Thread.ofPlatform().start(() -> {
+            for (int i = 0; i < 5; i++) {
+                b.enqueue(request(i, 1, System.nanoTime()));
+            }
+        });
+        assertThat(ids(b.take(Duration.ofSeconds(30)))).containsExactly(0L, 1L, 2L, 3L, 4L);
+        writer.join();
+    }
+
+    @Test
+    void takeTimesOutEmptyWhenNothingArrives() throws Exception {
+        Batcher b = new Batcher(5, Duration.ofMillis(1), Ticker.system());
+        assertThat(b.take(Duration.ofMillis(20))).isEmpty();
+        assertThat(b.isDrained()).isFalse();
+    }
+}

@@ -1,0 +1,193 @@
+package io.sluice.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.support.TestServer;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.neo4j.driver.AuthTokens;
+import org.neo4j.driver.Driver;
+import org.neo4j.driver.GraphDatabase;
+
+/** The write endpoints over real HTTP against embedded Neo4j: group commit, isolation, formats, Bolt reads. */
+class WriteApiTest {
+    static final ObjectMapper JSON = new ObjectMapper();
+    static TestServer s;
+
+    @BeforeAll
+    static void start() {
+        s = TestServer.start("""
+                templates:
+                  person:
+                    cypher: "CREATE (:Person {id: row.id, name: row.name})"
+                    key: [id]
+                    types: {id: integer}
+                  visited:
+                    cypher: "MERGE (u:User {id: row.user}) MERGE (s:Site {url: row.url}) MERGE (u)-[:VISITED]->(s)"
+                    key: [user]
+                schema:
+                  - CREATE CONSTRAINT person_id IF NOT EXISTS FOR (p:Person) REQUIRE p.id IS UNIQUE
+                  - CREATE CONSTRAINT user_id IF NOT EXISTS FOR (u:User) REQUIRE u.id IS UNIQUE
+                  - CREATE CONSTRAINT site_url IF NOT EXISTS FOR (s:Site) REQUIRE s.url IS UNIQUE
+                batch: {max_rows: 5000, max_wait: 20ms}
+                """, true);
+    }
+
+    @AfterAll
+    static void stop() {
+        s.close();
+    }
+
+    static JsonNode json(HttpResponse<String> r) throws Exception {
+        return JSON.readTree(r.body());
+    }
+
+    @Test
+    void sixtyFourConcurrentClientsEvery200IsInTheGraphAndNothingElse() throws Exception {
+        int clients = 64;
+        int perClient = 40;
+        ConcurrentLinkedQueue<Long> acked = new ConcurrentLinkedQueue<>();
+        AtomicInteger other = new AtomicInteger();
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<?>> fs = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                int client = c;
+                fs.add(pool.submit(() -> {
+                    for (int i = 0; i < perClient; i++) {
+                        long id = 1_000_000L + client * 1000L + i;
+                        var r = s.post("/db/neo4j/write/person", "{\"id\":" + id + ",\"name\":\"c" + client + "\"}");
+                        if (r.statusCode() == 200) {
+                            acked.add(id);
+                        } else {
+                            other.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : fs) {
+                f.get();
+            }
+        }
+        assertThat(other.get()).isZero();
+        assertThat(acked).hasSize(clients * perClient);
+        assertThat(s.count("MATCH (p:Person) WHERE p.id >= 1000000 AND p.id < 2000000 RETURN count(p)"))
+                .isEqualTo(acked.size());
+        long found = s.server.neo4j().database().executeTransactionally(
+                "UNWIND $ids AS id MATCH (p:Person {id: id}) RETURN count(p)", java.util.Map.of("ids", List.copyOf(acked)),
+                r -> (Long) r.next().values().iterator().next());
+        assertThat(found).isEqualTo(acked.size());
+        String metrics = s.get("/metrics").body();
+        assertThat(metrics).contains("sluice_batches_total");
+        double batches = metric(metrics, "sluice_batches_total");
+        assertThat(batches).as("group commit: far fewer transactions than writes").isLessThan(clients * perClient / 4.0);
+    }
+
+    static double metric(String scrape, String name) {
+        return scrape.lines().filter(l -> l.startsWith(name + " ") || l.startsWith(name + "{"))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    }
+
+    @Test
+    void oneConstraintViolationInABatchFailsAloneAndTheOthersCommit() throws Exception {
+        s.post("/db/neo4j/write/person", "{\"id\": 7, \"name\": \"first\"}");
+        double bisectionsBefore = metric(s.get("/metrics").body(), "sluice_bisections_total");
+        int n = 49;
+        List<Future<HttpResponse<String>>> fs = new ArrayList<>();
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < n; i++) {
+                long id = i == n / 2 ? 7 : 500 + i; // one duplicate of id 7 among good rows
+                fs.add(pool.submit(() -> s.post("/db/neo4j/write/person", "{\"id\":" + id + ",\"name\":\"x\"}")));
+            }
+        }
+        int ok = 0;
+        HttpResponse<String> bad = null;
+        for (var f : fs) {
+            var r = f.get();
+            if (r.statusCode() == 200) {
+                ok++;
+            } else {
+                bad = r;
+            }
+        }
+        assertThat(ok).isEqualTo(n - 1);
+        assertThat(bad).isNotNull();
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertThat(json(bad).at("/errors/0/code").asText()).isEqualTo("Neo.ClientError.Schema.ConstraintValidationFailed");
+        assertThat(s.count("MATCH (p:Person) WHERE p.id >= 500 AND p.id < 600 RETURN count(p)")).isEqualTo(n - 1);
+        assertThat(s.count("MATCH (p:Person {id: 7}) RETURN count(p)")).isEqualTo(1);
+        assertThat(metric(s.get("/metrics").body(), "sluice_bisections_total"))
+                .as("the bad row shared a batch with good ones and was bisected out").isGreaterThan(bisectionsBefore);
+    }
+
+    @Test
+    void aRequestsStatementsCommitTogetherOrNotAtAll() throws Exception {
+        s.post("/db/neo4j/write/person", "{\"id\": 7, \"name\": \"first\"}"); // exists now, if not before
+        var r2 = s.post("/db/neo4j/tx/commit", """
+                {"statements":[
+                  {"statement":"CREATE (:Atomic {k: 2})"},
+                  {"statement":"CREATE (:Person {id: 7, name: 'dup'})"}]}""");
+        assertThat(r2.statusCode()).isEqualTo(400);
+        assertThat(s.count("MATCH (a:Atomic {k: 2}) RETURN count(a)")).as("first statement rolled back").isZero();
+    }
+
+    @Test
+    void classicAndQueryApiFormats() throws Exception {
+        var r = s.post("/db/neo4j/tx/commit", """
+                {"statements":[{"statement":"CREATE (n:Fmt {a: $a}) RETURN n, n.a AS a","parameters":{"a": 42},
+                 "includeStats": true}]}""");
+        assertThat(r.statusCode()).isEqualTo(200);
+        JsonNode j = json(r);
+        assertThat(j.at("/results/0/columns").toString()).isEqualTo("[\"n\",\"a\"]");
+        assertThat(j.at("/results/0/data/0/row/0/a").asLong()).isEqualTo(42);
+        assertThat(j.at("/results/0/data/0/meta/0/type").asText()).isEqualTo("node");
+        assertThat(j.at("/results/0/stats/nodes_created").asInt()).isEqualTo(1);
+        assertThat(j.at("/errors").size()).isZero();
+
+        var q = s.post("/db/neo4j/query/v2", """
+                {"statement":"MATCH (n:Fmt) RETURN n.a AS a, n","includeCounters": true}""");
+        assertThat(q.statusCode()).isEqualTo(200);
+        JsonNode k = json(q);
+        assertThat(k.at("/data/fields").toString()).isEqualTo("[\"a\",\"n\"]");
+        assertThat(k.at("/data/values/0/0").asLong()).isEqualTo(42);
+        assertThat(k.at("/data/values/0/1/labels/0").asText()).isEqualTo("Fmt");
+        assertThat(k.at("/counters/containsUpdates").asBoolean()).isFalse();
+    }
+
+    @Test
+    void directModeReadsAndRunAloneStatements() throws Exception {
+        assertThat(s.post("/db/neo4j/write/person?mode=direct", "{\"id\": 900001, \"name\": \"d\"}").statusCode())
+                .isEqualTo(200);
+        assertThat(s.post("/db/neo4j/query/v2", """
+                {"statement":"CREATE INDEX fmt_a IF NOT EXISTS FOR (f:Fmt) ON (f.a)"}""").statusCode()).isEqualTo(200);
+        var cit = s.post("/db/neo4j/query/v2", """
+                {"statement":"UNWIND range(1, 10) AS i CALL (i) { CREATE (:Cit {i: i}) } IN TRANSACTIONS OF 3 ROWS"}""");
+        assertThat(cit.statusCode()).as(cit.body()).isEqualTo(200);
+        assertThat(s.count("MATCH (c:Cit) RETURN count(c)")).isEqualTo(10);
+        var read = s.post("/db/neo4j/query/v2", "{\"statement\":\"MATCH (c:Cit) RETURN count(c) AS n\"}");
+        assertThat(json(read).at("/data/values/0/0").asLong()).isEqualTo(10);
+    }
+
+    @Test
+    void theOfficialDriverReadsOverBoltWhatHttpWrote() {
+        assertThat(s.post("/db/neo4j/write/visited", """
+                [{"user": 1, "url": "https://a"}, {"user": 2, "url": "https://a"}]""").statusCode()).isEqualTo(200);
+        try (Driver d = GraphDatabase.driver("bolt://" + s.bolt, AuthTokens.none());
+                var session = d.session()) {
+            long n = session.run("MATCH (:User)-[:VISITED]->(:Site {url: 'https://a'}) RETURN count(*) AS n")
+                    .single().get("n").asLong();
+            assertThat(n).isEqualTo(2);
+        }
+    }
+}

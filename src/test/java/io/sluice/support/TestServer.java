@@ -1,0 +1,102 @@
+package io.sluice.support;
+
+import io.sluice.config.ConfigLoader;
+import io.sluice.config.SluiceConfig;
+import io.sluice.server.SluiceServer;
+import io.sluice.sink.EmbeddedNeo4j.HostPort;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/** An in-process sluice on ephemeral ports over a temporary data directory, plus a tiny HTTP client. */
+public final class TestServer implements AutoCloseable {
+    public final SluiceServer server;
+    public final Path dataDir;
+    public final HostPort bolt;
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10)).build();
+
+    private TestServer(SluiceServer server, Path dataDir, HostPort bolt) {
+        this.server = server;
+        this.dataDir = dataDir;
+        this.bolt = bolt;
+    }
+
+    /** Starts with the given YAML config; pagecache kept small for tests unless the YAML sets it. */
+    public static TestServer start(String yaml, boolean withBolt) {
+        try {
+            SluiceConfig c = ConfigLoader.parse(yaml.contains("pagecache") ? yaml : yaml + "\nneo4j: {pagecache: 64m}\n");
+            Path dir = Files.createTempDirectory("sluice-test-");
+            HostPort bolt = withBolt ? new HostPort("127.0.0.1", freePort()) : null;
+            return new TestServer(SluiceServer.start(new SluiceServer.Options(c, dir, new HostPort("127.0.0.1", 0), bolt)),
+                    dir, bolt);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    public String url(String path) {
+        return server.baseUrl() + path;
+    }
+
+    public HttpResponse<String> post(String path, String body) {
+        return send(HttpRequest.newBuilder(URI.create(url(path))).POST(HttpRequest.BodyPublishers.ofString(body))
+                .header("Content-Type", "application/json").build());
+    }
+
+    public HttpResponse<String> get(String path) {
+        return send(HttpRequest.newBuilder(URI.create(url(path))).GET().build());
+    }
+
+    public HttpResponse<String> send(HttpRequest r) {
+        try {
+            return http.send(r, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A count from Cypher run directly on the embedded database (not through sluice). */
+    public long count(String cypher) {
+        return server.neo4j().database().executeTransactionally(cypher, java.util.Map.of(),
+                r -> ((Number) r.next().values().iterator().next()).longValue());
+    }
+
+    @Override
+    public void close() {
+        try {
+            server.close();
+        } finally {
+            deleteRecursively(dataDir);
+        }
+    }
+
+    public static void deleteRecursively(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(dir)) {
+            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
