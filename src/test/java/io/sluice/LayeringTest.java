@@ -1,0 +1,61 @@
+package io.sluice;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/** The package layering of docs/ARCHITECTURE.md, checked on the sources' imports. */
+class LayeringTest {
+    static final Path MAIN = Path.of("src/main/java/io/sluice");
+    static final Pattern IMPORT = Pattern.compile("^import (?:static )?io\\.sluice\\.([a-z]+)\\.", Pattern.MULTILINE);
+    static final Pattern QUALIFIED = Pattern.compile("io\\.sluice\\.([a-z]+)\\.[A-Z]");
+
+    /** Which of sluice's packages each package may use (besides itself). */
+    static final Map<String, Set<String>> ALLOWED = Map.ofEntries(
+            Map.entry("config", Set.of()),
+            Map.entry("cypher", Set.of("sink")),
+            Map.entry("sink", Set.of("cypher")),
+            Map.entry("metrics", Set.of()),
+            Map.entry("journal", Set.of()),
+            Map.entry("write", Set.of("config", "cypher", "sink")),
+            Map.entry("batch", Set.of("write")),
+            Map.entry("apply", Set.of("batch", "write", "sink", "metrics")),
+            Map.entry("http", Set.of("write", "sink", "metrics")));
+
+    static Map<String, Set<String>> uses() throws IOException {
+        Map<String, Set<String>> uses = new TreeMap<>();
+        try (Stream<Path> files = Files.walk(MAIN)) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+                String pkg = MAIN.relativize(f).getName(0).toString();
+                String src = Files.readString(f);
+                Set<String> used = uses.computeIfAbsent(pkg, k -> new TreeSet<>());
+                for (Matcher m : new Matcher[] {IMPORT.matcher(src), QUALIFIED.matcher(src)}) {
+                    while (m.find()) {
+                        if (!m.group(1).equals(pkg)) {
+                            used.add(m.group(1));
+                        }
+                    }
+                }
+            }
+        }
+        return uses;
+    }
+
+    @Test
+    void packagesUseOnlyWhatTheLayeringAllows() throws IOException {
+        Map<String, Set<String>> uses = uses();
+        assertThat(uses).containsKeys("http", "batch", "apply", "sink", "write");
+        ALLOWED.forEach((pkg, allowed) -> assertThat(uses.getOrDefault(pkg, Set.of()))
+                .as("sluice packages used by '%s'", pkg).isSubsetOf(allowed));
+    }
+}
