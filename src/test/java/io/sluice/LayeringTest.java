@@ -30,7 +30,8 @@ class LayeringTest {
             Map.entry("write", Set.of("config", "cypher", "sink")),
             Map.entry("batch", Set.of("write")),
             Map.entry("apply", Set.of("batch", "write", "sink", "metrics")),
-            Map.entry("http", Set.of("write", "sink", "metrics")));
+            Map.entry("durable", Set.of("journal", "apply", "batch", "write", "sink", "metrics")),
+            Map.entry("http", Set.of("write", "sink", "metrics", "config")));
 
     static Map<String, Set<String>> uses() throws IOException {
         Map<String, Set<String>> uses = new TreeMap<>();

@@ -51,10 +51,29 @@ public final class BatchRunner {
         this.metrics = metrics;
     }
 
+    /**
+     * What a caller adds to the plain apply: extra work inside each committing transaction (the journal's
+     * offset), and a say when a request is found bad, before anything after it is applied (dead letters).
+     */
+    public interface Hooks {
+        Hooks NONE = new Hooks() {};
+
+        /** Runs inside the transaction that commits {@code group}, after its writes. */
+        default void inTransaction(Sink.SinkTx tx, List<Pending> group) throws SinkException {}
+
+        /** {@code p} failed alone with {@code error}; called before any later request is applied. */
+        default void isolated(Pending p, Neo4jError error) {}
+    }
+
     /** Applies {@code batch}; on return every future in it is complete. */
     public void apply(List<Pending> batch) {
+        apply(batch, Hooks.NONE);
+    }
+
+    /** Applies {@code batch} with {@code hooks}; on return every future in it is complete. */
+    public void apply(List<Pending> batch, Hooks hooks) {
         try {
-            applyOrSplit(batch);
+            applyOrSplit(batch, hooks);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             failAll(batch, new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
@@ -66,8 +85,8 @@ public final class BatchRunner {
         }
     }
 
-    private void applyOrSplit(List<Pending> batch) throws InterruptedException {
-        SinkException failure = applyWithRetry(batch);
+    private void applyOrSplit(List<Pending> batch, Hooks hooks) throws InterruptedException {
+        SinkException failure = applyWithRetry(batch, hooks);
         if (failure == null) {
             return;
         }
@@ -75,21 +94,26 @@ public final class BatchRunner {
             failAll(batch, failure.error());
         } else if (batch.size() == 1) {
             metrics.writeFailed(failure.error().code());
+            hooks.isolated(batch.getFirst(), failure.error());
             batch.getFirst().future().complete(new Outcome.Failed(failure.error()));
         } else {
             metrics.bisection();
             int mid = batch.size() / 2;
-            applyOrSplit(batch.subList(0, mid));
-            applyOrSplit(batch.subList(mid, batch.size()));
+            applyOrSplit(batch.subList(0, mid), hooks);
+            applyOrSplit(batch.subList(mid, batch.size()), hooks);
         }
     }
 
     /** Commits the batch and completes its futures (null returned), or returns the error it failed with. */
-    private SinkException applyWithRetry(List<Pending> batch) throws InterruptedException {
+    private SinkException applyWithRetry(List<Pending> batch, Hooks hooks) throws InterruptedException {
         for (int attempt = 1; ; attempt++) {
             long t0 = ticker.read();
             try {
-                Map<Pending, List<StatementResult>> results = sink.inTransaction(tx -> Execution.run(tx, batch));
+                Map<Pending, List<StatementResult>> results = sink.inTransaction(tx -> {
+                    var rs = Execution.run(tx, batch);
+                    hooks.inTransaction(tx, batch);
+                    return rs;
+                });
                 int rows = 0;
                 for (Pending p : batch) {
                     rows += p.rows();

@@ -58,6 +58,17 @@ public final class Admission {
         return empty || (rows + r <= maxRows && bytes + b <= maxBytes);
     }
 
+    /** Counts work that is already pending whatever the bounds (a journal backlog found at start-up). */
+    public void forceAcquire(long r, long b) {
+        lock.lock();
+        try {
+            rows += r;
+            bytes += b;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     public void release(long r, long b) {
         lock.lock();
         try {

@@ -15,7 +15,8 @@ public record SluiceConfig(
         Batch batch,
         Admission admission,
         Neo4j neo4j,
-        Retry retry) {
+        Retry retry,
+        Journal journal) {
 
     public SluiceConfig {
         templates = templates == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(templates));
@@ -24,6 +25,7 @@ public record SluiceConfig(
         admission = admission == null ? Admission.DEFAULT : admission;
         neo4j = neo4j == null ? Neo4j.DEFAULT : neo4j;
         retry = retry == null ? Retry.DEFAULT : retry;
+        journal = journal == null ? Journal.DEFAULT : journal;
         for (String name : templates.keySet()) {
             if (!name.matches("[A-Za-z0-9_.-]+")) {
                 throw new IllegalArgumentException("template name '" + name + "' must match [A-Za-z0-9_.-]+");
@@ -32,19 +34,19 @@ public record SluiceConfig(
     }
 
     public static SluiceConfig defaults() {
-        return new SluiceConfig(null, null, null, null, null, null);
+        return new SluiceConfig(null, null, null, null, null, null, null);
     }
 
     public SluiceConfig withTemplates(Map<String, TemplateConfig> t, List<String> s) {
-        return new SluiceConfig(t, s, batch, admission, neo4j, retry);
+        return new SluiceConfig(t, s, batch, admission, neo4j, retry, journal);
     }
 
     public SluiceConfig withBatch(Batch b) {
-        return new SluiceConfig(templates, schema, b, admission, neo4j, retry);
+        return new SluiceConfig(templates, schema, b, admission, neo4j, retry, journal);
     }
 
     public SluiceConfig withAdmission(Admission a) {
-        return new SluiceConfig(templates, schema, batch, a, neo4j, retry);
+        return new SluiceConfig(templates, schema, batch, a, neo4j, retry, journal);
     }
 
     /**
@@ -109,6 +111,26 @@ public record SluiceConfig(
             maxBackoff = maxBackoff == null ? Duration.ofSeconds(1) : maxBackoff;
             if (maxAttempts < 1) {
                 throw new IllegalArgumentException("retry.max_attempts must be >= 1, got " + maxAttempts);
+            }
+        }
+    }
+
+    /**
+     * The async journal (in {@code DATA/journal}, dead letters in {@code DATA/dead-letters}): bounds on the
+     * unapplied backlog (at a bound, async writes wait the admission timeout, then get 503), segment size.
+     */
+    public record Journal(Long maxLagRows, ByteSize maxLagBytes, ByteSize segmentBytes) {
+        public static final Journal DEFAULT = new Journal(null, null, null);
+
+        public Journal {
+            maxLagRows = maxLagRows == null ? 1_000_000L : maxLagRows;
+            maxLagBytes = maxLagBytes == null ? new ByteSize(1L << 30) : maxLagBytes;
+            segmentBytes = segmentBytes == null ? new ByteSize(64L << 20) : segmentBytes;
+            if (maxLagRows < 1 || maxLagBytes.bytes() < 1) {
+                throw new IllegalArgumentException("journal.max_lag_rows and max_lag_bytes must be >= 1");
+            }
+            if (segmentBytes.bytes() < 4096) {
+                throw new IllegalArgumentException("journal.segment_bytes must be >= 4096, got " + segmentBytes);
             }
         }
     }

@@ -9,6 +9,7 @@ import io.sluice.batch.Pending;
 import io.sluice.batch.Ticker;
 import io.sluice.config.SluiceConfig;
 import io.sluice.cypher.StatementClassifier;
+import io.sluice.durable.AsyncPath;
 import io.sluice.cypher.StatementClassifier.Classified;
 import io.sluice.metrics.Metrics;
 import io.sluice.sink.Neo4jError;
@@ -49,11 +50,13 @@ public final class Gateway implements WritePath, AutoCloseable {
     private final BatchRunner runner;
     private final Applier applier;
     private final Ticker ticker;
+    private final AsyncPath async;
     private volatile boolean closing;
 
     public Gateway(Sink sink, SluiceConfig config, Map<String, Template> templates, Metrics metrics,
-            Ticker ticker, ThreadFactory applierThreads) {
+            Ticker ticker, ThreadFactory applierThreads, AsyncPath async) {
         this.sink = sink;
+        this.async = async;
         this.config = config;
         this.templates = Map.copyOf(templates);
         this.ticker = ticker;
@@ -136,6 +139,9 @@ public final class Gateway implements WritePath, AutoCloseable {
     private Outcome admitted(WriteRequest r, Mode mode) {
         if (closing) {
             return shuttingDown();
+        }
+        if (mode == Mode.ASYNC) {
+            return async.submit(r); // bounded by the journal's lag, not by the in-memory pending bound
         }
         Admission.Result admit;
         try {
@@ -229,6 +235,21 @@ public final class Gateway implements WritePath, AutoCloseable {
         return config.neo4j().database();
     }
 
+    @Override
+    public Applied awaitApplied(long offset, Duration wait) throws InterruptedException {
+        boolean applied = async.awaitApplied(offset, wait);
+        return new Applied(offset, applied, async.appliedOffset());
+    }
+
+    @Override
+    public List<Map<String, Object>> deadLetters(long from, int limit) throws java.io.IOException {
+        return async.deadLetters(from, limit);
+    }
+
+    public AsyncPath async() {
+        return async;
+    }
+
     public long pendingRows() {
         return admission.pendingRows();
     }
@@ -249,6 +270,11 @@ public final class Gateway implements WritePath, AutoCloseable {
         h.put("batch_max_rows", config.batch().maxRows());
         h.put("batch_max_wait", config.batch().maxWait().toString());
         h.put("templates", templates.keySet());
+        h.put("journal_next_offset", async.nextOffset());
+        h.put("journal_applied_offset", async.appliedOffset());
+        h.put("journal_lag_rows", async.lagRows());
+        h.put("journal_lag_bytes", async.lagBytes());
+        h.put("dead_letters", async.deadLetterCount());
         return h;
     }
 
@@ -258,5 +284,6 @@ public final class Gateway implements WritePath, AutoCloseable {
         closing = true;
         admission.close();
         applier.close(Duration.ofSeconds(60));
+        async.close();
     }
 }

@@ -46,6 +46,68 @@ final class Api {
         return handle(db, mode, () -> decodeRows(t.get(), body), (d, o) -> Map.of("rows", o.rows()));
     }
 
+    /** GET /db/{db}/applied?offset=N&wait=5s: read-your-writes for async. */
+    Reply applied(String db, String offsetText, String waitText) {
+        Reply bad = checkDatabase(db);
+        if (bad != null) {
+            return bad;
+        }
+        long offset;
+        java.time.Duration wait;
+        try {
+            if (offsetText == null) {
+                throw new IllegalArgumentException("?offset=N is required");
+            }
+            offset = Long.parseLong(offsetText);
+            wait = waitText == null ? java.time.Duration.ZERO : io.sluice.config.Sizes.duration(waitText);
+            if (wait.compareTo(MAX_APPLIED_WAIT) > 0) {
+                throw new IllegalArgumentException("wait must be at most " + MAX_APPLIED_WAIT.toSeconds() + "s");
+            }
+        } catch (IllegalArgumentException e) {
+            return Reply.error(400, Neo4jError.invalid("bad applied query: " + e.getMessage()));
+        }
+        try {
+            WritePath.Applied a = writes.awaitApplied(offset, wait);
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("offset", a.offset());
+            out.put("applied", a.applied());
+            out.put("applied_offset", a.appliedOffset());
+            return Reply.json(200, out);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Reply.error(503, new Neo4jError("Neo.TransientError.General.DatabaseUnavailable", "shutting down"));
+        }
+    }
+
+    static final java.time.Duration MAX_APPLIED_WAIT = java.time.Duration.ofSeconds(60);
+
+    /** GET /db/{db}/dead-letters?from=0&limit=100. */
+    Reply deadLetters(String db, String fromText, String limitText) throws java.io.IOException {
+        Reply bad = checkDatabase(db);
+        if (bad != null) {
+            return bad;
+        }
+        long from;
+        int limit;
+        try {
+            from = fromText == null ? 0 : Long.parseLong(fromText);
+            limit = limitText == null ? 100 : Math.min(10_000, Integer.parseInt(limitText));
+        } catch (NumberFormatException e) {
+            return Reply.error(400, Neo4jError.invalid("from and limit must be integers: " + e.getMessage()));
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("dead_letters", writes.deadLetters(from, limit));
+        return Reply.json(200, out);
+    }
+
+    private Reply checkDatabase(String db) {
+        if (writes.database().equals(db)) {
+            return null;
+        }
+        return Reply.error(404, new Neo4jError("Neo.ClientError.Database.DatabaseNotFound",
+                "database '" + db + "' does not exist; this sluice serves '" + writes.database() + "'"));
+    }
+
     @FunctionalInterface
     private interface Decoder {
         Decoded decode() throws BadRequest;
@@ -57,9 +119,9 @@ final class Api {
     }
 
     private Reply handle(String db, String modeText, Decoder decoder, Encoder encoder) {
-        if (!writes.database().equals(db)) {
-            return Reply.error(404, new Neo4jError("Neo.ClientError.Database.DatabaseNotFound",
-                    "database '" + db + "' does not exist; this sluice serves '" + writes.database() + "'"));
+        Reply bad = checkDatabase(db);
+        if (bad != null) {
+            return bad;
         }
         Mode mode;
         Decoded d;

@@ -57,6 +57,8 @@ public final class HttpServer implements AutoCloseable {
                 .post("/db/{db}/tx/commit", blocking(this::txCommit))
                 .post("/db/{db}/query/v2", blocking(this::queryV2))
                 .post("/db/{db}/write/{template}", blocking(this::template))
+                .get("/db/{db}/applied", blocking(this::applied))
+                .get("/db/{db}/dead-letters", blocking(this::deadLetters))
                 .get("/health", blocking(this::health))
                 .get("/metrics", blocking(this::metrics))
                 .get("/", blocking(ex -> Dashboard.page()))
@@ -154,6 +156,14 @@ public final class HttpServer implements AutoCloseable {
         String mode = param(ex, "mode");
         metrics.request(mode == null ? "sync" : mode, r.status(), 1);
         return r;
+    }
+
+    private Reply applied(HttpServerExchange ex) {
+        return counted(ex, api.applied(param(ex, "db"), param(ex, "offset"), param(ex, "wait")));
+    }
+
+    private Reply deadLetters(HttpServerExchange ex) throws IOException {
+        return api.deadLetters(param(ex, "db"), param(ex, "from"), param(ex, "limit"));
     }
 
     private Reply health(HttpServerExchange ex) {

@@ -1,6 +1,9 @@
 package io.sluice.server;
 
+import io.sluice.apply.RetryPolicy;
 import io.sluice.batch.Ticker;
+import io.sluice.durable.AsyncPath;
+import java.io.IOException;
 import io.sluice.config.SluiceConfig;
 import io.sluice.gateway.Gateway;
 import io.sluice.http.HttpServer;
@@ -58,25 +61,43 @@ public final class SluiceServer implements AutoCloseable {
             applySchema(c, sink);
             Map<String, Template> templates = Gateway.compileTemplates(c, sink);
             metrics = new PrometheusMetrics();
+            var j = c.journal();
+            var r = c.retry();
+            AsyncPath async = AsyncPath.start(new AsyncPath.Options(o.dataDir().resolve("journal"),
+                    o.dataDir().resolve("dead-letters"), j.maxLagRows(), j.maxLagBytes().bytes(), j.segmentBytes().bytes(),
+                    c.admission().timeout(), c.batch().maxRows(),
+                    new RetryPolicy(Integer.MAX_VALUE, r.initialBackoff(), r.maxBackoff())),
+                    sink, templates, metrics, Ticker.system(), Thread.ofPlatform().name("sluice-journal-applier").factory());
             gateway = new Gateway(sink, c, templates, metrics, Ticker.system(),
-                    Thread.ofPlatform().name("sluice-applier-", 0).factory());
+                    Thread.ofPlatform().name("sluice-applier-", 0).factory(), async);
             Gateway g = gateway;
             metrics.gauge("sluice.pending.rows", "admitted rows not yet committed", g::pendingRows);
             metrics.gauge("sluice.pending.bytes", "admitted request bytes not yet committed", g::pendingBytes);
+            metrics.gauge("sluice.journal.lag.rows", "journaled rows not yet applied", async::lagRows);
+            metrics.gauge("sluice.journal.lag.bytes", "journaled bytes not yet applied", async::lagBytes);
+            metrics.gauge("sluice.journal.applied.offset", "highest journal offset applied", async::appliedOffset);
+            metrics.gauge("sluice.dead.letters", "writes that failed on apply", async::deadLetterCount);
             PrometheusMetrics m = metrics;
             HttpServer http = new HttpServer(o.http().host(), o.http().port(), gateway, metrics, m::scrape,
                     c.admission().maxBodyBytes().bytes());
             return new SluiceServer(neo4j, sink, metrics, gateway, http);
+        } catch (IOException | SinkException e) {
+            closeQuietly(gateway, metrics, neo4j);
+            throw new IllegalStateException("cannot start: " + e.getMessage(), e);
         } catch (RuntimeException e) {
-            if (gateway != null) {
-                gateway.close();
-            }
-            if (metrics != null) {
-                metrics.close();
-            }
-            neo4j.close();
+            closeQuietly(gateway, metrics, neo4j);
             throw e;
         }
+    }
+
+    private static void closeQuietly(Gateway gateway, PrometheusMetrics metrics, EmbeddedNeo4j neo4j) {
+        if (gateway != null) {
+            gateway.close();
+        }
+        if (metrics != null) {
+            metrics.close();
+        }
+        neo4j.close();
     }
 
     /** Runs the config's schema statements; ones that already exist are fine (start-up is idempotent). */

@@ -14,6 +14,15 @@ public interface WritePath {
     /** The database name requests must address (Neo4j Community has one user database). */
     String database();
 
+    /** Waits up to {@code wait} for journal offset {@code offset} to be applied; reports where the applier is. */
+    Applied awaitApplied(long offset, java.time.Duration wait) throws InterruptedException;
+
+    /** What {@link #awaitApplied} found. */
+    record Applied(long offset, boolean applied, long appliedOffset) {}
+
+    /** Dead letters (writes that failed on apply), from the {@code from}-th, at most {@code limit}. */
+    java.util.List<java.util.Map<String, Object>> deadLetters(long from, int limit) throws java.io.IOException;
+
     /** A snapshot for /health. */
     java.util.Map<String, Object> health();
 }

@@ -1,0 +1,196 @@
+package io.sluice.durable;
+
+import io.sluice.apply.BatchRunner;
+import io.sluice.apply.RetryPolicy;
+import io.sluice.batch.Admission;
+import io.sluice.batch.Ticker;
+import io.sluice.journal.Journal;
+import io.sluice.journal.JournalOptions;
+import io.sluice.journal.JournalRecord;
+import io.sluice.metrics.Metrics;
+import io.sluice.sink.Sink;
+import io.sluice.sink.SinkException;
+import io.sluice.write.Outcome;
+import io.sluice.write.Template;
+import io.sluice.write.WriteRequest;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code mode=async}: a write is appended to the journal and acknowledged (202 with its offset) once the
+ * journal is fsynced; the {@link JournalApplier} applies it later, exactly once. Bounded by the lag (unapplied
+ * rows and bytes): at the bound a write waits up to the admission timeout, then gets 503.
+ * Owns the journal, the dead-letter journal and the applier thread. Thread-safe.
+ */
+public final class AsyncPath implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(AsyncPath.class);
+
+    /** Limits and places. */
+    public record Options(Path journalDir, Path deadLetterDir, long maxLagRows, long maxLagBytes, long segmentBytes,
+            Duration admissionTimeout, int maxRows, RetryPolicy retry) {}
+
+    private final Journal journal;
+    private final DeadLetters deadLetters;
+    private final Admission lag;
+    private final AppliedWatermark watermark;
+    private final JournalApplier applier;
+    private final Options options;
+
+    private AsyncPath(Journal journal, DeadLetters deadLetters, Admission lag, AppliedWatermark watermark,
+            JournalApplier applier, Options options) {
+        this.journal = journal;
+        this.deadLetters = deadLetters;
+        this.lag = lag;
+        this.watermark = watermark;
+        this.applier = applier;
+        this.options = options;
+    }
+
+    public static AsyncPath start(Options o, Sink sink, Map<String, Template> templates, Metrics metrics, Ticker ticker,
+            ThreadFactory threads) throws IOException, SinkException {
+        OffsetStore offsets = new OffsetStore(sink, 0);
+        offsets.createSchema();
+        long applied = offsets.read();
+        Journal journal = Journal.open(o.journalDir(), JournalOptions.defaults().withMaxSegmentBytes(o.segmentBytes()));
+        try {
+            if (journal.nextOffset() < applied + 1) {
+                throw new IOException("the journal in " + o.journalDir() + " ends at offset " + journal.nextOffset()
+                        + " but the graph records offset " + applied + " as applied: the journal was removed or"
+                        + " replaced. Restore it, or start from an empty journal and delete the graph's"
+                        + " (:SluiceOffset) node if you know what was applied.");
+            }
+            long next = Math.max(applied + 1, journal.firstOffset());
+            Admission lag = new Admission(o.maxLagRows(), o.maxLagBytes(), ticker);
+            long backlog = countBacklog(journal, next, templates, lag);
+            if (backlog > 0) {
+                log.info("journal: {} records to replay from offset {}", backlog, next);
+            }
+            DeadLetters dead = new DeadLetters(Journal.open(o.deadLetterDir(), JournalOptions.defaults()),
+                    Clock.systemUTC());
+            AppliedWatermark watermark = new AppliedWatermark(next - 1);
+            JournalApplier[] self = new JournalApplier[1];
+            RetryPolicy.Sleeper sleeper = d -> {
+                long until = ticker.read() + d.toNanos();
+                while (ticker.read() < until) {
+                    if (self[0].isStopping()) {
+                        throw new InterruptedException("stopping");
+                    }
+                    LockSupport.parkNanos(Math.min(until - ticker.read(), 10_000_000L));
+                }
+            };
+            BatchRunner runner = new BatchRunner(sink, o.retry(), sleeper, ticker, metrics);
+            self[0] = new JournalApplier(journal, dead, offsets, runner, templates, watermark, lag, ticker,
+                    o.maxRows(), next, threads);
+            return new AsyncPath(journal, dead, lag, watermark, self[0].start(), o);
+        } catch (IOException | RuntimeException e) {
+            journal.close();
+            throw e;
+        }
+    }
+
+    private static long countBacklog(Journal journal, long next, Map<String, Template> templates, Admission lag)
+            throws IOException {
+        long n = 0;
+        for (long o = next; o < journal.durableOffset(); ) {
+            List<JournalRecord> rs = journal.read(o, 10_000, 64L << 20);
+            if (rs.isEmpty()) {
+                break;
+            }
+            for (JournalRecord r : rs) {
+                int rows;
+                try {
+                    rows = RecordCodec.decode(r.payload(), templates).rows();
+                } catch (RecordCodec.Undecodable e) {
+                    rows = 0;
+                }
+                lag.forceAcquire(rows, r.payload().length);
+                o = r.offset() + 1;
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Journals the request; returns once it is fsynced (Accepted), or Overloaded at the lag bound. */
+    public Outcome submit(WriteRequest r) {
+        byte[] payload = RecordCodec.encode(r);
+        Admission.Result admit;
+        try {
+            admit = lag.acquire(r.rows(), payload.length, options.admissionTimeout());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Outcome.Overloaded("sluice is shutting down", Duration.ofSeconds(5));
+        }
+        switch (admit) {
+            case FULL -> {
+                return new Outcome.Overloaded("the journal's unapplied backlog is at its bound (" + options.maxLagRows()
+                        + " rows / " + options.maxLagBytes() + " bytes); waited " + options.admissionTimeout(),
+                        Duration.ofSeconds(Admission.retryAfterSeconds(options.admissionTimeout())));
+            }
+            case CLOSED -> {
+                return new Outcome.Overloaded("sluice is shutting down", Duration.ofSeconds(5));
+            }
+            case ADMITTED -> { }
+        }
+        try {
+            // commit point: append returns only after the fsync covering this record
+            long offset = journal.append(payload);
+            return new Outcome.Accepted(offset, r.rows());
+        } catch (IOException | RuntimeException e) {
+            lag.release(r.rows(), payload.length);
+            log.error("journal append failed", e);
+            return new Outcome.Failed(new io.sluice.sink.Neo4jError("Neo.TransientError.General.StorageDamageDetected",
+                    "the journal could not make the write durable: " + e.getMessage() + "; it was not accepted"));
+        }
+    }
+
+    /** Waits up to {@code wait} for {@code offset} to be applied (committed or dead-lettered). */
+    public boolean awaitApplied(long offset, Duration wait) throws InterruptedException {
+        return watermark.await(offset, wait);
+    }
+
+    public long appliedOffset() {
+        return watermark.get();
+    }
+
+    public long nextOffset() {
+        return journal.nextOffset();
+    }
+
+    public long lagRows() {
+        return lag.pendingRows();
+    }
+
+    public long lagBytes() {
+        return lag.pendingBytes();
+    }
+
+    public long deadLetterCount() {
+        return deadLetters.count();
+    }
+
+    public List<Map<String, Object>> deadLetters(long from, int limit) throws IOException {
+        return deadLetters.list(from, limit);
+    }
+
+    /** Refuses new writes, stops the applier after its batch in flight, closes the journals. */
+    @Override
+    public void close() {
+        lag.close();
+        applier.close();
+        try {
+            journal.close();
+            deadLetters.close();
+        } catch (IOException e) {
+            log.warn("closing the journal: {}", e.getMessage());
+        }
+    }
+}
