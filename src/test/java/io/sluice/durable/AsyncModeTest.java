@@ -1,0 +1,128 @@
+package io.sluice.durable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.support.Await;
+import io.sluice.support.TestServer;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.neo4j.graphdb.Transaction;
+
+/** mode=async over real HTTP: 202 with an offset, read-your-writes, dead letters, lag backpressure. */
+class AsyncModeTest {
+    static final ObjectMapper JSON = new ObjectMapper();
+    static TestServer s;
+
+    @BeforeAll
+    static void start() {
+        s = TestServer.start("""
+                templates:
+                  person:
+                    cypher: "CREATE (:Person {id: row.id, name: row.name})"
+                    key: [id]
+                  touch:
+                    cypher: "MATCH (l:Lock {id: row.id}) SET l.v = row.v"
+                    key: [id]
+                schema:
+                  - CREATE CONSTRAINT person_id IF NOT EXISTS FOR (p:Person) REQUIRE p.id IS UNIQUE
+                journal: {max_lag_rows: 5}
+                admission: {timeout: 300ms}
+                """, false);
+        s.server.neo4j().database().executeTransactionally("CREATE (:Lock {id: 1})");
+    }
+
+    @AfterAll
+    static void stop() {
+        s.close();
+    }
+
+    static JsonNode json(HttpResponse<String> r) throws Exception {
+        return JSON.readTree(r.body());
+    }
+
+    @Test
+    void acceptedWritesAreAppliedAndReadable() throws Exception {
+        HttpResponse<String> r = s.post("/db/neo4j/write/person?mode=async", "{\"id\": 1, \"name\": \"a\"}");
+        assertThat(r.statusCode()).isEqualTo(202);
+        long offset = json(r).get("offset").asLong();
+        HttpResponse<String> q = s.post("/db/neo4j/tx/commit?mode=async", """
+                {"statements": [{"statement": "CREATE (:Q {k: $k})", "parameters": {"k": 7}}]}""");
+        assertThat(q.statusCode()).isEqualTo(202);
+        long offset2 = json(q).get("offset").asLong();
+        assertThat(offset2).isGreaterThan(offset);
+
+        JsonNode applied = json(s.get("/db/neo4j/applied?offset=" + offset2 + "&wait=30s"));
+        assertThat(applied.get("applied").asBoolean()).isTrue();
+        assertThat(s.count("MATCH (p:Person {id: 1}) RETURN count(p)")).isEqualTo(1);
+        assertThat(s.count("MATCH (q:Q {k: 7}) RETURN count(q)")).isEqualTo(1);
+        assertThat(s.count("MATCH (o:SluiceOffset {partition: 0}) RETURN o.offset")).isGreaterThanOrEqualTo(offset2);
+    }
+
+    @Test
+    void appliedAnswersFalseWhenTheWaitRunsOut() throws Exception {
+        long future = json(s.get("/health")).get("journal_next_offset").asLong() + 1000;
+        JsonNode a = json(s.get("/db/neo4j/applied?offset=" + future + "&wait=50ms"));
+        assertThat(a.get("applied").asBoolean()).isFalse();
+        assertThat(s.get("/db/neo4j/applied?offset=x").statusCode()).isEqualTo(400);
+    }
+
+    @Test
+    void aWriteThatFailsOnApplyIsDeadLetteredAndDoesNotBlockTheStream() throws Exception {
+        s.post("/db/neo4j/write/person?mode=async", "{\"id\": 50, \"name\": \"first\"}");
+        HttpResponse<String> dup = s.post("/db/neo4j/write/person?mode=async", "{\"id\": 50, \"name\": \"dup\"}");
+        assertThat(dup.statusCode()).as("accepted: it only fails when applied").isEqualTo(202);
+        long dupOffset = json(dup).get("offset").asLong();
+        HttpResponse<String> after = s.post("/db/neo4j/write/person?mode=async", "{\"id\": 51, \"name\": \"after\"}");
+        long afterOffset = json(after).get("offset").asLong();
+        assertThat(json(s.get("/db/neo4j/applied?offset=" + afterOffset + "&wait=30s")).get("applied").asBoolean()).isTrue();
+        assertThat(s.count("MATCH (p:Person {id: 51}) RETURN count(p)")).as("the stream went on").isEqualTo(1);
+
+        JsonNode letters = json(s.get("/db/neo4j/dead-letters")).get("dead_letters");
+        JsonNode mine = null;
+        for (JsonNode l : letters) {
+            if (l.get("offset").asLong() == dupOffset) {
+                mine = l;
+            }
+        }
+        assertThat(mine).as("dead letter for offset " + dupOffset + " in " + letters).isNotNull();
+        assertThat(mine.get("code").asText()).isEqualTo("Neo.ClientError.Schema.ConstraintValidationFailed");
+        assertThat(mine.at("/request/r/0/name").asText()).isEqualTo("dup");
+        assertThat(s.get("/metrics").body()).contains("sluice_dead_letters");
+        assertThat(json(s.get("/health")).get("dead_letters").asLong()).isPositive();
+    }
+
+    @Test
+    void atTheLagBoundAsyncWritesWaitThenGet503AndRecover() throws Exception {
+        CompletableFuture<HttpResponse<String>> sixth;
+        try (Transaction holder = s.server.neo4j().database().beginTx()) {
+            holder.execute("MATCH (l:Lock {id: 1}) SET l.v = 0").close(); // the applier will block on this node
+            for (int i = 1; i <= 5; i++) {
+                assertThat(s.post("/db/neo4j/write/touch?mode=async", "{\"id\": 1, \"v\": " + i + "}").statusCode())
+                        .isEqualTo(202);
+            }
+            Await.until("5 rows of lag", Duration.ofSeconds(30),
+                    () -> s.get("/health").body().contains("\"journal_lag_rows\":5"));
+            long t0 = System.nanoTime();
+            HttpResponse<String> refused = s.post("/db/neo4j/write/touch?mode=async", "{\"id\": 1, \"v\": 6}");
+            assertThat(refused.statusCode()).isEqualTo(503);
+            assertThat(refused.headers().firstValue("Retry-After")).isPresent();
+            assertThat(json(refused).at("/errors/0/code").asText()).isEqualTo("Neo.TransientError.Request.ResourceExhaustion");
+            assertThat((System.nanoTime() - t0) / 1_000_000).isGreaterThanOrEqualTo(280);
+            sixth = CompletableFuture.supplyAsync(() -> s.post("/db/neo4j/write/touch?mode=async", "{\"id\": 1, \"v\": 7}"));
+            holder.rollback();
+        }
+        HttpResponse<String> r = sixth.get();
+        assertThat(r.statusCode()).as("admitted once the backlog drained, or refused if it did not in time")
+                .isIn(202, 503);
+        long last = r.statusCode() == 202 ? json(r).get("offset").asLong()
+                : json(s.post("/db/neo4j/write/touch?mode=async", "{\"id\": 1, \"v\": 7}")).get("offset").asLong();
+        assertThat(json(s.get("/db/neo4j/applied?offset=" + last + "&wait=30s")).get("applied").asBoolean()).isTrue();
+        assertThat(s.count("MATCH (l:Lock {id: 1}) RETURN l.v")).as("applied in order; the refused one never").isEqualTo(7);
+    }
+}

@@ -1,0 +1,133 @@
+package io.sluice.durable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.apply.RetryPolicy;
+import io.sluice.batch.Ticker;
+import io.sluice.config.TemplateConfig;
+import io.sluice.metrics.Metrics;
+import io.sluice.sink.EmbeddedNeo4j;
+import io.sluice.sink.Neo4jError;
+import io.sluice.sink.QueryKind;
+import io.sluice.sink.Sink;
+import io.sluice.sink.SinkException;
+import io.sluice.sink.StatementResult;
+import io.sluice.support.Await;
+import io.sluice.support.TestServer;
+import io.sluice.write.Outcome;
+import io.sluice.write.Template;
+import io.sluice.write.WriteRequest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The database being unavailable loses nothing: the journal keeps accepting up to the lag bound, the applier
+ * retries with backoff, and when the database is back every write is applied exactly once.
+ */
+class UnavailableSinkTest {
+    Path dir;
+    EmbeddedNeo4j neo4j;
+
+    /** The real embedded sink, whose write transactions fail as "database unavailable" while {@code down}. */
+    static final class SwitchableSink implements Sink {
+        final Sink real;
+        final AtomicBoolean down = new AtomicBoolean();
+        final AtomicInteger refused = new AtomicInteger();
+
+        SwitchableSink(Sink real) {
+            this.real = real;
+        }
+
+        @Override
+        public <T> T inTransaction(TxWork<T> work) throws SinkException {
+            if (down.get()) {
+                refused.incrementAndGet();
+                throw new SinkException(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
+                        "injected: database unavailable"), null);
+            }
+            return real.inTransaction(work);
+        }
+
+        @Override
+        public <T> T inReadTransaction(TxWork<T> work) throws SinkException {
+            return real.inReadTransaction(work);
+        }
+
+        @Override
+        public StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException {
+            return real.runImplicit(cypher, params);
+        }
+
+        @Override
+        public QueryKind classify(String cypher) throws SinkException {
+            return real.classify(cypher);
+        }
+
+        @Override
+        public String describe() {
+            return real.describe();
+        }
+
+        @Override
+        public boolean isAvailable() {
+            return !down.get();
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    @AfterEach
+    void cleanUp() {
+        if (neo4j != null) {
+            neo4j.close();
+        }
+        TestServer.deleteRecursively(dir);
+    }
+
+    @Test
+    void writesAreKeptWhileTheDatabaseIsDownAndAppliedOnceWhenItIsBack() throws Exception {
+        dir = Files.createTempDirectory("sluice-unavailable-");
+        neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(dir.resolve("db"), null, 64L << 20, 0, "neo4j"));
+        SwitchableSink sink = new SwitchableSink(neo4j.sink());
+        Template item = Template.compile("item", new TemplateConfig("CREATE (:Item {id: row.id})", List.of("id"), null));
+        AsyncPath.Options o = new AsyncPath.Options(dir.resolve("journal"), dir.resolve("dead"), 20, 1 << 20, 1 << 20,
+                Duration.ofMillis(200), 1000, new RetryPolicy(Integer.MAX_VALUE, Duration.ofMillis(5), Duration.ofMillis(50)));
+        sink.down.set(true);
+        try (AsyncPath async = AsyncPath.start(o, sink, Map.of("item", item), Metrics.NONE, Ticker.system(),
+                Thread.ofPlatform().name("test-journal-applier").factory())) {
+            long last = -1;
+            for (long id = 0; id < 20; id++) {
+                Outcome out = async.submit(new WriteRequest.TemplateRequest(item, List.of(Map.of("id", id)), 10));
+                assertThat(out).isInstanceOf(Outcome.Accepted.class);
+                last = ((Outcome.Accepted) out).offset();
+            }
+            Outcome full = async.submit(new WriteRequest.TemplateRequest(item, List.of(Map.of("id", 99L)), 10));
+            assertThat(full).as("the lag bound holds while the database is down").isInstanceOf(Outcome.Overloaded.class);
+            Await.until("the applier retries against the unavailable database", Duration.ofSeconds(30),
+                    () -> sink.refused.get() >= 3);
+            assertThat(count()).isZero();
+
+            sink.down.set(false);
+            assertThat(async.awaitApplied(last, Duration.ofSeconds(30))).isTrue();
+            assertThat(count()).isEqualTo(20);
+            long duplicated = neo4j.database().executeTransactionally(
+                    "MATCH (i:Item) WITH i.id AS id, count(*) AS c WHERE c > 1 RETURN count(*) AS n", Map.of(),
+                    r -> (Long) r.next().get("n"));
+            assertThat(duplicated).isZero();
+            assertThat(async.lagRows()).isZero();
+        }
+    }
+
+    long count() {
+        return neo4j.database().executeTransactionally("MATCH (i:Item) RETURN count(i) AS n", Map.of(),
+                r -> (Long) r.next().get("n"));
+    }
+}
