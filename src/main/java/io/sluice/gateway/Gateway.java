@@ -284,6 +284,10 @@ public final class Gateway implements WritePath, AutoCloseable {
         closing = true;
         admission.close();
         applier.close(Duration.ofSeconds(60));
+        // no waiter is left hanging: whatever the applier could not drain in time is answered here
+        for (List<Pending> left = batcher.poll(); !left.isEmpty(); left = batcher.poll()) {
+            left.forEach(p -> p.future().complete(shuttingDown()));
+        }
         async.close();
     }
 }
