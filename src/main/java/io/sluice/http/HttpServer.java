@@ -13,7 +13,6 @@ import io.undertow.server.handlers.GracefulShutdownHandler;
 import io.undertow.util.Headers;
 import io.undertow.util.HttpString;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -27,10 +26,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP API on Undertow. Undertow's I/O threads parse requests; every request is then dispatched to a
- * virtual thread of its own, which reads the body, blocks on the write path, and writes the response (Helidon
- * style: a handler returns when the response is complete). Owns the Undertow server and the virtual-thread
- * executor; {@link #close} refuses new requests with 503, waits (bounded) for in-flight ones, then stops.
+ * The HTTP API on Undertow. An I/O thread parses the request and receives its body without blocking; the
+ * request is then dispatched to a virtual thread of its own, which blocks on the write path (code read top to
+ * bottom, Helidon style) and produces a {@link Reply}; the reply is sent back on the connection's I/O thread.
+ * Reading and writing on the I/O thread matters: sending from the virtual thread cost a selector wake-up per
+ * response, and Undertow's per-thread buffer caches never get reused by one-shot virtual threads (a fresh
+ * zeroed direct buffer per request): together ~25% of the CPU in the sync-mode profile (docs/BENCHMARKS.md).
+ * Owns the Undertow server and the virtual-thread executor; {@link #close} refuses new requests with 503,
+ * waits (bounded) for in-flight ones, then stops.
  */
 public final class HttpServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HttpServer.class);
@@ -61,7 +64,7 @@ public final class HttpServer implements AutoCloseable {
                 .get("/db/{db}/dead-letters", blocking(this::deadLetters))
                 .get("/health", blocking(this::health))
                 .get("/metrics", blocking(this::metrics))
-                .get("/", blocking(ex -> Dashboard.page()))
+                .get("/", blocking((ex, body) -> Dashboard.page()))
                 .setFallbackHandler(ex -> send(ex, Reply.error(404, Neo4jError.invalid(
                         "no such endpoint: " + ex.getRequestMethod() + " " + ex.getRequestPath()))))
                 .setInvalidMethodHandler(ex -> send(ex, Reply.error(405, Neo4jError.invalid(
@@ -84,55 +87,43 @@ public final class HttpServer implements AutoCloseable {
         return address;
     }
 
+    /** A request handler: runs on a virtual thread, may block, returns the complete reply. */
     @FunctionalInterface
     private interface BlockingHandler {
-        Reply handle(HttpServerExchange ex) throws IOException;
+        Reply handle(HttpServerExchange ex, byte[] body) throws IOException;
     }
 
     private HttpHandler blocking(BlockingHandler h) {
-        HttpHandler onVirtualThread = ex -> {
-            ex.startBlocking();
-            Reply r;
-            try {
-                r = h.handle(ex);
-            } catch (BodyTooLarge e) {
-                r = Reply.error(413, new Neo4jError("Neo.ClientError.Request.EntityTooLarge", e.getMessage()));
-            } catch (IOException | UncheckedIOException e) {
-                r = Reply.error(400, Neo4jError.invalid("cannot read the request: " + e.getMessage()));
-            } catch (RuntimeException e) {
-                log.error("bug handling {} {}", ex.getRequestMethod(), ex.getRequestPath(), e);
-                r = Reply.error(500, new Neo4jError("Neo.DatabaseError.General.UnknownError", "internal error: " + e));
+        return ex -> {
+            long declared = ex.getRequestContentLength();
+            if (declared > maxBodyBytes) {
+                send(ex, tooLarge("request body of " + declared + " bytes exceeds the limit of " + maxBodyBytes));
+                return;
             }
-            send(ex, r);
+            ex.getRequestReceiver().receiveFullBytes(
+                    (e, body) -> e.dispatch(handlers, () -> {
+                        Reply r = run(h, e, body);
+                        e.getIoThread().execute(() -> send(e, r));
+                    }),
+                    (e, error) -> send(e, error instanceof io.undertow.server.RequestTooBigException
+                            ? tooLarge("request body exceeds the limit of " + maxBodyBytes + " bytes")
+                            : Reply.error(400, Neo4jError.invalid("cannot read the request: " + error.getMessage()))));
         };
-        return ex -> ex.dispatch(handlers, onVirtualThread);
     }
 
-    private static final class BodyTooLarge extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        BodyTooLarge(String message) {
-            super(message);
+    private static Reply run(BlockingHandler h, HttpServerExchange ex, byte[] body) {
+        try {
+            return h.handle(ex, body);
+        } catch (IOException | UncheckedIOException e) {
+            return Reply.error(400, Neo4jError.invalid("cannot process the request: " + e.getMessage()));
+        } catch (RuntimeException e) {
+            log.error("bug handling {} {}", ex.getRequestMethod(), ex.getRequestPath(), e);
+            return Reply.error(500, new Neo4jError("Neo.DatabaseError.General.UnknownError", "internal error: " + e));
         }
     }
 
-    private byte[] body(HttpServerExchange ex) throws IOException {
-        long declared = ex.getRequestContentLength();
-        if (declared > maxBodyBytes) {
-            throw new BodyTooLarge("request body of " + declared + " bytes exceeds the limit of " + maxBodyBytes);
-        }
-        try (InputStream in = ex.getInputStream()) {
-            byte[] b = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBodyBytes + 1));
-            if (b.length > maxBodyBytes) {
-                throw new BodyTooLarge("request body exceeds the limit of " + maxBodyBytes + " bytes");
-            }
-            return b;
-        } catch (IOException e) {
-            if (e instanceof BodyTooLarge || !String.valueOf(e.getMessage()).contains("UT000020")) {
-                throw e;
-            }
-            throw new BodyTooLarge("request body exceeds the limit of " + maxBodyBytes + " bytes");
-        }
+    private static Reply tooLarge(String message) {
+        return Reply.error(413, new Neo4jError("Neo.ClientError.Request.EntityTooLarge", message));
     }
 
     private static String param(HttpServerExchange ex, String name) {
@@ -140,16 +131,16 @@ public final class HttpServer implements AutoCloseable {
         return v == null || v.isEmpty() ? null : v.getFirst();
     }
 
-    private Reply txCommit(HttpServerExchange ex) throws IOException {
-        return counted(ex, api.txCommit(param(ex, "db"), param(ex, "mode"), body(ex)));
+    private Reply txCommit(HttpServerExchange ex, byte[] body) {
+        return counted(ex, api.txCommit(param(ex, "db"), param(ex, "mode"), body));
     }
 
-    private Reply queryV2(HttpServerExchange ex) throws IOException {
-        return counted(ex, api.queryV2(param(ex, "db"), param(ex, "mode"), body(ex)));
+    private Reply queryV2(HttpServerExchange ex, byte[] body) {
+        return counted(ex, api.queryV2(param(ex, "db"), param(ex, "mode"), body));
     }
 
-    private Reply template(HttpServerExchange ex) throws IOException {
-        return counted(ex, api.template(param(ex, "db"), param(ex, "template"), param(ex, "mode"), body(ex)));
+    private Reply template(HttpServerExchange ex, byte[] body) {
+        return counted(ex, api.template(param(ex, "db"), param(ex, "template"), param(ex, "mode"), body));
     }
 
     private Reply counted(HttpServerExchange ex, Reply r) {
@@ -158,20 +149,20 @@ public final class HttpServer implements AutoCloseable {
         return r;
     }
 
-    private Reply applied(HttpServerExchange ex) {
+    private Reply applied(HttpServerExchange ex, byte[] body) {
         return counted(ex, api.applied(param(ex, "db"), param(ex, "offset"), param(ex, "wait")));
     }
 
-    private Reply deadLetters(HttpServerExchange ex) throws IOException {
+    private Reply deadLetters(HttpServerExchange ex, byte[] body) throws IOException {
         return api.deadLetters(param(ex, "db"), param(ex, "from"), param(ex, "limit"));
     }
 
-    private Reply health(HttpServerExchange ex) {
+    private Reply health(HttpServerExchange ex, byte[] body) {
         var h = writes.health();
         return Reply.json("UP".equals(h.get("status")) ? 200 : 503, h);
     }
 
-    private Reply metrics(HttpServerExchange ex) {
+    private Reply metrics(HttpServerExchange ex, byte[] body) {
         return new Reply(200, scrape.get().getBytes(StandardCharsets.UTF_8), "text/plain; version=0.0.4; charset=utf-8", 0);
     }
 
