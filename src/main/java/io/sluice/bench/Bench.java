@@ -8,22 +8,26 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.net.http.HttpClient;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * {@code sluice bench}: runs a scenario in each requested mode, one after another, each against a fresh
  * in-process sluice (embedded Neo4j in a temporary directory, HTTP on an ephemeral loopback port, no Bolt):
- * start, warm up, measure, stop, delete. HTTP modes are driven by {@link HttpLoad}, {@code raw} by
- * {@link RawLoad}. Client and server share the JVM and the machine's cores, as they would on one host;
- * comparisons between modes of one run are fair, absolute numbers depend on the machine.
+ * start, warm up, measure, stop, delete. HTTP modes are driven by {@link NettyHttpLoad} or {@link JdkHttpLoad},
+ * {@code raw} by {@link RawLoad}. The server's metrics are read at both ends of the measured window to show
+ * where the time went. Client and server share the JVM and the machine's cores, as they would on one host:
+ * comparisons between the modes of one run are fair; absolute numbers depend on the machine.
  */
 public final class Bench {
     private static final Logger log = LoggerFactory.getLogger(Bench.class);
@@ -35,18 +39,19 @@ public final class Bench {
     private final Ticker ticker;
     private final PrintStream progress;
 
+    /** {@code progress} gets a line a second while a mode runs, and one per finished mode. */
     public Bench(BenchOptions options, Ticker ticker, PrintStream progress) {
         this.options = options;
         this.ticker = ticker;
         this.progress = progress;
     }
 
-    /** Runs every mode and returns the report. Interruption stops the run between or inside modes. */
+    /** Runs every mode and returns the report. */
     public BenchReport run() throws InterruptedException {
         List<ModeResult> results = new ArrayList<>();
         for (BenchMode mode : options.modes()) {
             ModeResult r = runMode(mode);
-            progress.printf(java.util.Locale.ROOT, "bench %s %s: %,.0f writes/s, p50 %.2f ms, p99 %.2f ms, errors %d%n",
+            progress.printf(Locale.ROOT, "bench %s %s: %,.0f writes/s, p50 %.2f ms, p99 %.2f ms, errors %d%n",
                     options.scenario().name(), mode.label(), r.writesPerS(), r.p50Ms(), r.p99Ms(), r.errors());
             results.add(r);
         }
@@ -67,25 +72,59 @@ public final class Bench {
 
     private ModeResult measure(BenchMode mode, SluiceServer server) throws InterruptedException {
         Scenario s = options.scenario();
-        Scenario.Workload workload = s.workload(options.seed());
         int clients = mode.overHttp() ? options.clients() : 1;
+        int rowsPerRequest = mode.overHttp() ? options.rowsPerRequest() : BenchMode.RAW_BATCH_ROWS;
         Window window = Window.of(ticker.read(), options.warmup().toNanos(), options.duration().toNanos());
         Tally tally = new Tally(window, clients);
+        Load load = load(mode, server, s.workload(options.seed()));
+        ServerStats used;
         Progress lines = Progress.start(s.name() + " " + mode.label(), tally, ticker, progress);
-        try {
-            if (mode.overHttp()) {
-                URI uri = URI.create(server.baseUrl() + "/db/" + options.serverConfig().neo4j().database()
-                        + "/write/" + s.name() + "?mode=" + mode.label());
-                new HttpLoad(uri, clients, options.rowsPerRequest(), workload, ticker).run(tally);
-            } else {
-                Template t = Template.compile(s.name(), s.template());
-                new RawLoad(server.sink(), t, workload.stream(0), ticker).run(tally);
+        try (HttpClient probe = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
+            URI metrics = URI.create(server.baseUrl() + "/metrics");
+            load.start(tally);
+            try {
+                sleepUntil(window.measureStart());
+                ServerStats before = read(probe, metrics);
+                sleepUntil(window.end());
+                used = read(probe, metrics).minus(before);
+            } finally {
+                load.awaitStop(); // the load stops by itself at the window's end
             }
         } finally {
             lines.close();
         }
-        int rowsPerRequest = mode.overHttp() ? options.rowsPerRequest() : BenchMode.RAW_BATCH_ROWS;
-        return tally.result(mode, clients, SINK, SERVER_APPLIERS, rowsPerRequest);
+        String client = mode.overHttp() ? options.client().label() : "in-process";
+        return tally.result(mode, client, rowsPerRequest, SINK, SERVER_APPLIERS, used);
+    }
+
+    private Load load(BenchMode mode, SluiceServer server, Scenario.Workload workload) {
+        Scenario s = options.scenario();
+        if (!mode.overHttp()) {
+            return new RawLoad(server.sink(), Template.compile(s.name(), s.template()), workload.stream(0), ticker);
+        }
+        HttpTarget target = new HttpTarget(URI.create(server.baseUrl() + "/db/"
+                + options.serverConfig().neo4j().database() + "/write/" + s.name() + "?mode=" + mode.label()),
+                options.clients(), options.rowsPerRequest());
+        return switch (options.client()) {
+            case NETTY -> new NettyHttpLoad(target, workload, ticker);
+            case JDK -> new JdkHttpLoad(target, workload, ticker);
+        };
+    }
+
+    private void sleepUntil(long nanos) throws InterruptedException {
+        long left = nanos - ticker.read();
+        if (left > 0) {
+            Thread.sleep(Duration.ofNanos(left));
+        }
+    }
+
+    private static ServerStats read(HttpClient probe, URI metrics) throws InterruptedException {
+        try {
+            return ServerStats.fetch(probe, metrics);
+        } catch (IOException | RuntimeException e) {
+            log.warn("cannot read the server's metrics ({}); server figures will be missing", e.toString());
+            return ServerStats.NONE;
+        }
     }
 
     private Path tempDir(BenchMode mode) {

@@ -18,14 +18,17 @@ import java.util.Objects;
  * @param config         the server's config; the scenario's template and schema replace its own
  * @param workDir        where each mode's temporary database directory is made
  * @param seed           seeds the row generators
+ * @param client         the HTTP load generator
  */
 public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration,
-        Duration warmup, int rowsPerRequest, SluiceConfig config, Path workDir, long seed) {
+        Duration warmup, int rowsPerRequest, SluiceConfig config, Path workDir, long seed,
+        LoadClient client) {
 
     public BenchOptions {
         Objects.requireNonNull(scenario, "scenario");
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(workDir, "workDir");
+        Objects.requireNonNull(client, "client");
         modes = List.copyOf(modes);
         if (modes.isEmpty()) {
             throw new IllegalArgumentException("at least one mode is needed");

@@ -51,19 +51,28 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         return results.stream().filter(r -> r.mode() == mode).findFirst();
     }
 
-    /** The summary table, one row per mode, then the ratios. */
+    /**
+     * The summary table, one row per mode, then the ratios. Besides the client's view (writes/s, latency,
+     * errors) it shows the server's: rows per transaction, time per transaction, transactions in flight on
+     * average (sync: the share of time its one applier was busy; direct: concurrent transactions; raw: the
+     * loop), and JVM GC pause time (client and server share the JVM).
+     */
     public String table() {
         StringBuilder sb = new StringBuilder();
         sb.append("scenario ").append(scenario).append('\n');
-        sb.append(String.format(Locale.ROOT, "%-7s %7s %10s %7s %10s %9s %9s %7s %5s%n", "mode", "clients",
-                "writes", "seconds", "writes/s", "p50 ms", "p99 ms", "errors", "rows/req"));
+        String head = "%-6s %-10s %7s %9s %10s %7s %10s %8s %8s %6s %8s %7s %7s %6s%n";
+        String row = "%-6s %-10s %7d %9d %10d %7.1f %10.0f %8.2f %8.2f %6d %8.1f %7.2f %7.2f %6.2f%n";
+        sb.append(String.format(Locale.ROOT, head, "mode", "client", "clients", "rows/req", "writes", "seconds",
+                "writes/s", "p50 ms", "p99 ms", "errors", "rows/tx", "tx ms", "in tx", "gc s"));
         for (ModeResult r : results) {
-            sb.append(String.format(Locale.ROOT, "%-7s %7d %10d %7.1f %10.0f %9.2f %9.2f %7d %5d%n", r.mode().label(),
-                    r.clients(), r.writes(), r.seconds(), r.writesPerS(), r.p50Ms(), r.p99Ms(), r.errors(),
-                    r.rowsPerRequest()));
+            ServerStats s = r.server();
+            sb.append(String.format(Locale.ROOT, row, r.mode().label(), r.client(), r.clients(), r.rowsPerRequest(),
+                    r.writes(), r.seconds(), r.writesPerS(), r.p50Ms(), r.p99Ms(), r.errors(), s.rowsPerBatch(),
+                    s.commitMs(), s.inTransaction(r.seconds()), s.gcPauseSeconds()));
         }
         List<String> parts = new ArrayList<>();
-        ratios.forEach((k, v) -> parts.add(String.format(Locale.ROOT, v >= 10 ? "%s %.1fx" : "%s %.2f", k, v)));
+        ratios.forEach((k, v) -> parts.add(String.format(Locale.ROOT, v >= 10 ? "%s %.1fx" : v >= 0.1 ? "%s %.2f"
+                : "%s %.4f", k, v)));
         if (!parts.isEmpty()) {
             sb.append("ratios: ").append(String.join(", ", parts)).append('\n');
         }
@@ -95,10 +104,17 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             m.put("sink", r.sink());
             m.put("appliers", r.appliers());
             m.put("rows_per_request", r.rowsPerRequest());
+            m.put("client", r.client());
+            ServerStats s = r.server();
+            m.put("transactions", Math.round(s.batches()));
+            m.put("rows_per_tx", round(s.rowsPerBatch(), 2));
+            m.put("tx_ms", round(s.commitMs(), 3));
+            m.put("tx_in_flight", round(s.inTransaction(r.seconds()), 3));
+            m.put("gc_pause_s", round(s.gcPauseSeconds(), 3));
             rs.add(m);
         }
         Map<String, Double> rounded = new LinkedHashMap<>();
-        ratios.forEach((k, v) -> rounded.put(k, round(v, 3)));
+        ratios.forEach((k, v) -> rounded.put(k, round(v, 4)));
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("scenario", scenario);
         root.put("results", rs);

@@ -57,6 +57,9 @@ final class Progress implements AutoCloseable {
             case MEASURE -> {
                 long writes = tally.writes();
                 double s = (now - w.measureStart()) / 1e9;
+                if (s < 0.5) {
+                    return; // a tick that lands on the start of the measurement has nothing to say yet
+                }
                 boolean firstMeasured = lastNanos < w.measureStart();
                 double lastS = (now - Math.max(lastNanos, w.measureStart())) / 1e9;
                 double recent = (writes - (firstMeasured ? 0 : lastWrites)) / Math.max(lastS, 1e-3);

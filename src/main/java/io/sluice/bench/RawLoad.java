@@ -15,10 +15,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The limit: the scenario's rows in {@code UNWIND $rows AS row <cypher>} transactions of
- * {@link BenchMode#RAW_BATCH_ROWS} rows, one thread, straight into the sink, no HTTP and no sluice write path.
- * Owns one named platform thread, started and joined (bounded) by {@link #run}.
+ * {@link BenchMode#RAW_BATCH_ROWS} rows, one thread, straight into the sink: no HTTP, no sluice write path.
+ * Owns one named platform thread.
  */
-final class RawLoad {
+final class RawLoad implements Load {
     private static final Logger log = LoggerFactory.getLogger(RawLoad.class);
     private static final Duration JOIN_MARGIN = Duration.ofSeconds(60);
 
@@ -27,6 +27,8 @@ final class RawLoad {
     private final RowSource rows;
     private final Ticker ticker;
     private final AtomicReference<String> firstError = new AtomicReference<>();
+    private Thread thread;
+    private Window window;
 
     RawLoad(Sink sink, Template template, RowSource rows, Ticker ticker) {
         this.sink = sink;
@@ -35,15 +37,21 @@ final class RawLoad {
         this.ticker = ticker;
     }
 
-    void run(Tally tally) throws InterruptedException {
+    @Override
+    public void start(Tally tally) {
+        window = tally.window();
         Tally.Client counts = tally.newClient();
-        Thread t = Thread.ofPlatform().name("sluice-bench-raw").start(() -> loop(counts, tally.window()));
-        long leftMillis = (tally.window().end() - ticker.read()) / 1_000_000 + JOIN_MARGIN.toMillis();
-        t.join(Math.max(1, leftMillis));
-        if (t.isAlive()) {
+        thread = Thread.ofPlatform().name("sluice-bench-raw").start(() -> loop(counts));
+    }
+
+    @Override
+    public void awaitStop() throws InterruptedException {
+        long leftMillis = (window.end() - ticker.read()) / 1_000_000 + JOIN_MARGIN.toMillis();
+        thread.join(Math.max(1, leftMillis));
+        if (thread.isAlive()) {
             log.warn("raw load still running {} after the end; interrupting it", JOIN_MARGIN);
-            t.interrupt();
-            t.join(Duration.ofSeconds(10).toMillis());
+            thread.interrupt();
+            thread.join(Duration.ofSeconds(10).toMillis());
         }
         String err = firstError.get();
         if (err != null) {
@@ -51,7 +59,7 @@ final class RawLoad {
         }
     }
 
-    private void loop(Tally.Client counts, Window window) {
+    private void loop(Tally.Client counts) {
         while (!Thread.currentThread().isInterrupted() && ticker.read() < window.end()) {
             List<Map<String, Object>> batch = new ArrayList<>(BenchMode.RAW_BATCH_ROWS);
             for (int i = 0; i < BenchMode.RAW_BATCH_ROWS; i++) {

@@ -84,8 +84,13 @@ final class Tally {
         return errors.sum();
     }
 
-    /** The measurement; call only after every client's thread has stopped. */
-    synchronized ModeResult result(BenchMode mode, int clientCount, String sink, int appliers, int rowsPerRequest) {
+    /**
+     * The measurement; call only after every client's thread has stopped. {@code server} is what the server's
+     * metrics say about the window; for raw mode, whose transactions bypass the server, its batches, rows and
+     * commit time are taken from this tally instead (one sample per transaction).
+     */
+    synchronized ModeResult result(BenchMode mode, String client, int rowsPerRequest, String sink, int appliers,
+            ServerStats server) {
         long w = 0;
         Map<Integer, Long> byStatus = new HashMap<>();
         List<Latencies> parts = new ArrayList<>();
@@ -96,8 +101,15 @@ final class Tally {
         }
         long[] sorted = Latencies.mergeSorted(parts);
         long e = byStatus.values().stream().mapToLong(Long::longValue).sum();
-        double seconds = window.seconds();
-        return new ModeResult(mode, clientCount, w, seconds, w / seconds, Latencies.percentileMs(sorted, 50),
-                Latencies.percentileMs(sorted, 99), e, byStatus, sink, appliers, rowsPerRequest);
+        if (mode == BenchMode.RAW) {
+            long sum = 0;
+            for (long l : sorted) {
+                sum += l;
+            }
+            server = new ServerStats(sorted.length, w, sum / 1e9, server.gcPauseSeconds());
+        }
+        return new ModeResult(mode, client, clients.size(), rowsPerRequest, w, window.seconds(),
+                Latencies.percentileMs(sorted, 50), Latencies.percentileMs(sorted, 99), e, byStatus, sink, appliers,
+                server);
     }
 }

@@ -5,6 +5,7 @@ import io.sluice.bench.Bench;
 import io.sluice.bench.BenchMode;
 import io.sluice.bench.BenchOptions;
 import io.sluice.bench.BenchReport;
+import io.sluice.bench.LoadClient;
 import io.sluice.bench.Scenario;
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
@@ -54,12 +55,17 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "42", description = "seed of the row generators (default: ${DEFAULT-VALUE})")
     long seed;
 
+    @Option(names = "--http-client", defaultValue = "netty",
+            description = "HTTP load generator: netty (cheapest per request) or jdk (java.net.http) (default: ${DEFAULT-VALUE})")
+    String httpClient;
+
     @Override
     public Integer call() throws Exception {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
         Path workDir = work != null ? work : Path.of(System.getProperty("java.io.tmpdir"));
         BenchOptions o = new BenchOptions(Scenario.named(scenario), BenchMode.parseList(modes), clients,
-                seconds(duration, "--duration"), seconds(warmup, "--warmup"), rowsPerRequest, c, workDir, seed);
+                seconds(duration, "--duration"), seconds(warmup, "--warmup"), rowsPerRequest, c, workDir, seed,
+                LoadClient.parse(httpClient));
         BenchReport report = new Bench(o, Ticker.system(), System.err).run();
         System.out.print(report.table());
         if (out != null) {
