@@ -24,7 +24,9 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code sluice bench}: runs a scenario in each requested mode, one after another, each against a fresh
  * in-process sluice (embedded Neo4j in a temporary directory, HTTP on an ephemeral loopback port, no Bolt):
- * start, warm up, measure, stop, delete. HTTP modes are driven by {@link NettyHttpLoad} or {@link JdkHttpLoad},
+ * start, warm up, measure, stop, delete. Before the first mode, every mode runs for a while on a throwaway
+ * server ({@link BenchOptions#prime}): client and server share one JVM, and without this the first mode would
+ * be measured while the JIT is still compiling the paths every mode shares. HTTP modes are driven by {@link NettyHttpLoad} or {@link JdkHttpLoad},
  * {@code raw} by {@link RawLoad}. The server's metrics are read at both ends of the measured window to show
  * where the time went. Client and server share the JVM and the machine's cores, as they would on one host:
  * comparisons between the modes of one run are fair; absolute numbers depend on the machine.
@@ -46,11 +48,14 @@ public final class Bench {
         this.progress = progress;
     }
 
-    /** Runs every mode and returns the report. */
+    /** Primes the JIT, then runs every mode, each on a fresh server, and returns the report. */
     public BenchReport run() throws InterruptedException {
+        if (!options.prime().isZero()) {
+            prime();
+        }
         List<ModeResult> results = new ArrayList<>();
         for (BenchMode mode : options.modes()) {
-            ModeResult r = runMode(mode);
+            ModeResult r = onFreshServer(mode, server -> measure(server, mode, "", options.warmup(), options.duration()));
             progress.printf(Locale.ROOT, "bench %s %s: %,.0f writes/s, p50 %.2f ms, p99 %.2f ms, errors %d%n",
                     options.scenario().name(), mode.label(), r.writesPerS(), r.p50Ms(), r.p99Ms(), r.errors());
             results.add(r);
@@ -58,27 +63,44 @@ public final class Bench {
         return BenchReport.of(options.scenario().name(), results);
     }
 
-    private ModeResult runMode(BenchMode mode) throws InterruptedException {
+    /** Every mode in turn on one throwaway server, for an equal share of the prime time; nothing is kept. */
+    private void prime() throws InterruptedException {
+        Duration slice = options.prime().dividedBy(options.modes().size());
+        onFreshServer(options.modes().getFirst(), server -> {
+            for (BenchMode mode : options.modes()) {
+                measure(server, mode, " (priming the JIT)", Duration.ZERO, slice);
+            }
+            return null;
+        });
+    }
+
+    @FunctionalInterface
+    private interface OnServer<T> {
+        T run(SluiceServer server) throws InterruptedException;
+    }
+
+    private <T> T onFreshServer(BenchMode mode, OnServer<T> work) throws InterruptedException {
         Path dir = tempDir(mode);
         try {
             try (SluiceServer server = SluiceServer.start(new SluiceServer.Options(options.serverConfig(), dir,
                     new HostPort("127.0.0.1", 0), null))) {
-                return measure(mode, server);
+                return work.run(server);
             }
         } finally {
             deleteTree(dir);
         }
     }
 
-    private ModeResult measure(BenchMode mode, SluiceServer server) throws InterruptedException {
+    private ModeResult measure(SluiceServer server, BenchMode mode, String note, Duration warmup, Duration duration)
+            throws InterruptedException {
         Scenario s = options.scenario();
         int clients = mode.overHttp() ? options.clients() : 1;
         int rowsPerRequest = mode.overHttp() ? options.rowsPerRequest() : BenchMode.RAW_BATCH_ROWS;
-        Window window = Window.of(ticker.read(), options.warmup().toNanos(), options.duration().toNanos());
+        Window window = Window.of(ticker.read(), warmup.toNanos(), duration.toNanos());
         Tally tally = new Tally(window, clients);
         Load load = load(mode, server, s.workload(options.seed()));
         ServerStats used;
-        Progress lines = Progress.start(s.name() + " " + mode.label(), tally, ticker, progress);
+        Progress lines = Progress.start(s.name() + " " + mode.label() + note, tally, ticker, progress);
         try (HttpClient probe = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
             URI metrics = URI.create(server.baseUrl() + "/metrics");
             load.start(tally);

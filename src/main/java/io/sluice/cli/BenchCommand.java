@@ -38,6 +38,11 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--warmup", defaultValue = "5", description = "warm-up seconds per mode, not counted (default: ${DEFAULT-VALUE})")
     double warmup;
 
+    @Option(names = "--prime", defaultValue = "30",
+            description = "seconds, before the first mode, of untimed load in every mode on a throwaway server, "
+                    + "to warm up the JIT so that the order of the modes does not matter (default: ${DEFAULT-VALUE})")
+    double prime;
+
     @Option(names = "--rows-per-request", defaultValue = "1",
             description = "rows per HTTP request; more than 1 sends a JSON array (default: ${DEFAULT-VALUE})")
     int rowsPerRequest;
@@ -64,7 +69,8 @@ final class BenchCommand implements Callable<Integer> {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
         Path workDir = work != null ? work : Path.of(System.getProperty("java.io.tmpdir"));
         BenchOptions o = new BenchOptions(Scenario.named(scenario), BenchMode.parseList(modes), clients,
-                seconds(duration, "--duration"), seconds(warmup, "--warmup"), rowsPerRequest, c, workDir, seed,
+                seconds(duration, "--duration"), seconds(warmup, "--warmup"),
+                seconds(prime, "--prime"), rowsPerRequest, c, workDir, seed,
                 LoadClient.parse(httpClient));
         BenchReport report = new Bench(o, Ticker.system(), System.err).run();
         System.out.print(report.table());

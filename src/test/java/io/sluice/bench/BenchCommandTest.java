@@ -27,7 +27,7 @@ class BenchCommandTest {
     void tinyBenchWritesEveryFieldAndNoErrors() throws Exception {
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         BenchOptions o = new BenchOptions(Scenario.named("create-node"), BenchMode.parseList("sync,raw"), 4,
-                Duration.ofSeconds(2), Duration.ZERO, 1, SluiceConfig.defaults(), dir.resolve("work"), 42,
+                Duration.ofSeconds(2), Duration.ZERO, Duration.ZERO, 1, SluiceConfig.defaults(), dir.resolve("work"), 42,
                 LoadClient.NETTY);
         BenchReport report = new Bench(o, Ticker.system(), new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
         Path out = dir.resolve("bench.json");
