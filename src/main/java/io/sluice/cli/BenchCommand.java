@@ -1,13 +1,90 @@
 package io.sluice.cli;
 
+import io.sluice.batch.Ticker;
+import io.sluice.bench.Bench;
+import io.sluice.bench.BenchMode;
+import io.sluice.bench.BenchOptions;
+import io.sluice.bench.BenchReport;
+import io.sluice.bench.LoadClient;
+import io.sluice.bench.Scenario;
+import io.sluice.config.ConfigLoader;
+import io.sluice.config.SluiceConfig;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
-/** {@code sluice bench}: placeholder until the bench package lands (this same issue). */
-@Command(name = "bench", mixinStandardHelpOptions = true, description = "Benchmark sluice's modes against each other.")
+/** {@code sluice bench}: runs a scenario in several modes, each on a fresh in-process sluice, and compares them. */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = {"Benchmark sluice's modes against each other over loopback HTTP, and against raw UNWIND batches.",
+                "Each mode runs on a fresh database: start, warm up, measure, stop, delete."})
 final class BenchCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "SCENARIO",
+            description = "create-node, create-labeled, create-indexed or visited")
+    String scenario;
+
+    @Option(names = "--modes", defaultValue = "direct,sync,raw",
+            description = "modes to run, in order: direct, sync, async, raw (default: ${DEFAULT-VALUE})")
+    String modes;
+
+    @Option(names = "--clients", defaultValue = "64", description = "closed-loop HTTP clients (default: ${DEFAULT-VALUE})")
+    int clients;
+
+    @Option(names = "--duration", defaultValue = "20", description = "measured seconds per mode (default: ${DEFAULT-VALUE})")
+    double duration;
+
+    @Option(names = "--warmup", defaultValue = "5", description = "warm-up seconds per mode, not counted (default: ${DEFAULT-VALUE})")
+    double warmup;
+
+    @Option(names = "--prime", defaultValue = "30",
+            description = "seconds, before the first mode, of untimed load in every mode on a throwaway server, "
+                    + "to warm up the JIT so that the order of the modes does not matter (default: ${DEFAULT-VALUE})")
+    double prime;
+
+    @Option(names = "--rows-per-request", defaultValue = "1",
+            description = "rows per HTTP request; more than 1 sends a JSON array (default: ${DEFAULT-VALUE})")
+    int rowsPerRequest;
+
+    @Option(names = "--out", paramLabel = "FILE.json", description = "also write the results as JSON")
+    Path out;
+
+    @Option(names = "--config", description = "YAML config for the server (batch, admission, neo4j); "
+            + "its templates and schema are replaced by the scenario's")
+    Path config;
+
+    @Option(names = "--work", paramLabel = "DIR", description = "where the temporary databases go (default: the system temp dir)")
+    Path work;
+
+    @Option(names = "--seed", defaultValue = "42", description = "seed of the row generators (default: ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(names = "--http-client", defaultValue = "netty",
+            description = "HTTP load generator: netty (cheapest per request) or jdk (java.net.http) (default: ${DEFAULT-VALUE})")
+    String httpClient;
+
     @Override
-    public Integer call() {
-        return 1;
+    public Integer call() throws Exception {
+        SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
+        Path workDir = work != null ? work : Path.of(System.getProperty("java.io.tmpdir"));
+        BenchOptions o = new BenchOptions(Scenario.named(scenario), BenchMode.parseList(modes), clients,
+                seconds(duration, "--duration"), seconds(warmup, "--warmup"),
+                seconds(prime, "--prime"), rowsPerRequest, c, workDir, seed,
+                LoadClient.parse(httpClient));
+        BenchReport report = new Bench(o, Ticker.system(), System.err).run();
+        System.out.print(report.table());
+        if (out != null) {
+            report.writeJson(out);
+            System.out.println("results written to " + out);
+        }
+        return 0;
+    }
+
+    private static Duration seconds(double s, String option) {
+        if (!(s >= 0) || s > 86_400) {
+            throw new IllegalArgumentException(option + " must be a number of seconds in [0, 86400], got " + s);
+        }
+        return Duration.ofMillis(Math.round(s * 1000));
     }
 }

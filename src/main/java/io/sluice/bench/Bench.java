@@ -1,0 +1,184 @@
+package io.sluice.bench;
+
+import io.sluice.batch.Ticker;
+import io.sluice.server.SluiceServer;
+import io.sluice.sink.EmbeddedNeo4j.HostPort;
+import io.sluice.write.Template;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code sluice bench}: runs a scenario in each requested mode, one after another, each against a fresh
+ * in-process sluice (embedded Neo4j in a temporary directory, HTTP on an ephemeral loopback port, no Bolt):
+ * start, warm up, measure, stop, delete. Before the first mode, every mode runs for a while on a throwaway
+ * server ({@link BenchOptions#prime}): client and server share one JVM, and without this the first mode would
+ * be measured while the JIT is still compiling the paths every mode shares. HTTP modes are driven by {@link NettyHttpLoad} or {@link JdkHttpLoad},
+ * {@code raw} by {@link RawLoad}. The server's metrics are read at both ends of the measured window to show
+ * where the time went. Client and server share the JVM and the machine's cores, as they would on one host:
+ * comparisons between the modes of one run are fair; absolute numbers depend on the machine.
+ */
+public final class Bench {
+    private static final Logger log = LoggerFactory.getLogger(Bench.class);
+    /** The server applies with one applier thread (see {@code Gateway}); reported with each result. */
+    static final int SERVER_APPLIERS = 1;
+    static final String SINK = "embedded";
+
+    private final BenchOptions options;
+    private final Ticker ticker;
+    private final PrintStream progress;
+
+    /** {@code progress} gets a line a second while a mode runs, and one per finished mode. */
+    public Bench(BenchOptions options, Ticker ticker, PrintStream progress) {
+        this.options = options;
+        this.ticker = ticker;
+        this.progress = progress;
+    }
+
+    /** Primes the JIT, then runs every mode, each on a fresh server, and returns the report. */
+    public BenchReport run() throws InterruptedException {
+        if (!options.prime().isZero()) {
+            prime();
+        }
+        List<ModeResult> results = new ArrayList<>();
+        for (BenchMode mode : options.modes()) {
+            ModeResult r = onFreshServer(mode, server -> measure(server, mode, "", options.warmup(), options.duration()));
+            progress.printf(Locale.ROOT, "bench %s %s: %,.0f writes/s, p50 %.2f ms, p99 %.2f ms, errors %d%n",
+                    options.scenario().name(), mode.label(), r.writesPerS(), r.p50Ms(), r.p99Ms(), r.errors());
+            results.add(r);
+        }
+        return BenchReport.of(options.scenario().name(), results);
+    }
+
+    /** Every mode in turn on one throwaway server, for an equal share of the prime time; nothing is kept. */
+    private void prime() throws InterruptedException {
+        Duration slice = options.prime().dividedBy(options.modes().size());
+        onFreshServer(options.modes().getFirst(), server -> {
+            for (BenchMode mode : options.modes()) {
+                measure(server, mode, " (priming the JIT)", Duration.ZERO, slice);
+            }
+            return null;
+        });
+    }
+
+    @FunctionalInterface
+    private interface OnServer<T> {
+        T run(SluiceServer server) throws InterruptedException;
+    }
+
+    private <T> T onFreshServer(BenchMode mode, OnServer<T> work) throws InterruptedException {
+        Path dir = tempDir(mode);
+        try {
+            try (SluiceServer server = SluiceServer.start(new SluiceServer.Options(options.serverConfig(), dir,
+                    new HostPort("127.0.0.1", 0), null))) {
+                return work.run(server);
+            }
+        } finally {
+            deleteTree(dir);
+        }
+    }
+
+    private ModeResult measure(SluiceServer server, BenchMode mode, String note, Duration warmup, Duration duration)
+            throws InterruptedException {
+        Scenario s = options.scenario();
+        int clients = mode.overHttp() ? options.clients() : 1;
+        int rowsPerRequest = mode.overHttp() ? options.rowsPerRequest() : BenchMode.RAW_BATCH_ROWS;
+        Window window = Window.of(ticker.read(), warmup.toNanos(), duration.toNanos());
+        Tally tally = new Tally(window, clients);
+        Load load = load(mode, server, s.workload(options.seed()));
+        ServerStats used;
+        Progress lines = Progress.start(s.name() + " " + mode.label() + note, tally, ticker, progress);
+        try (HttpClient probe = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
+            URI metrics = URI.create(server.baseUrl() + "/metrics");
+            load.start(tally);
+            try {
+                sleepUntil(window.measureStart());
+                ServerStats before = read(probe, metrics);
+                sleepUntil(window.end());
+                used = read(probe, metrics).minus(before);
+            } finally {
+                load.awaitStop(); // the load stops by itself at the window's end
+            }
+        } finally {
+            lines.close();
+        }
+        String client = mode.overHttp() ? options.client().label() : "in-process";
+        return tally.result(mode, client, rowsPerRequest, SINK, SERVER_APPLIERS, used);
+    }
+
+    private Load load(BenchMode mode, SluiceServer server, Scenario.Workload workload) {
+        Scenario s = options.scenario();
+        if (!mode.overHttp()) {
+            return new RawLoad(server.sink(), Template.compile(s.name(), s.template()), workload.stream(0), ticker);
+        }
+        HttpTarget target = new HttpTarget(URI.create(server.baseUrl() + "/db/"
+                + options.serverConfig().neo4j().database() + "/write/" + s.name() + "?mode=" + mode.label()),
+                options.clients(), options.rowsPerRequest());
+        return switch (options.client()) {
+            case NETTY -> new NettyHttpLoad(target, workload, ticker);
+            case JDK -> new JdkHttpLoad(target, workload, ticker);
+        };
+    }
+
+    private void sleepUntil(long nanos) throws InterruptedException {
+        long left = nanos - ticker.read();
+        if (left > 0) {
+            Thread.sleep(Duration.ofNanos(left));
+        }
+    }
+
+    private static ServerStats read(HttpClient probe, URI metrics) throws InterruptedException {
+        try {
+            return ServerStats.fetch(probe, metrics);
+        } catch (IOException | RuntimeException e) {
+            log.warn("cannot read the server's metrics ({}); server figures will be missing", e.toString());
+            return ServerStats.NONE;
+        }
+    }
+
+    private Path tempDir(BenchMode mode) {
+        try {
+            Files.createDirectories(options.workDir());
+            return Files.createTempDirectory(options.workDir(), "sluice-bench-" + mode.label() + "-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot make a temporary database directory in " + options.workDir(), e);
+        }
+    }
+
+    /** Deletes a temporary database; a failure is logged, not thrown (the measurement is already taken). */
+    static void deleteTree(Path dir) {
+        try {
+            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                    Files.delete(file);
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+                    if (e != null) {
+                        throw e;
+                    }
+                    Files.delete(d);
+                    return FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (IOException e) {
+            log.warn("could not delete the bench database {}: {}", dir, e.toString());
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package io.sluice.bench;
+
+import io.sluice.config.SluiceConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What to run.
+ *
+ * @param scenario       the template, schema and rows
+ * @param modes          the modes, run one after another, each on a fresh database
+ * @param clients        closed-loop HTTP clients (raw always runs one thread)
+ * @param duration       measured time per mode
+ * @param warmup         time per mode before measuring; not counted
+ * @param prime          time before the first mode, on a throwaway server, shared by the modes: warms the JIT
+ *                       on every mode's code path, so that the mode that runs first is not measured on a cold
+ *                       JVM (on 2 cores C2 needs tens of seconds under load; without this, order changed the
+ *                       sync/direct ratio from 1.4 to 2.6)
+ * @param rowsPerRequest rows in each HTTP request (1: one JSON object; more: an array)
+ * @param config         the server's config; the scenario's template and schema replace its own
+ * @param workDir        where each mode's temporary database directory is made
+ * @param seed           seeds the row generators
+ * @param client         the HTTP load generator
+ */
+public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration,
+        Duration warmup, Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed,
+        LoadClient client) {
+
+    public BenchOptions {
+        Objects.requireNonNull(scenario, "scenario");
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(workDir, "workDir");
+        Objects.requireNonNull(client, "client");
+        modes = List.copyOf(modes);
+        if (modes.isEmpty()) {
+            throw new IllegalArgumentException("at least one mode is needed");
+        }
+        if (clients < 1 || clients > 10_000) {
+            throw new IllegalArgumentException("clients must be in [1, 10000], got " + clients);
+        }
+        if (duration.isNegative() || duration.isZero() || duration.compareTo(Duration.ofHours(24)) > 0) {
+            throw new IllegalArgumentException("duration must be in (0, 24h], got " + duration);
+        }
+        if (warmup.isNegative() || warmup.compareTo(Duration.ofHours(1)) > 0) {
+            throw new IllegalArgumentException("warmup must be in [0, 1h], got " + warmup);
+        }
+        if (prime.isNegative() || prime.compareTo(Duration.ofHours(1)) > 0) {
+            throw new IllegalArgumentException("prime must be in [0, 1h], got " + prime);
+        }
+        if (rowsPerRequest < 1 || rowsPerRequest > 100_000) {
+            throw new IllegalArgumentException("rows per request must be in [1, 100000], got " + rowsPerRequest);
+        }
+    }
+
+    /** The server config for this scenario: its one template and its schema. */
+    public SluiceConfig serverConfig() {
+        return config.withTemplates(java.util.Map.of(scenario.name(), scenario.template()), scenario.schema());
+    }
+}

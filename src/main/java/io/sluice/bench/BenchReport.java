@@ -1,0 +1,137 @@
+package io.sluice.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What a bench run found: one {@link ModeResult} per mode, and each mode's throughput as a ratio of
+ * {@code direct}'s (how much sluice's batching gains over one transaction per request) and of {@code raw}'s
+ * (how close it gets to the limit). Ratios are what to compare across machines; absolute numbers are noise.
+ *
+ * @param ratios e.g. {@code "sync/direct" -> 21.3, "sync/raw" -> 0.62}, for every mode against direct and raw
+ *               when those ran
+ */
+public record BenchReport(String scenario, List<ModeResult> results, Map<String, Double> ratios) {
+
+    public BenchReport {
+        results = List.copyOf(results);
+        ratios = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(ratios));
+    }
+
+    public static BenchReport of(String scenario, List<ModeResult> results) {
+        Map<String, Double> ratios = new LinkedHashMap<>();
+        for (BenchMode base : List.of(BenchMode.DIRECT, BenchMode.RAW)) {
+            Optional<ModeResult> b = find(results, base);
+            if (b.isEmpty() || b.get().writesPerS() <= 0) {
+                continue;
+            }
+            for (ModeResult r : results) {
+                if (r.mode() != base) {
+                    ratios.put(r.mode().label() + "/" + base.label(), r.writesPerS() / b.get().writesPerS());
+                }
+            }
+        }
+        return new BenchReport(scenario, results, ratios);
+    }
+
+    public Optional<ModeResult> result(BenchMode mode) {
+        return find(results, mode);
+    }
+
+    private static Optional<ModeResult> find(List<ModeResult> results, BenchMode mode) {
+        return results.stream().filter(r -> r.mode() == mode).findFirst();
+    }
+
+    /**
+     * The summary table, one row per mode, then the ratios. Besides the client's view (writes/s, latency,
+     * errors) it shows the server's: rows per transaction, time per transaction, transactions in flight on
+     * average (sync: the share of time its one applier was busy; direct: concurrent transactions; raw: the
+     * loop), and JVM GC pause time (client and server share the JVM).
+     */
+    public String table() {
+        StringBuilder sb = new StringBuilder();
+        sb.append("scenario ").append(scenario).append('\n');
+        String head = "%-6s %-10s %7s %9s %10s %7s %10s %8s %8s %6s %8s %7s %7s %6s%n";
+        String row = "%-6s %-10s %7d %9d %10d %7.1f %10.0f %8.2f %8.2f %6d %8.1f %7.2f %7.2f %6.2f%n";
+        sb.append(String.format(Locale.ROOT, head, "mode", "client", "clients", "rows/req", "writes", "seconds",
+                "writes/s", "p50 ms", "p99 ms", "errors", "rows/tx", "tx ms", "in tx", "gc s"));
+        for (ModeResult r : results) {
+            ServerStats s = r.server();
+            sb.append(String.format(Locale.ROOT, row, r.mode().label(), r.client(), r.clients(), r.rowsPerRequest(),
+                    r.writes(), r.seconds(), r.writesPerS(), r.p50Ms(), r.p99Ms(), r.errors(), s.rowsPerBatch(),
+                    s.commitMs(), s.inTransaction(r.seconds()), s.gcPauseSeconds()));
+        }
+        List<String> parts = new ArrayList<>();
+        ratios.forEach((k, v) -> parts.add(String.format(Locale.ROOT, v >= 10 ? "%s %.1fx" : v >= 0.1 ? "%s %.2f"
+                : "%s %.4f", k, v)));
+        if (!parts.isEmpty()) {
+            sb.append("ratios: ").append(String.join(", ", parts)).append('\n');
+        }
+        for (ModeResult r : results) {
+            if (r.errors() > 0) {
+                sb.append("errors in ").append(r.mode().label()).append(" by HTTP status (0: transport): ")
+                        .append(r.errorsByStatus()).append('\n');
+            }
+        }
+        return sb.toString();
+    }
+
+    /** The report as JSON: {@code {"scenario", "results": [{"mode", "clients", "writes", ...}], "ratios"}}. */
+    public Map<String, Object> toJson() {
+        List<Object> rs = new ArrayList<>();
+        for (ModeResult r : results) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("mode", r.mode().label());
+            m.put("clients", r.clients());
+            m.put("writes", r.writes());
+            m.put("seconds", r.seconds());
+            m.put("writes_per_s", round(r.writesPerS(), 1));
+            m.put("p50_ms", round(r.p50Ms(), 3));
+            m.put("p99_ms", round(r.p99Ms(), 3));
+            m.put("errors", r.errors());
+            Map<String, Long> byStatus = new LinkedHashMap<>();
+            r.errorsByStatus().forEach((s, n) -> byStatus.put(Integer.toString(s), n));
+            m.put("errors_by_status", byStatus);
+            m.put("sink", r.sink());
+            m.put("appliers", r.appliers());
+            m.put("rows_per_request", r.rowsPerRequest());
+            m.put("client", r.client());
+            ServerStats s = r.server();
+            m.put("transactions", Math.round(s.batches()));
+            m.put("rows_per_tx", round(s.rowsPerBatch(), 2));
+            m.put("tx_ms", round(s.commitMs(), 3));
+            m.put("tx_in_flight", round(s.inTransaction(r.seconds()), 3));
+            m.put("gc_pause_s", round(s.gcPauseSeconds(), 3));
+            rs.add(m);
+        }
+        Map<String, Double> rounded = new LinkedHashMap<>();
+        ratios.forEach((k, v) -> rounded.put(k, round(v, 4)));
+        Map<String, Object> root = new LinkedHashMap<>();
+        root.put("scenario", scenario);
+        root.put("results", rs);
+        root.put("ratios", rounded);
+        return root;
+    }
+
+    public void writeJson(Path file) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), toJson());
+    }
+
+    private static double round(double v, int decimals) {
+        double f = Math.pow(10, decimals);
+        return Math.round(v * f) / f;
+    }
+}

@@ -1,0 +1,86 @@
+package io.sluice.bench;
+
+import io.sluice.batch.Ticker;
+import io.sluice.bench.Scenario.RowSource;
+import io.sluice.sink.Sink;
+import io.sluice.sink.SinkException;
+import io.sluice.write.Template;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The limit: the scenario's rows in {@code UNWIND $rows AS row <cypher>} transactions of
+ * {@link BenchMode#RAW_BATCH_ROWS} rows, one thread, straight into the sink: no HTTP, no sluice write path.
+ * Owns one named platform thread.
+ */
+final class RawLoad implements Load {
+    private static final Logger log = LoggerFactory.getLogger(RawLoad.class);
+    private static final Duration JOIN_MARGIN = Duration.ofSeconds(60);
+
+    private final Sink sink;
+    private final String unwindCypher;
+    private final RowSource rows;
+    private final Ticker ticker;
+    private final AtomicReference<String> firstError = new AtomicReference<>();
+    private Thread thread;
+    private Window window;
+
+    RawLoad(Sink sink, Template template, RowSource rows, Ticker ticker) {
+        this.sink = sink;
+        this.unwindCypher = template.unwindCypher();
+        this.rows = rows;
+        this.ticker = ticker;
+    }
+
+    @Override
+    public void start(Tally tally) {
+        window = tally.window();
+        Tally.Client counts = tally.newClient();
+        thread = Thread.ofPlatform().name("sluice-bench-raw").start(() -> loop(counts));
+    }
+
+    @Override
+    public void awaitStop() throws InterruptedException {
+        long leftMillis = (window.end() - ticker.read()) / 1_000_000 + JOIN_MARGIN.toMillis();
+        thread.join(Math.max(1, leftMillis));
+        if (thread.isAlive()) {
+            log.warn("raw load still running {} after the end; interrupting it", JOIN_MARGIN);
+            thread.interrupt();
+            thread.join(Duration.ofSeconds(10).toMillis());
+        }
+        String err = firstError.get();
+        if (err != null) {
+            log.warn("raw transactions failed; the first: {}", err);
+        }
+    }
+
+    private void loop(Tally.Client counts) {
+        while (!Thread.currentThread().isInterrupted() && ticker.read() < window.end()) {
+            List<Map<String, Object>> batch = new ArrayList<>(BenchMode.RAW_BATCH_ROWS);
+            for (int i = 0; i < BenchMode.RAW_BATCH_ROWS; i++) {
+                batch.add(rows.next());
+            }
+            long start = ticker.read();
+            int status;
+            try {
+                sink.inTransaction(tx -> {
+                    tx.runDiscarding(unwindCypher, Map.of(Template.ROWS_PARAM, batch));
+                    return null;
+                });
+                status = 200;
+            } catch (SinkException e) {
+                // counted as the HTTP API would answer it: transient 503, anything else 500
+                status = e.isTransient() ? 503 : 500;
+                firstError.compareAndSet(null, e.getMessage());
+            }
+            if (!counts.record(status, batch.size(), start, ticker.read())) {
+                return;
+            }
+        }
+    }
+}

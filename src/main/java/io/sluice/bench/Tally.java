@@ -1,0 +1,115 @@
+package io.sluice.bench;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The counts of one mode's run. Load threads each own a {@link Client} and record into it; live totals are
+ * {@link LongAdder}s that {@link Progress} reads while the run goes on. {@link #result} is called after every
+ * load thread has stopped (its caller joined them), which makes the clients' plain fields visible.
+ */
+final class Tally {
+    /** Bound on the latency samples of a whole run (8 bytes each). */
+    static final int MAX_SAMPLES = 8 << 20;
+
+    private final Window window;
+    private final int perClientSamples;
+    private final List<Client> clients = new ArrayList<>();
+    private final LongAdder warmupWrites = new LongAdder();
+    private final LongAdder writes = new LongAdder();
+    private final LongAdder errors = new LongAdder();
+
+    Tally(Window window, int clientCount) {
+        this.window = window;
+        this.perClientSamples = Math.max(1024, MAX_SAMPLES / clientCount);
+    }
+
+    /** One load thread's counts. Not thread-safe: used by its thread only. */
+    final class Client {
+        private final Latencies latencies = new Latencies(perClientSamples);
+        private final Map<Integer, Long> errorsByStatus = new HashMap<>();
+        private long writes;
+
+        /**
+         * Records one request (or raw batch) that took from {@code start} to {@code end}; {@code status} 2xx
+         * is success. Returns false once this client has recorded all the samples it may: it must stop.
+         */
+        boolean record(int status, int rows, long start, long end) {
+            boolean ok = status >= 200 && status < 300;
+            switch (window.phase(end)) {
+                case WARMUP -> {
+                    if (ok) {
+                        warmupWrites.add(rows);
+                    }
+                    return true;
+                }
+                case OVER -> {
+                    return true;
+                }
+                case MEASURE -> { }
+            }
+            if (ok) {
+                writes += rows;
+                Tally.this.writes.add(rows);
+            } else {
+                errorsByStatus.merge(status, 1L, Long::sum);
+                errors.add(1);
+            }
+            return latencies.add(end - start);
+        }
+    }
+
+    synchronized Client newClient() {
+        Client c = new Client();
+        clients.add(c);
+        return c;
+    }
+
+    Window window() {
+        return window;
+    }
+
+    long warmupWrites() {
+        return warmupWrites.sum();
+    }
+
+    long writes() {
+        return writes.sum();
+    }
+
+    long errors() {
+        return errors.sum();
+    }
+
+    /**
+     * The measurement; call only after every client's thread has stopped. {@code server} is what the server's
+     * metrics say about the window; for raw mode, whose transactions bypass the server, its batches, rows and
+     * commit time are taken from this tally instead (one sample per transaction).
+     */
+    synchronized ModeResult result(BenchMode mode, String client, int rowsPerRequest, String sink, int appliers,
+            ServerStats server) {
+        long w = 0;
+        Map<Integer, Long> byStatus = new HashMap<>();
+        List<Latencies> parts = new ArrayList<>();
+        for (Client c : clients) {
+            w += c.writes;
+            c.errorsByStatus.forEach((s, n) -> byStatus.merge(s, n, Long::sum));
+            parts.add(c.latencies);
+        }
+        long[] sorted = Latencies.mergeSorted(parts);
+        long e = byStatus.values().stream().mapToLong(Long::longValue).sum();
+        if (mode == BenchMode.RAW) {
+            long sum = 0;
+            for (long l : sorted) {
+                sum += l;
+            }
+            server = new ServerStats(sorted.length, w, sum / 1e9, server.gcPauseSeconds());
+        }
+        return new ModeResult(mode, client, clients.size(), rowsPerRequest, w, window.seconds(),
+                Latencies.percentileMs(sorted, 50), Latencies.percentileMs(sorted, 99), e, byStatus, sink, appliers,
+                server);
+    }
+}

@@ -1,0 +1,110 @@
+package io.sluice.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.batch.Ticker;
+import io.sluice.config.SluiceConfig;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A tiny real bench (embedded Neo4j, loopback HTTP), so CI covers the command end to end. */
+class BenchCommandTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    @Timeout(90)
+    void tinyBenchWritesEveryFieldAndNoErrors() throws Exception {
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+        BenchOptions o = new BenchOptions(Scenario.named("create-node"), BenchMode.parseList("sync,raw"), 4,
+                Duration.ofSeconds(2), Duration.ZERO, Duration.ZERO, 1, SluiceConfig.defaults(), dir.resolve("work"), 42,
+                LoadClient.NETTY);
+        BenchReport report = new Bench(o, Ticker.system(), new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
+        Path out = dir.resolve("bench.json");
+        report.writeJson(out);
+
+        JsonNode root = new ObjectMapper().readTree(out.toFile());
+        assertThat(root.get("scenario").asText()).isEqualTo("create-node");
+        assertThat(root.get("results")).hasSize(2);
+        for (JsonNode r : root.get("results")) {
+            assertThat(r.fieldNames()).toIterable().contains("mode", "clients", "writes", "seconds", "writes_per_s",
+                    "p50_ms", "p99_ms", "errors", "sink", "appliers", "rows_per_request");
+            assertThat(r.get("writes").asLong()).as(r.toString()).isPositive();
+            assertThat(r.get("errors").asLong()).as(r.toString()).isZero();
+            assertThat(r.get("writes_per_s").asDouble()).isPositive();
+            assertThat(r.get("p99_ms").asDouble()).isGreaterThanOrEqualTo(r.get("p50_ms").asDouble()).isPositive();
+            assertThat(r.get("sink").asText()).isEqualTo("embedded");
+        }
+        assertThat(root.get("results").get(0).get("mode").asText()).isEqualTo("sync");
+        assertThat(root.get("results").get(0).get("clients").asInt()).isEqualTo(4);
+        assertThat(root.get("results").get(1).get("rows_per_request").asInt()).isEqualTo(1000);
+        assertThat(root.get("ratios").has("sync/raw")).isTrue();
+        assertThat(report.table()).contains("sync", "raw", "sync/raw");
+        assertThat(progress.toString(StandardCharsets.UTF_8)).contains("create-node sync");
+        try (var left = Files.list(dir.resolve("work"))) {
+            assertThat(left).as("temporary databases are deleted").isEmpty();
+        }
+    }
+
+    @Test
+    void modesParseInOrderAndRejectTyposAndRepeats() {
+        assertThat(BenchMode.parseList("direct, sync,async,raw"))
+                .containsExactly(BenchMode.DIRECT, BenchMode.SYNC, BenchMode.ASYNC, BenchMode.RAW);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchMode.parseList("sync,snyc"))
+                .hasMessageContaining("snyc");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchMode.parseList("sync,sync"))
+                .hasMessageContaining("twice");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Scenario.named("nope"))
+                .hasMessageContaining("visited");
+    }
+
+    @Test
+    void percentilesAreNearestRank() {
+        long[] ms = new long[100];
+        for (int i = 0; i < 100; i++) {
+            ms[i] = (i + 1) * 1_000_000L;
+        }
+        assertThat(Latencies.percentileMs(ms, 50)).isEqualTo(50.0);
+        assertThat(Latencies.percentileMs(ms, 99)).isEqualTo(99.0);
+        assertThat(Latencies.percentileMs(new long[] {7_000_000L}, 99)).isEqualTo(7.0);
+        assertThat(Latencies.percentileMs(new long[0], 50)).isZero();
+    }
+
+    @Test
+    void ratiosCompareEveryModeWithDirectAndRaw() {
+        ModeResult direct = result(BenchMode.DIRECT, 1_000);
+        ModeResult sync = result(BenchMode.SYNC, 20_000);
+        ModeResult raw = result(BenchMode.RAW, 40_000);
+        BenchReport r = BenchReport.of("visited", List.of(direct, sync, raw));
+        assertThat(r.ratios()).containsEntry("sync/direct", 20.0).containsEntry("sync/raw", 0.5)
+                .containsEntry("raw/direct", 40.0).doesNotContainKey("direct/direct");
+        assertThat(r.table()).contains("sync/direct 20.0x", "sync/raw 0.50");
+    }
+
+    @Test
+    void visitedRowsAreSeededAndInRange() {
+        Scenario.RowSource a = Scenario.named("visited").workload(7).stream(3);
+        Scenario.RowSource b = Scenario.named("visited").workload(7).stream(3);
+        for (int i = 0; i < 1000; i++) {
+            var row = a.next();
+            assertThat(row).isEqualTo(b.next());
+            assertThat((Long) row.get("user")).isBetween(0L, 99_999L);
+            assertThat((String) row.get("url")).startsWith("https://site/");
+        }
+    }
+
+    private static ModeResult result(BenchMode mode, long writesPerSecond) {
+        return new ModeResult(mode, "netty", 64, 1, writesPerSecond * 10, 10, 1, 2, 0, java.util.Map.of(), "embedded",
+                1, ServerStats.NONE);
+    }
+}
