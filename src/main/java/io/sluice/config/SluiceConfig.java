@@ -58,7 +58,7 @@ public record SluiceConfig(
 
         public Batch {
             maxRows = maxRows == null ? 2000 : maxRows;
-            maxWait = maxWait == null ? Duration.ofMillis(1) : maxWait;
+            maxWait = maxWait == null ? Duration.ofNanos(200_000) : maxWait;
             if (maxRows < 1) {
                 throw new IllegalArgumentException("batch.max_rows must be >= 1, got " + maxRows);
             }
