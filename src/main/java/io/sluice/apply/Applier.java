@@ -19,12 +19,21 @@ public final class Applier implements AutoCloseable {
 
     private final Batcher batcher;
     private final BatchRunner runner;
+    private final BatchSizeController sizes;
+    private final io.sluice.batch.Ticker ticker;
     private final Thread thread;
 
-    public Applier(Batcher batcher, BatchRunner runner, ThreadFactory threads) {
+    /** {@code sizes} null: a fixed row limit. */
+    public Applier(Batcher batcher, BatchRunner runner, ThreadFactory threads, BatchSizeController sizes,
+            io.sluice.batch.Ticker ticker) {
         this.batcher = batcher;
         this.runner = runner;
+        this.sizes = sizes;
+        this.ticker = ticker;
         this.thread = threads.newThread(this::loop);
+        if (sizes != null) {
+            batcher.setMaxRows(sizes.limit());
+        }
     }
 
     public Applier start() {
@@ -48,12 +57,37 @@ public final class Applier implements AutoCloseable {
                 continue;
             }
             try {
+                long t0 = ticker.read();
                 runner.apply(batch);
+                adapt(batch, ticker.read() - t0);
             } catch (RuntimeException | Error e) {
                 // futures are already failed by the runner; keep the thread alive for the next batch
                 log.error("applier: unexpected failure", e);
             }
         }
+    }
+
+    private void adapt(List<Pending> batch, long nanos) {
+        if (sizes == null) {
+            return;
+        }
+        int rows = 0;
+        boolean failed = false;
+        for (Pending p : batch) {
+            rows += p.rows();
+            // a transient failure (deadlock, timeout) is a batch-size signal; a client's bad write is not
+            failed |= p.future().join() instanceof io.sluice.write.Outcome.Failed f && f.error().isTransient();
+        }
+        if (failed) {
+            sizes.failed();
+        } else {
+            sizes.committed(rows, nanos);
+        }
+        batcher.setMaxRows(sizes.limit());
+    }
+
+    public int batchLimit() {
+        return batcher.maxRows();
     }
 
     /** Closes the batcher (what is queued is still applied) and waits up to {@code wait} for the thread. */

@@ -42,8 +42,16 @@ public final class BatchRunner {
     private final RetryPolicy.Sleeper sleeper;
     private final Ticker ticker;
     private final Metrics metrics;
+    private final boolean lockOrder;
 
     public BatchRunner(Sink sink, RetryPolicy retry, RetryPolicy.Sleeper sleeper, Ticker ticker, Metrics metrics) {
+        this(sink, retry, sleeper, ticker, metrics, true);
+    }
+
+    /** {@code lockOrder}: sort each batch's template rows by the template's lock-order fields (see Execution). */
+    public BatchRunner(Sink sink, RetryPolicy retry, RetryPolicy.Sleeper sleeper, Ticker ticker, Metrics metrics,
+            boolean lockOrder) {
+        this.lockOrder = lockOrder;
         this.sink = sink;
         this.retry = retry;
         this.sleeper = sleeper;
@@ -110,7 +118,7 @@ public final class BatchRunner {
             long t0 = ticker.read();
             try {
                 Map<Pending, List<StatementResult>> results = sink.inTransaction(tx -> {
-                    var rs = Execution.run(tx, batch);
+                    var rs = Execution.run(tx, batch, lockOrder);
                     hooks.inTransaction(tx, batch);
                     return rs;
                 });

@@ -27,7 +27,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Thread-safe: one lock guards the queue; writers signal appliers when a batch may have become ready.
  */
 public final class Batcher {
-    private final int maxRows;
+    private volatile int maxRows;
     private final long maxWaitNanos;
     private final Ticker ticker;
     private final ReentrantLock lock = new ReentrantLock();
@@ -43,6 +43,18 @@ public final class Batcher {
         this.maxRows = maxRows;
         this.maxWaitNanos = maxWait.toNanos();
         this.ticker = ticker;
+    }
+
+    /** Changes the row limit (the adaptive batch size); takes effect for the next batch. */
+    public void setMaxRows(int rows) {
+        if (rows < 1) {
+            throw new IllegalArgumentException("maxRows must be >= 1, got " + rows);
+        }
+        maxRows = rows;
+    }
+
+    public int maxRows() {
+        return maxRows;
     }
 
     /** Adds an admitted request. Refused (false) once closed: the caller must then answer it itself. */

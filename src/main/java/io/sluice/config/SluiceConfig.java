@@ -16,7 +16,8 @@ public record SluiceConfig(
         Admission admission,
         Neo4j neo4j,
         Retry retry,
-        Journal journal) {
+        Journal journal,
+        Apply apply) {
 
     public SluiceConfig {
         templates = templates == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(templates));
@@ -26,6 +27,7 @@ public record SluiceConfig(
         neo4j = neo4j == null ? Neo4j.DEFAULT : neo4j;
         retry = retry == null ? Retry.DEFAULT : retry;
         journal = journal == null ? Journal.DEFAULT : journal;
+        apply = apply == null ? Apply.DEFAULT : apply;
         for (String name : templates.keySet()) {
             if (!name.matches("[A-Za-z0-9_.-]+")) {
                 throw new IllegalArgumentException("template name '" + name + "' must match [A-Za-z0-9_.-]+");
@@ -34,33 +36,49 @@ public record SluiceConfig(
     }
 
     public static SluiceConfig defaults() {
-        return new SluiceConfig(null, null, null, null, null, null, null);
+        return new SluiceConfig(null, null, null, null, null, null, null, null);
     }
 
     public SluiceConfig withTemplates(Map<String, TemplateConfig> t, List<String> s) {
-        return new SluiceConfig(t, s, batch, admission, neo4j, retry, journal);
+        return new SluiceConfig(t, s, batch, admission, neo4j, retry, journal, apply);
     }
 
     public SluiceConfig withBatch(Batch b) {
-        return new SluiceConfig(templates, schema, b, admission, neo4j, retry, journal);
+        return new SluiceConfig(templates, schema, b, admission, neo4j, retry, journal, apply);
+    }
+
+    public SluiceConfig withApply(Apply a) {
+        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, a);
     }
 
     public SluiceConfig withAdmission(Admission a) {
-        return new SluiceConfig(templates, schema, batch, a, neo4j, retry, journal);
+        return new SluiceConfig(templates, schema, batch, a, neo4j, retry, journal, apply);
     }
 
     /**
-     * When a batch closes: at {@code maxRows} rows, or when its oldest write has waited {@code maxWait}
-     * (the linger that lets a batch fill while the applier is free), whichever comes first.
+     * When a batch closes: at the row limit, or when its oldest write has waited {@code maxWait} (the linger that
+     * lets a batch fill while the applier is free), whichever comes first. With {@code adaptive}, the row limit
+     * moves between {@code minRows} and {@code maxRows}, growing while throughput rises and commits stay under
+     * {@code targetCommit}, shrinking on slow commits and errors; without it, it is {@code maxRows}.
      */
-    public record Batch(Integer maxRows, Duration maxWait) {
-        public static final Batch DEFAULT = new Batch(null, null);
+    public record Batch(Integer maxRows, Duration maxWait, Integer minRows, Boolean adaptive, Duration targetCommit) {
+        public static final Batch DEFAULT = new Batch(null, null, null, null, null);
+
+        public Batch(Integer maxRows, Duration maxWait) {
+            this(maxRows, maxWait, null, null, null);
+        }
 
         public Batch {
             maxRows = maxRows == null ? 2000 : maxRows;
             maxWait = maxWait == null ? Duration.ofNanos(200_000) : maxWait;
+            minRows = minRows == null ? Math.min(50, maxRows) : minRows;
+            adaptive = adaptive == null || adaptive;
+            targetCommit = targetCommit == null ? Duration.ofMillis(100) : targetCommit;
             if (maxRows < 1) {
                 throw new IllegalArgumentException("batch.max_rows must be >= 1, got " + maxRows);
+            }
+            if (minRows < 1 || minRows > maxRows) {
+                throw new IllegalArgumentException("batch.min_rows must be in [1, max_rows], got " + minRows);
             }
             if (maxWait.isNegative()) {
                 throw new IllegalArgumentException("batch.max_wait must be >= 0, got " + maxWait);
@@ -131,6 +149,22 @@ public record SluiceConfig(
             }
             if (segmentBytes.bytes() < 4096) {
                 throw new IllegalArgumentException("journal.segment_bytes must be >= 4096, got " + segmentBytes);
+            }
+        }
+    }
+
+    /**
+     * The appliers: how many transactions run at once (each owns a partition of the keys), and whether a batch's
+     * rows are sorted into one global lock order (see Template.lockOrder).
+     */
+    public record Apply(Integer appliers, Boolean lockOrder) {
+        public static final Apply DEFAULT = new Apply(null, null);
+
+        public Apply {
+            appliers = appliers == null ? 2 : appliers;
+            lockOrder = lockOrder == null || lockOrder;
+            if (appliers < 1 || appliers > 256) {
+                throw new IllegalArgumentException("apply.appliers must be in [1, 256], got " + appliers);
             }
         }
     }

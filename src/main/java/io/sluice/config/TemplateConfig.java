@@ -12,9 +12,17 @@ import java.util.Objects;
  * @param key    the row fields that define ordering and partitioning (may be empty: no order promised)
  * @param types  optional declared field types (string, integer, float, number, boolean, list, map, any),
  *               checked before a row is admitted
+ * @param lockOrder the fields by which a batch's rows are sorted so that concurrent transactions lock shared
+ *               nodes in one order; null derives them (the node keys of MERGE/MATCH patterns besides the key),
+ *               an empty list turns sorting off
  */
-public record TemplateConfig(String cypher, List<String> key, Map<String, String> types) {
+public record TemplateConfig(String cypher, List<String> key, Map<String, String> types, List<String> lockOrder) {
+    public TemplateConfig(String cypher, List<String> key, Map<String, String> types) {
+        this(cypher, key, types, null);
+    }
+
     public TemplateConfig {
+        lockOrder = lockOrder == null ? null : List.copyOf(lockOrder);
         Objects.requireNonNull(cypher, "template needs 'cypher'");
         if (cypher.isBlank()) {
             throw new IllegalArgumentException("template 'cypher' is blank");

@@ -119,6 +119,40 @@ public final class CypherText {
         return fields;
     }
 
+    private static final Set<String> CLAUSES = Set.of("MERGE", "MATCH", "CREATE", "SET", "WITH", "WHERE", "RETURN",
+            "DELETE", "DETACH", "REMOVE", "UNWIND", "FOREACH", "CALL", "OPTIONAL", "ON", "LOAD");
+
+    /**
+     * The fields of {@code var} used as property keys of node patterns in MERGE and MATCH clauses, e.g. {@code url}
+     * in {@code MERGE (s:Site {url: row.url})}: the nodes a template looks up and locks. Relationship patterns
+     * and CREATE are not counted.
+     */
+    public static Set<String> nodeKeyFields(String cypher, String var) {
+        Set<String> fields = new LinkedHashSet<>();
+        List<Token> ts = tokens(cypher);
+        java.util.ArrayDeque<String> nesting = new java.util.ArrayDeque<>();
+        String clause = "";
+        for (int i = 0; i < ts.size(); i++) {
+            Token t = ts.get(i);
+            String x = t.text();
+            if (t.kind() == Kind.WORD && nesting.isEmpty() && CLAUSES.contains(x.toUpperCase(Locale.ROOT))) {
+                clause = x.toUpperCase(Locale.ROOT);
+            } else if (t.kind() == Kind.SYMBOL && (x.equals("(") || x.equals("[") || x.equals("{"))) {
+                nesting.push(x);
+            } else if (t.kind() == Kind.SYMBOL && (x.equals(")") || x.equals("]") || x.equals("}"))) {
+                nesting.poll();
+            } else if (t.kind() == Kind.WORD && x.equals(var) && i + 2 < ts.size() && ts.get(i + 1).text().equals(".")
+                    && (i == 0 || !ts.get(i - 1).text().equals(".")) && (clause.equals("MERGE") || clause.equals("MATCH"))
+                    && nesting.size() >= 2 && nesting.peek().equals("{")) {
+                String outer = nesting.stream().skip(1).findFirst().orElse("");
+                if (outer.equals("(")) {
+                    fields.add(ts.get(i + 2).text());
+                }
+            }
+        }
+        return fields;
+    }
+
     /** Whether the statement uses {@code CALL {...} IN [n] [CONCURRENT] TRANSACTIONS}. */
     public static boolean runsInTransactions(String cypher) {
         List<Token> ts = tokens(cypher);

@@ -2,6 +2,7 @@ package io.sluice.gateway;
 
 import io.sluice.apply.Applier;
 import io.sluice.apply.BatchRunner;
+import io.sluice.apply.BatchSizeController;
 import io.sluice.apply.RetryPolicy;
 import io.sluice.batch.Admission;
 import io.sluice.batch.Batcher;
@@ -46,9 +47,9 @@ public final class Gateway implements WritePath, AutoCloseable {
     private final Map<String, Template> templates;
     private final StatementClassifier classifier;
     private final Admission admission;
-    private final Batcher batcher;
+    private final List<Batcher> batchers;
     private final BatchRunner runner;
-    private final Applier applier;
+    private final List<Applier> appliers;
     private final Ticker ticker;
     private final AsyncPath async;
     private volatile boolean closing;
@@ -63,11 +64,21 @@ public final class Gateway implements WritePath, AutoCloseable {
         this.classifier = new StatementClassifier(sink, 10_000);
         var a = config.admission();
         this.admission = new Admission(a.maxPendingRows(), a.maxPendingBytes().bytes(), ticker);
-        this.batcher = new Batcher(config.batch().maxRows(), config.batch().maxWait(), ticker);
         var r = config.retry();
+        var b = config.batch();
         this.runner = new BatchRunner(sink, new RetryPolicy(r.maxAttempts(), r.initialBackoff(), r.maxBackoff()),
-                RetryPolicy.Sleeper.REAL, ticker, metrics);
-        this.applier = new Applier(batcher, runner, applierThreads).start();
+                RetryPolicy.Sleeper.REAL, ticker, metrics, config.apply().lockOrder());
+        List<Batcher> bs = new ArrayList<>();
+        List<Applier> as = new ArrayList<>();
+        for (int i = 0; i < config.apply().appliers(); i++) {
+            Batcher batcher = new Batcher(b.maxRows(), b.maxWait(), ticker);
+            BatchSizeController sizes = b.adaptive()
+                    ? new BatchSizeController(b.minRows(), b.maxRows(), b.targetCommit(), b.minRows() * 4) : null;
+            bs.add(batcher);
+            as.add(new Applier(batcher, runner, applierThreads, sizes, ticker).start());
+        }
+        this.batchers = List.copyOf(bs);
+        this.appliers = List.copyOf(as);
     }
 
     /** Compiles the config's templates; a template whose Cypher does not plan is a start-up error. */
@@ -171,9 +182,17 @@ public final class Gateway implements WritePath, AutoCloseable {
         }
     }
 
+    /** A template request goes to the partition of its first row's key; raw Cypher to partition 0. */
+    private Batcher partitionOf(WriteRequest r) {
+        if (r instanceof TemplateRequest t && batchers.size() > 1) {
+            return batchers.get(t.template().partition(t.rowList().getFirst(), batchers.size()));
+        }
+        return batchers.getFirst();
+    }
+
     private Outcome runBatched(WriteRequest r) {
         Pending p = new Pending(r, ticker.read());
-        if (!batcher.enqueue(p)) {
+        if (!partitionOf(r).enqueue(p)) {
             return shuttingDown();
         }
         try {
@@ -250,6 +269,11 @@ public final class Gateway implements WritePath, AutoCloseable {
         return async;
     }
 
+    /** The adaptive row limit of each applier (for metrics). */
+    public List<Integer> batchLimits() {
+        return appliers.stream().map(Applier::batchLimit).toList();
+    }
+
     public long pendingRows() {
         return admission.pendingRows();
     }
@@ -266,7 +290,10 @@ public final class Gateway implements WritePath, AutoCloseable {
         h.put("sink", sink.describe());
         h.put("pending_rows", admission.pendingRows());
         h.put("pending_bytes", admission.pendingBytes());
-        h.put("queued_rows", batcher.queuedRows());
+        h.put("queued_rows", batchers.stream().mapToLong(Batcher::queuedRows).sum());
+        h.put("appliers", appliers.size());
+        h.put("lock_order", config.apply().lockOrder());
+        h.put("batch_limit_rows", appliers.stream().map(Applier::batchLimit).toList());
         h.put("batch_max_rows", config.batch().maxRows());
         h.put("batch_max_wait", config.batch().maxWait().toString());
         h.put("templates", templates.keySet());
@@ -283,10 +310,13 @@ public final class Gateway implements WritePath, AutoCloseable {
     public void close() {
         closing = true;
         admission.close();
-        applier.close(Duration.ofSeconds(60));
-        // no waiter is left hanging: whatever the applier could not drain in time is answered here
-        for (List<Pending> left = batcher.poll(); !left.isEmpty(); left = batcher.poll()) {
-            left.forEach(p -> p.future().complete(shuttingDown()));
+        batchers.forEach(Batcher::close);
+        appliers.forEach(a -> a.close(Duration.ofSeconds(60)));
+        // no waiter is left hanging: whatever the appliers could not drain in time is answered here
+        for (Batcher batcher : batchers) {
+            for (List<Pending> left = batcher.poll(); !left.isEmpty(); left = batcher.poll()) {
+                left.forEach(p -> p.future().complete(shuttingDown()));
+            }
         }
         async.close();
     }

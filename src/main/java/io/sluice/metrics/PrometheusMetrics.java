@@ -35,6 +35,11 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
         gc.bindTo(registry);
     }
 
+    /** Registers a gauge per applier partition. */
+    public void gauge(String name, String description, int partition, Supplier<Number> value) {
+        Gauge.builder(name, value).description(description).tag("partition", Integer.toString(partition)).register(registry);
+    }
+
     /** Registers a gauge read on scrape, e.g. pending rows. */
     public void gauge(String name, String description, Supplier<Number> value) {
         Gauge.builder(name, value).description(description).register(registry);

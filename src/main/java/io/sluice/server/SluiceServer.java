@@ -73,6 +73,11 @@ public final class SluiceServer implements AutoCloseable {
             Gateway g = gateway;
             metrics.gauge("sluice.pending.rows", "admitted rows not yet committed", g::pendingRows);
             metrics.gauge("sluice.pending.bytes", "admitted request bytes not yet committed", g::pendingBytes);
+            for (int i = 0; i < c.apply().appliers(); i++) {
+                int partition = i;
+                metrics.gauge("sluice.batch.limit.rows", "adaptive row limit of an applier", partition,
+                        () -> g.batchLimits().get(partition));
+            }
             metrics.gauge("sluice.journal.lag.rows", "journaled rows not yet applied", async::lagRows);
             metrics.gauge("sluice.journal.lag.bytes", "journaled bytes not yet applied", async::lagBytes);
             metrics.gauge("sluice.journal.applied.offset", "highest journal offset applied", async::appliedOffset);

@@ -12,10 +12,11 @@ import java.util.Set;
 
 /**
  * A compiled write template: the per-row Cypher, the statement sluice runs ({@code UNWIND $rows AS row ...}),
- * the fields it reads from {@code row} (each must be present in every row), the key fields, declared types.
+ * the fields it reads from {@code row} (each must be present in every row), the key fields, declared types, and
+ * the lock-order fields (rows of a batch are sorted by them so concurrent transactions lock in one order).
  */
 public record Template(String name, String cypher, String unwindCypher, List<String> key, Set<String> fields,
-        Map<String, FieldType> types) {
+        Map<String, FieldType> types, List<String> lockOrder) {
 
     public static final String ROWS_PARAM = "rows";
 
@@ -29,8 +30,14 @@ public record Template(String name, String cypher, String unwindCypher, List<Str
                         + "' is not read by its cypher (row." + k + ") nor declared in types");
             }
         }
+        List<String> lockOrder = c.lockOrder();
+        if (lockOrder == null) {
+            Set<String> derived = new java.util.LinkedHashSet<>(CypherText.nodeKeyFields(c.cypher(), "row"));
+            derived.removeAll(c.key());
+            lockOrder = List.copyOf(derived);
+        }
         return new Template(name, c.cypher(), "UNWIND $" + ROWS_PARAM + " AS row " + c.cypher(), c.key(),
-                Set.copyOf(fields), Map.copyOf(types));
+                Set.copyOf(fields), Map.copyOf(types), lockOrder);
     }
 
     /** Checks one row: every field the Cypher reads is present, declared types match. */
@@ -57,6 +64,18 @@ public record Template(String name, String cypher, String unwindCypher, List<Str
             }
         }
         return Optional.empty();
+    }
+
+    /** The partition of a request: by the key of its first row (a request is atomic, so it is never split). */
+    public int partition(Map<String, Object> firstRow, int partitions) {
+        if (partitions <= 1 || key.isEmpty()) {
+            return 0;
+        }
+        int h = 1;
+        for (String k : key) {
+            h = 31 * h + java.util.Objects.hashCode(firstRow.get(k));
+        }
+        return Math.floorMod(h ^ (h >>> 16), partitions);
     }
 
     private static String abbreviate(Object v) {
