@@ -33,8 +33,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Bench {
     private static final Logger log = LoggerFactory.getLogger(Bench.class);
-    /** The server applies with one applier thread (see {@code Gateway}); reported with each result. */
-    static final int SERVER_APPLIERS = 1;
     static final String SINK = "embedded";
 
     private final BenchOptions options;
@@ -55,10 +53,14 @@ public final class Bench {
         }
         List<ModeResult> results = new ArrayList<>();
         for (BenchMode mode : options.modes()) {
-            ModeResult r = onFreshServer(mode, server -> measure(server, mode, "", options.warmup(), options.duration()));
-            progress.printf(Locale.ROOT, "bench %s %s: %,.0f writes/s, p50 %.2f ms, p99 %.2f ms, errors %d%n",
-                    options.scenario().name(), mode.label(), r.writesPerS(), r.p50Ms(), r.p99Ms(), r.errors());
-            results.add(r);
+            boolean batched = mode == BenchMode.SYNC || mode == BenchMode.ASYNC;
+            for (int appliers : batched ? options.appliers() : options.appliers().subList(0, 1)) {
+                ModeResult r = onFreshServer(mode, appliers,
+                        server -> measure(server, mode, appliers, "", options.warmup(), options.duration()));
+                progress.printf(Locale.ROOT, "bench %s %s (%d appliers): %,.0f writes/s, p50 %.2f ms, p99 %.2f ms, errors %d%n",
+                        options.scenario().name(), mode.label(), appliers, r.writesPerS(), r.p50Ms(), r.p99Ms(), r.errors());
+                results.add(r);
+            }
         }
         return BenchReport.of(options.scenario().name(), results);
     }
@@ -66,9 +68,10 @@ public final class Bench {
     /** Every mode in turn on one throwaway server, for an equal share of the prime time; nothing is kept. */
     private void prime() throws InterruptedException {
         Duration slice = options.prime().dividedBy(options.modes().size());
-        onFreshServer(options.modes().getFirst(), server -> {
+        int appliers = options.appliers().getFirst();
+        onFreshServer(options.modes().getFirst(), appliers, server -> {
             for (BenchMode mode : options.modes()) {
-                measure(server, mode, " (priming the JIT)", Duration.ZERO, slice);
+                measure(server, mode, appliers, " (priming the JIT)", Duration.ZERO, slice);
             }
             return null;
         });
@@ -79,10 +82,10 @@ public final class Bench {
         T run(SluiceServer server) throws InterruptedException;
     }
 
-    private <T> T onFreshServer(BenchMode mode, OnServer<T> work) throws InterruptedException {
+    private <T> T onFreshServer(BenchMode mode, int appliers, OnServer<T> work) throws InterruptedException {
         Path dir = tempDir(mode);
         try {
-            try (SluiceServer server = SluiceServer.start(new SluiceServer.Options(options.serverConfig(), dir,
+            try (SluiceServer server = SluiceServer.start(new SluiceServer.Options(options.serverConfig(appliers), dir,
                     new HostPort("127.0.0.1", 0), null))) {
                 return work.run(server);
             }
@@ -91,7 +94,8 @@ public final class Bench {
         }
     }
 
-    private ModeResult measure(SluiceServer server, BenchMode mode, String note, Duration warmup, Duration duration)
+    private ModeResult measure(SluiceServer server, BenchMode mode, int appliers, String note, Duration warmup,
+            Duration duration)
             throws InterruptedException {
         Scenario s = options.scenario();
         int clients = mode.overHttp() ? options.clients() : 1;
@@ -120,7 +124,7 @@ public final class Bench {
             lines.close();
         }
         String client = mode.overHttp() ? options.client().label() : "in-process";
-        ModeResult r = tally.result(mode, client, rowsPerRequest, SINK, SERVER_APPLIERS, used);
+        ModeResult r = tally.result(mode, client, rowsPerRequest, SINK, appliers, used);
         if (drainSeconds > 0) {
             // async counts a write when it is applied, not when it is journaled: the time includes the drain
             progress.printf(Locale.ROOT, "bench %s async: the journal backlog took %.2f s to apply after the window%n",

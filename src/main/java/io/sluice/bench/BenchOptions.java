@@ -23,10 +23,17 @@ import java.util.Objects;
  * @param workDir        where each mode's temporary database directory is made
  * @param seed           seeds the row generators
  * @param client         the HTTP load generator
+ * @param appliers       applier counts: sync and async run once per count (direct and raw once, with the first)
  */
 public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration,
         Duration warmup, Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed,
-        LoadClient client) {
+        LoadClient client, List<Integer> appliers) {
+
+    public BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration, Duration warmup,
+            Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed, LoadClient client) {
+        this(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir, seed, client,
+                List.of(config.apply().appliers()));
+    }
 
     public BenchOptions {
         Objects.requireNonNull(scenario, "scenario");
@@ -34,6 +41,10 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
         Objects.requireNonNull(workDir, "workDir");
         Objects.requireNonNull(client, "client");
         modes = List.copyOf(modes);
+        appliers = List.copyOf(appliers);
+        if (appliers.isEmpty() || appliers.stream().anyMatch(a -> a < 1 || a > 256)) {
+            throw new IllegalArgumentException("appliers must be 1..256 each, got " + appliers);
+        }
         if (modes.isEmpty()) {
             throw new IllegalArgumentException("at least one mode is needed");
         }
@@ -57,5 +68,10 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
     /** The server config for this scenario: its one template and its schema. */
     public SluiceConfig serverConfig() {
         return config.withTemplates(java.util.Map.of(scenario.name(), scenario.template()), scenario.schema());
+    }
+
+    /** The same with {@code n} appliers. */
+    public SluiceConfig serverConfig(int n) {
+        return serverConfig().withApply(new SluiceConfig.Apply(n, config.apply().lockOrder()));
     }
 }

@@ -36,11 +36,17 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             }
             for (ModeResult r : results) {
                 if (r.mode() != base) {
-                    ratios.put(r.mode().label() + "/" + base.label(), r.writesPerS() / b.get().writesPerS());
+                    ratios.put(label(results, r) + "/" + base.label(), r.writesPerS() / b.get().writesPerS());
                 }
             }
         }
         return new BenchReport(scenario, results, ratios);
+    }
+
+    /** The mode's name, with {@code @N} appliers when the mode ran with several applier counts. */
+    static String label(List<ModeResult> results, ModeResult r) {
+        long runs = results.stream().filter(x -> x.mode() == r.mode()).count();
+        return runs > 1 ? r.mode().label() + "@" + r.appliers() : r.mode().label();
     }
 
     public Optional<ModeResult> result(BenchMode mode) {
@@ -66,7 +72,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
                 "writes/s", "p50 ms", "p99 ms", "errors", "rows/tx", "tx ms", "in tx", "gc s"));
         for (ModeResult r : results) {
             ServerStats s = r.server();
-            sb.append(String.format(Locale.ROOT, row, r.mode().label(), r.client(), r.clients(), r.rowsPerRequest(),
+            sb.append(String.format(Locale.ROOT, row, label(results, r), r.client(), r.clients(), r.rowsPerRequest(),
                     r.writes(), r.seconds(), r.writesPerS(), r.p50Ms(), r.p99Ms(), r.errors(), s.rowsPerBatch(),
                     s.commitMs(), s.inTransaction(r.seconds()), s.gcPauseSeconds()));
         }
@@ -90,7 +96,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         List<Object> rs = new ArrayList<>();
         for (ModeResult r : results) {
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("mode", r.mode().label());
+            m.put("mode", label(results, r));
             m.put("clients", r.clients());
             m.put("writes", r.writes());
             m.put("seconds", r.seconds());

@@ -64,6 +64,10 @@ final class BenchCommand implements Callable<Integer> {
             description = "HTTP load generator: netty (cheapest per request) or jdk (java.net.http) (default: ${DEFAULT-VALUE})")
     String httpClient;
 
+    @Option(names = "--appliers", split = ",", paramLabel = "N[,N...]",
+            description = "applier counts of the server; sync and async run once per count (default: the config's)")
+    java.util.List<Integer> appliers;
+
     @Override
     public Integer call() throws Exception {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
@@ -71,7 +75,7 @@ final class BenchCommand implements Callable<Integer> {
         BenchOptions o = new BenchOptions(Scenario.named(scenario), BenchMode.parseList(modes), clients,
                 seconds(duration, "--duration"), seconds(warmup, "--warmup"),
                 seconds(prime, "--prime"), rowsPerRequest, c, workDir, seed,
-                LoadClient.parse(httpClient));
+                LoadClient.parse(httpClient), appliers == null ? java.util.List.of(c.apply().appliers()) : appliers);
         BenchReport report = new Bench(o, Ticker.system(), System.err).run();
         System.out.print(report.table());
         if (out != null) {
