@@ -56,6 +56,12 @@ public final class AsyncPath implements AutoCloseable {
 
     public static AsyncPath start(Options o, Sink sink, Map<String, Template> templates, Metrics metrics, Ticker ticker,
             ThreadFactory threads) throws IOException, SinkException {
+        return start(o, sink, templates, metrics, ticker, threads, null);
+    }
+
+    /** {@code sizes}: the journal applier's adaptive row limit (null: {@code maxRows}, fixed). */
+    public static AsyncPath start(Options o, Sink sink, Map<String, Template> templates, Metrics metrics, Ticker ticker,
+            ThreadFactory threads, io.sluice.apply.BatchSizeController sizes) throws IOException, SinkException {
         OffsetStore offsets = new OffsetStore(sink, 0);
         offsets.createSchema();
         long applied = offsets.read();
@@ -88,7 +94,7 @@ public final class AsyncPath implements AutoCloseable {
             };
             BatchRunner runner = new BatchRunner(sink, o.retry(), sleeper, ticker, metrics);
             self[0] = new JournalApplier(journal, dead, offsets, runner, templates, watermark, lag, ticker,
-                    o.maxRows(), next, threads);
+                    o.maxRows(), sizes, next, threads);
             return new AsyncPath(journal, dead, lag, watermark, self[0].start(), o);
         } catch (IOException | RuntimeException e) {
             journal.close();
@@ -163,6 +169,10 @@ public final class AsyncPath implements AutoCloseable {
 
     public long nextOffset() {
         return journal.nextOffset();
+    }
+
+    public int batchLimit() {
+        return applier.limit();
     }
 
     public long lagRows() {

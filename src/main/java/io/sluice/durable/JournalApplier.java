@@ -61,13 +61,15 @@ final class JournalApplier implements AutoCloseable {
     private final Admission lag;
     private final Ticker ticker;
     private final int maxRows;
+    private final io.sluice.apply.BatchSizeController sizes;
     private final Thread thread;
     private volatile boolean stopping;
     private long next;
 
     JournalApplier(Journal journal, DeadLetters deadLetters, OffsetStore offsets, BatchRunner runner,
             Map<String, Template> templates, AppliedWatermark watermark, Admission lag, Ticker ticker, int maxRows,
-            long next, ThreadFactory threads) {
+            io.sluice.apply.BatchSizeController sizes, long next, ThreadFactory threads) {
+        this.sizes = sizes;
         this.journal = journal;
         this.deadLetters = deadLetters;
         this.offsets = offsets;
@@ -97,7 +99,7 @@ final class JournalApplier implements AutoCloseable {
                 if (!journal.awaitDurable(next, POLL)) {
                     continue;
                 }
-                List<JournalRecord> records = journal.read(next, maxRows, 64L << 20);
+                List<JournalRecord> records = journal.read(next, limit(), 64L << 20);
                 if (!records.isEmpty()) {
                     applyRecords(records);
                     journal.deleteBefore(next); // retention: whole segments that are fully applied
@@ -161,7 +163,7 @@ final class JournalApplier implements AutoCloseable {
                 next = r.offset() + 1;
                 continue;
             }
-            if (!batch.isEmpty() && rows + request.rows() > maxRows) {
+            if (!batch.isEmpty() && rows + request.rows() > limit()) {
                 break;
             }
             Pending p = new Pending(request, ticker.read(), r.offset());
@@ -178,6 +180,7 @@ final class JournalApplier implements AutoCloseable {
         if (batch.isEmpty()) {
             return;
         }
+        long t0 = ticker.read();
         runner.apply(batch, new BatchRunner.Hooks() {
             @Override
             public void inTransaction(Sink.SinkTx tx, List<Pending> group) throws SinkException {
@@ -207,6 +210,9 @@ final class JournalApplier implements AutoCloseable {
             rows += p.rows();
             bytes += source.get(p).payload().length;
         }
+        if (sizes != null) {
+            sizes.committed((int) Math.min(Integer.MAX_VALUE, rows), ticker.read() - t0);
+        }
         done(last.offset(), rows, bytes);
         next = last.offset() + 1;
     }
@@ -230,6 +236,11 @@ final class JournalApplier implements AutoCloseable {
 
     long next() {
         return next;
+    }
+
+    /** The row limit per transaction: adaptive when a controller is given, else the configured maximum. */
+    int limit() {
+        return sizes == null ? maxRows : sizes.limit();
     }
 
     @Override

@@ -300,6 +300,7 @@ public final class Gateway implements WritePath, AutoCloseable {
         h.put("journal_next_offset", async.nextOffset());
         h.put("journal_applied_offset", async.appliedOffset());
         h.put("journal_lag_rows", async.lagRows());
+        h.put("journal_batch_limit_rows", async.batchLimit());
         h.put("journal_lag_bytes", async.lagBytes());
         h.put("dead_letters", async.deadLetterCount());
         return h;

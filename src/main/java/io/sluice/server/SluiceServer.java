@@ -1,5 +1,6 @@
 package io.sluice.server;
 
+import io.sluice.apply.BatchSizeController;
 import io.sluice.apply.RetryPolicy;
 import io.sluice.batch.Ticker;
 import io.sluice.durable.AsyncPath;
@@ -67,7 +68,9 @@ public final class SluiceServer implements AutoCloseable {
                     o.dataDir().resolve("dead-letters"), j.maxLagRows(), j.maxLagBytes().bytes(), j.segmentBytes().bytes(),
                     c.admission().timeout(), c.batch().maxRows(),
                     new RetryPolicy(Integer.MAX_VALUE, r.initialBackoff(), r.maxBackoff())),
-                    sink, templates, metrics, Ticker.system(), Thread.ofPlatform().name("sluice-journal-applier").factory());
+                    sink, templates, metrics, Ticker.system(), Thread.ofPlatform().name("sluice-journal-applier").factory(),
+                    c.batch().adaptive() ? new BatchSizeController(c.batch().minRows(), c.batch().maxRows(),
+                            c.batch().targetCommit(), c.batch().maxRows()) : null);
             gateway = new Gateway(sink, c, templates, metrics, Ticker.system(),
                     Thread.ofPlatform().name("sluice-applier-", 0).factory(), async);
             Gateway g = gateway;
@@ -78,6 +81,8 @@ public final class SluiceServer implements AutoCloseable {
                 metrics.gauge("sluice.batch.limit.rows", "adaptive row limit of an applier", partition,
                         () -> g.batchLimits().get(partition));
             }
+            metrics.gauge("sluice.journal.batch.limit.rows", "adaptive row limit of the journal applier",
+                    async::batchLimit);
             metrics.gauge("sluice.journal.lag.rows", "journaled rows not yet applied", async::lagRows);
             metrics.gauge("sluice.journal.lag.bytes", "journaled bytes not yet applied", async::lagBytes);
             metrics.gauge("sluice.journal.applied.offset", "highest journal offset applied", async::appliedOffset);
