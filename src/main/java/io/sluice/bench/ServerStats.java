@@ -14,12 +14,17 @@ import java.time.Duration;
  * near 100% means the database is the limit; well below, the requests do not arrive fast enough (clients,
  * HTTP, or the hand-off to the applier). Raw mode has no server side: its figures come from its own loop.
  */
-public record ServerStats(double batches, double rows, double commitSeconds, double gcPauseSeconds) {
-    public static final ServerStats NONE = new ServerStats(0, 0, 0, 0);
+public record ServerStats(double batches, double rows, double commitSeconds, double gcPauseSeconds,
+        double deadlockRetries) {
+    public static final ServerStats NONE = new ServerStats(0, 0, 0, 0, 0);
+
+    public ServerStats(double batches, double rows, double commitSeconds, double gcPauseSeconds) {
+        this(batches, rows, commitSeconds, gcPauseSeconds, 0);
+    }
 
     public ServerStats minus(ServerStats o) {
         return new ServerStats(batches - o.batches, rows - o.rows, commitSeconds - o.commitSeconds,
-                gcPauseSeconds - o.gcPauseSeconds);
+                gcPauseSeconds - o.gcPauseSeconds, deadlockRetries - o.deadlockRetries);
     }
 
     public double rowsPerBatch() {
@@ -45,6 +50,7 @@ public record ServerStats(double batches, double rows, double commitSeconds, dou
         double rows = 0;
         double commit = 0;
         double gc = 0;
+        double deadlocks = 0;
         for (String line : text.split("\n")) {
             if (line.startsWith("#") || line.isBlank()) {
                 continue;
@@ -60,9 +66,11 @@ public record ServerStats(double batches, double rows, double commitSeconds, dou
                 commit = v;
             } else if (name.startsWith("jvm_gc_pause_seconds_sum")) {
                 gc += v;
+            } else if (name.startsWith("sluice_transient_retries_total") && name.contains("DeadlockDetected")) {
+                deadlocks += v;
             }
         }
-        return new ServerStats(batches, rows, commit, gc);
+        return new ServerStats(batches, rows, commit, gc, deadlocks);
     }
 
     /** Reads the server's metrics; a failure to read is logged by the caller and counts as {@link #NONE}. */
