@@ -8,10 +8,9 @@ import io.sluice.config.TemplateConfig;
 import io.sluice.metrics.Metrics;
 import io.sluice.sink.EmbeddedNeo4j;
 import io.sluice.sink.Neo4jError;
-import io.sluice.sink.QueryKind;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
-import io.sluice.sink.StatementResult;
+import io.sluice.support.ForwardingSink;
 import io.sluice.support.TestServer;
 import io.sluice.write.Outcome;
 import io.sluice.write.Template;
@@ -34,13 +33,12 @@ class BatchRunnerTest {
     static EmbeddedNeo4j neo4j;
     static Template seq;
 
-    /** Passes everything to the real sink, but fails the next {@code failures} transactions transiently. */
-    static final class FlakySink implements Sink {
-        final Sink real;
+    /** The real sink, but the next {@code failures} transactions fail transiently. */
+    static final class FlakySink extends ForwardingSink {
         final AtomicInteger failures = new AtomicInteger();
 
         FlakySink(Sink real) {
-            this.real = real;
+            super(real);
         }
 
         @Override
@@ -51,34 +49,6 @@ class BatchRunnerTest {
             }
             return real.inTransaction(work);
         }
-
-        @Override
-        public <T> T inReadTransaction(TxWork<T> work) throws SinkException {
-            return real.inReadTransaction(work);
-        }
-
-        @Override
-        public StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException {
-            return real.runImplicit(cypher, params);
-        }
-
-        @Override
-        public QueryKind classify(String cypher) throws SinkException {
-            return real.classify(cypher);
-        }
-
-        @Override
-        public String describe() {
-            return "flaky " + real.describe();
-        }
-
-        @Override
-        public boolean isAvailable() {
-            return real.isAvailable();
-        }
-
-        @Override
-        public void close() {}
     }
 
     static final class Counting implements Metrics {

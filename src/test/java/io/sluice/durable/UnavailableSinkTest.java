@@ -8,11 +8,10 @@ import io.sluice.config.TemplateConfig;
 import io.sluice.metrics.Metrics;
 import io.sluice.sink.EmbeddedNeo4j;
 import io.sluice.sink.Neo4jError;
-import io.sluice.sink.QueryKind;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
-import io.sluice.sink.StatementResult;
 import io.sluice.support.Await;
+import io.sluice.support.ForwardingSink;
 import io.sluice.support.TestServer;
 import io.sluice.write.Outcome;
 import io.sluice.write.Template;
@@ -36,13 +35,12 @@ class UnavailableSinkTest {
     EmbeddedNeo4j neo4j;
 
     /** The real embedded sink, whose write transactions fail as "database unavailable" while {@code down}. */
-    static final class SwitchableSink implements Sink {
-        final Sink real;
+    static final class SwitchableSink extends ForwardingSink {
         final AtomicBoolean down = new AtomicBoolean();
         final AtomicInteger refused = new AtomicInteger();
 
         SwitchableSink(Sink real) {
-            this.real = real;
+            super(real);
         }
 
         @Override
@@ -56,32 +54,9 @@ class UnavailableSinkTest {
         }
 
         @Override
-        public <T> T inReadTransaction(TxWork<T> work) throws SinkException {
-            return real.inReadTransaction(work);
-        }
-
-        @Override
-        public StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException {
-            return real.runImplicit(cypher, params);
-        }
-
-        @Override
-        public QueryKind classify(String cypher) throws SinkException {
-            return real.classify(cypher);
-        }
-
-        @Override
-        public String describe() {
-            return real.describe();
-        }
-
-        @Override
         public boolean isAvailable() {
             return !down.get();
         }
-
-        @Override
-        public void close() {}
     }
 
     @AfterEach

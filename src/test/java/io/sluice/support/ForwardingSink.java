@@ -1,0 +1,49 @@
+package io.sluice.support;
+
+import io.sluice.sink.QueryKind;
+import io.sluice.sink.Sink;
+import io.sluice.sink.SinkException;
+import io.sluice.sink.StatementResult;
+import java.util.Map;
+
+/** A {@link Sink} that passes everything to a real one; tests override what they want to break. */
+public class ForwardingSink implements Sink {
+    protected final Sink real;
+
+    public ForwardingSink(Sink real) {
+        this.real = real;
+    }
+
+    @Override
+    public <T> T inTransaction(TxWork<T> work) throws SinkException {
+        return real.inTransaction(work);
+    }
+
+    @Override
+    public <T> T inReadTransaction(TxWork<T> work) throws SinkException {
+        return real.inReadTransaction(work);
+    }
+
+    @Override
+    public StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException {
+        return real.runImplicit(cypher, params);
+    }
+
+    @Override
+    public QueryKind classify(String cypher) throws SinkException {
+        return real.classify(cypher);
+    }
+
+    @Override
+    public String describe() {
+        return real.describe();
+    }
+
+    @Override
+    public boolean isAvailable() {
+        return real.isAvailable();
+    }
+
+    @Override
+    public void close() {}
+}
