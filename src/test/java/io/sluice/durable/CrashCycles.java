@@ -40,6 +40,9 @@ final class CrashCycles {
         Files.writeString(config, """
                 templates:
                   item: {cypher: "CREATE (:Item {id: row.id})", key: [id]}
+                schema:
+                  # an index, not a uniqueness constraint: a write applied twice must stay visible
+                  - CREATE INDEX item_id IF NOT EXISTS FOR (i:Item) ON (i.id)
                 neo4j: {pagecache: 64m}
                 batch: {max_wait: 1ms}
                 """);
