@@ -49,6 +49,10 @@ public record SluiceConfig(
         return new SluiceConfig(templates, schema, batch, a, neo4j, retry, journal);
     }
 
+    public SluiceConfig withNeo4j(Neo4j n) {
+        return new SluiceConfig(templates, schema, batch, admission, n, retry, journal);
+    }
+
     /**
      * When a batch closes: at {@code maxRows} rows, or when its oldest write has waited {@code maxWait}
      * (the linger that lets a batch fill while the applier is free), whichever comes first.

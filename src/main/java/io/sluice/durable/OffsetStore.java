@@ -17,6 +17,9 @@ final class OffsetStore {
     private static final String WRITE = "MERGE (o:SluiceOffset {partition: $p}) "
             + "SET o.offset = CASE WHEN o.offset IS NULL OR o.offset < $o THEN $o ELSE o.offset END";
     private static final String READ = "MATCH (o:SluiceOffset {partition: $p}) RETURN o.offset";
+    // setting the offset to itself takes the node's write lock and changes nothing
+    private static final String READ_LOCKED = "MERGE (o:SluiceOffset {partition: $p}) ON CREATE SET o.offset = -1 "
+            + "SET o.offset = o.offset RETURN o.offset";
 
     private final Sink sink;
     private final long partition;
@@ -40,6 +43,17 @@ final class OffsetStore {
     long read() throws SinkException {
         StatementResult r = sink.inReadTransaction(tx -> tx.run(READ, Map.of("p", partition)));
         return r.rows().isEmpty() ? -1 : ((Number) r.rows().getFirst().getFirst()).longValue();
+    }
+
+    /**
+     * The highest applied offset, read after taking the offset node's write lock. Every applying transaction
+     * holds that lock until it ends, so a transaction whose commit is still in flight (its connection to a
+     * remote Neo4j lost, its outcome unknown to sluice) is waited for, and its outcome seen. Creates the node
+     * (offset -1) when there is none, which takes the constraint's lock in the same way.
+     */
+    long readLocked() throws SinkException {
+        StatementResult r = sink.inTransaction(tx -> tx.run(READ_LOCKED, Map.of("p", partition)));
+        return ((Number) r.rows().getFirst().getFirst()).longValue();
     }
 
     /** Records {@code offset} as applied inside the caller's transaction (the batch's). */
