@@ -40,6 +40,8 @@ class UnavailableSinkTest {
         final Sink real;
         final AtomicBoolean down = new AtomicBoolean();
         final AtomicInteger refused = new AtomicInteger();
+        /** Commit the next this many write transactions, but report each as a connection lost while committing. */
+        final AtomicInteger ambiguous = new AtomicInteger();
 
         SwitchableSink(Sink real) {
             this.real = real;
@@ -52,7 +54,12 @@ class UnavailableSinkTest {
                 throw new SinkException(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
                         "injected: database unavailable"), null);
             }
-            return real.inTransaction(work);
+            T value = real.inTransaction(work);
+            if (ambiguous.getAndDecrement() > 0) {
+                throw new SinkException(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
+                        "injected: connection lost while committing"), null, true);
+            }
+            return value;
         }
 
         @Override
@@ -122,6 +129,31 @@ class UnavailableSinkTest {
                     "MATCH (i:Item) WITH i.id AS id, count(*) AS c WHERE c > 1 RETURN count(*) AS n", Map.of(),
                     r -> (Long) r.next().get("n"));
             assertThat(duplicated).isZero();
+            assertThat(async.lagRows()).isZero();
+        }
+    }
+
+    @Test
+    void aBatchWhoseCommitOutcomeIsUnknownIsNotAppliedTwice() throws Exception {
+        dir = Files.createTempDirectory("sluice-ambiguous-");
+        neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(dir.resolve("db"), null, 64L << 20, 0, "neo4j"));
+        SwitchableSink sink = new SwitchableSink(neo4j.sink());
+        Template item = Template.compile("item", new TemplateConfig("CREATE (:Item {id: row.id})", List.of("id"), null));
+        AsyncPath.Options o = new AsyncPath.Options(dir.resolve("journal"), dir.resolve("dead"), 1000, 1 << 20, 1 << 20,
+                Duration.ofMillis(200), 1000, new RetryPolicy(Integer.MAX_VALUE, Duration.ofMillis(5), Duration.ofMillis(50)));
+        sink.down.set(true); // journal first, so the applier takes all of it in one batch
+        try (AsyncPath async = AsyncPath.start(o, sink, Map.of("item", item), Metrics.NONE, Ticker.system(),
+                Thread.ofPlatform().name("test-journal-applier").factory())) {
+            long last = -1;
+            for (long id = 0; id < 20; id++) {
+                last = ((Outcome.Accepted) async.submit(new WriteRequest.TemplateRequest(item, List.of(Map.of("id", id)), 10)))
+                        .offset();
+            }
+            sink.ambiguous.set(1);
+            sink.down.set(false);
+            assertThat(async.awaitApplied(last, Duration.ofSeconds(30))).isTrue();
+            assertThat(sink.ambiguous.get()).as("the ambiguous commit happened").isNegative();
+            assertThat(count()).isEqualTo(20);
             assertThat(async.lagRows()).isZero();
         }
     }
