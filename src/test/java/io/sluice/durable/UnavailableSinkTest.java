@@ -107,9 +107,9 @@ class UnavailableSinkTest {
         Template item = Template.compile("item", new TemplateConfig("CREATE (:Item {id: row.id})", List.of("id"), null));
         AsyncPath.Options o = new AsyncPath.Options(dir.resolve("journal"), dir.resolve("dead"), 20, 1 << 20, 1 << 20,
                 Duration.ofMillis(200), 1000, new RetryPolicy(Integer.MAX_VALUE, Duration.ofMillis(5), Duration.ofMillis(50)));
-        sink.down.set(true);
         try (AsyncPath async = AsyncPath.start(o, sink, Map.of("item", item), Metrics.NONE, Ticker.system(),
                 Thread.ofPlatform().name("test-journal-applier").factory())) {
+            sink.down.set(true); // after start, which reads the offset; the journal is empty until the submits below
             long last = -1;
             for (long id = 0; id < 20; id++) {
                 Outcome out = async.submit(new WriteRequest.TemplateRequest(item, List.of(Map.of("id", id)), 10));
@@ -141,9 +141,9 @@ class UnavailableSinkTest {
         Template item = Template.compile("item", new TemplateConfig("CREATE (:Item {id: row.id})", List.of("id"), null));
         AsyncPath.Options o = new AsyncPath.Options(dir.resolve("journal"), dir.resolve("dead"), 1000, 1 << 20, 1 << 20,
                 Duration.ofMillis(200), 1000, new RetryPolicy(Integer.MAX_VALUE, Duration.ofMillis(5), Duration.ofMillis(50)));
-        sink.down.set(true); // journal first, so the applier takes all of it in one batch
         try (AsyncPath async = AsyncPath.start(o, sink, Map.of("item", item), Metrics.NONE, Ticker.system(),
                 Thread.ofPlatform().name("test-journal-applier").factory())) {
+            sink.down.set(true); // journal everything first, so the applier takes all of it in one batch
             long last = -1;
             for (long id = 0; id < 20; id++) {
                 last = ((Outcome.Accepted) async.submit(new WriteRequest.TemplateRequest(item, List.of(Map.of("id", id)), 10)))
