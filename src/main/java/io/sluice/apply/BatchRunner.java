@@ -25,12 +25,18 @@ import org.slf4j.LoggerFactory;
  *   <li>a transient error (deadlock, lock timeout, database briefly unavailable): the same batch is tried
  *       again after a backoff, up to {@link RetryPolicy#maxAttempts()}; after that every request gets the
  *       transient error (HTTP 503) — it was not the requests' fault, and none of them was applied;</li>
+ *   <li>the connection to a remote database was lost while committing ({@link SinkException#commitOutcomeUnknown()}):
+ *       the batch may or may not have committed, so it is not retried (that could apply it twice); every request
+ *       gets the transient error, whose message says so. Async mode then asks the graph (its offset node) what
+ *       was applied;</li>
  *   <li>any other error: one request (or more) is bad. The batch is split in two halves, applied in order, each
  *       in its own transaction, recursively; a single request that still fails gets the error alone, and every
  *       other request commits. A bad request costs about 2·log2(batch) extra transactions; only the
  *       transactions on its path are redone.</li>
  * </ul>
- * Halves are applied in order (left then right), so per-key order survives bisection.
+ * Halves are applied in order (left then right), so per-key order survives bisection. A half that fails
+ * transiently stops the batch: the requests after it get the same error and are not applied, so what commits
+ * is always a prefix of the batch (minus isolated bad requests), which the journal's exactly-once rests on.
  *
  * <p>Thread-safety: stateless apart from its collaborators; one instance may serve several applier threads.
  */
@@ -93,23 +99,29 @@ public final class BatchRunner {
         }
     }
 
-    private void applyOrSplit(List<Pending> batch, Hooks hooks) throws InterruptedException {
+    /** Returns null, or the transient error that stopped the batch (every future from there on failed with it). */
+    private Neo4jError applyOrSplit(List<Pending> batch, Hooks hooks) throws InterruptedException {
         SinkException failure = applyWithRetry(batch, hooks);
         if (failure == null) {
-            return;
+            return null;
         }
-        if (failure.isTransient()) {
+        if (failure.isTransient() || failure.commitOutcomeUnknown()) {
             failAll(batch, failure.error());
+            return failure.error();
         } else if (batch.size() == 1) {
             metrics.writeFailed(failure.error().code());
             hooks.isolated(batch.getFirst(), failure.error());
             batch.getFirst().future().complete(new Outcome.Failed(failure.error()));
-        } else {
-            metrics.bisection();
-            int mid = batch.size() / 2;
-            applyOrSplit(batch.subList(0, mid), hooks);
-            applyOrSplit(batch.subList(mid, batch.size()), hooks);
+            return null;
         }
+        metrics.bisection();
+        int mid = batch.size() / 2;
+        Neo4jError stopped = applyOrSplit(batch.subList(0, mid), hooks);
+        if (stopped != null) {
+            failAll(batch.subList(mid, batch.size()), stopped);
+            return stopped;
+        }
+        return applyOrSplit(batch.subList(mid, batch.size()), hooks);
     }
 
     /** Commits the batch and completes its futures (null returned), or returns the error it failed with. */
@@ -132,7 +144,7 @@ public final class BatchRunner {
                 }
                 return null;
             } catch (SinkException e) {
-                if (!e.isTransient() || attempt >= retry.maxAttempts()) {
+                if (!e.isTransient() || e.commitOutcomeUnknown() || attempt >= retry.maxAttempts()) {
                     return e;
                 }
                 metrics.transientRetry(e.error().code());

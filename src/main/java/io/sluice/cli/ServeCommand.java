@@ -3,6 +3,7 @@ package io.sluice.cli;
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.sink.BoltSink;
 import io.sluice.sink.EmbeddedNeo4j.HostPort;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -10,32 +11,76 @@ import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code sluice serve}: embedded Neo4j with Bolt, and the HTTP API. Stops cleanly on SIGTERM / Ctrl-C. */
+/**
+ * {@code sluice serve}: the HTTP API over embedded Neo4j (Bolt on), or over a Neo4j of one's own with
+ * {@code --neo4j URI}. Stops cleanly on SIGTERM / Ctrl-C.
+ */
 @Command(name = "serve", mixinStandardHelpOptions = true,
-        description = "Run the gateway: embedded Neo4j (Bolt on) and the HTTP API.")
+        description = "Run the gateway: the HTTP API over embedded Neo4j (Bolt on), or over a Neo4j server with --neo4j.")
 final class ServeCommand implements Callable<Integer> {
+    static final String PASSWORD_ENV = "SLUICE_NEO4J_PASSWORD";
+    private static final String DEFAULT_BOLT = "127.0.0.1:7687";
+
     @Option(names = "--config", description = "YAML config file (templates, schema, limits)")
     Path config;
 
-    @Option(names = "--data", defaultValue = "data", description = "Neo4j data directory (default: ${DEFAULT-VALUE})")
+    @Option(names = "--data", defaultValue = "data",
+            description = "data directory: embedded Neo4j, the journal and dead letters (default: ${DEFAULT-VALUE})")
     Path data;
 
     @Option(names = "--http", defaultValue = "127.0.0.1:7474", description = "HTTP listen address (default: ${DEFAULT-VALUE})")
     String http;
 
-    @Option(names = "--bolt", defaultValue = "127.0.0.1:7687", description = "Bolt listen address (default: ${DEFAULT-VALUE})")
+    @Option(names = "--bolt", description = "Bolt listen address of the embedded Neo4j (default: " + DEFAULT_BOLT + ")")
     String bolt;
+
+    @Option(names = "--neo4j", paramLabel = "URI",
+            description = "write to this Neo4j server or cluster over Bolt (bolt://host:7687, neo4j://host:7687, "
+                    + "+s for TLS) instead of embedded Neo4j")
+    String neo4j;
+
+    @Option(names = "--user", description = "Neo4j user for --neo4j (default: neo4j when a password is given, else no auth)")
+    String user;
+
+    @Option(names = "--password", description = "Neo4j password for --neo4j (or env " + PASSWORD_ENV + ")")
+    String password;
+
+    @Option(names = "--database", description = "Neo4j database (default: neo4j.database in the config, neo4j)")
+    String database;
 
     @Override
     public Integer call() throws Exception {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
-        SluiceServer server = SluiceServer.start(new SluiceServer.Options(c, data, HostPort.parse(http), HostPort.parse(bolt)));
+        if (database != null) {
+            c = c.withNeo4j(new SluiceConfig.Neo4j(c.neo4j().pagecache(), c.neo4j().txMemoryMax(), database));
+        }
+        SluiceServer.Options options;
+        String where;
+        if (neo4j == null) {
+            if (user != null || password != null) {
+                throw new IllegalArgumentException("--user and --password are for --neo4j (embedded Neo4j has no auth)");
+            }
+            HostPort b = HostPort.parse(bolt == null ? DEFAULT_BOLT : bolt);
+            options = new SluiceServer.Options(c, data, HostPort.parse(http), b);
+            where = "Bolt bolt://" + b;
+        } else {
+            if (bolt != null) {
+                throw new IllegalArgumentException("--bolt opens the embedded Neo4j's Bolt port; with --neo4j there is none"
+                        + " (clients connect to " + neo4j + ")");
+            }
+            String pw = password != null ? password : System.getenv(PASSWORD_ENV);
+            String u = user != null ? user : pw != null ? "neo4j" : null;
+            options = SluiceServer.Options.remote(c, data, HostPort.parse(http),
+                    new BoltSink.Options(neo4j, u, pw, c.neo4j().database()));
+            where = "Neo4j " + neo4j;
+        }
+        SluiceServer server = SluiceServer.start(options);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("sluice-shutdown").unstarted(() -> {
             server.close();
             stopped.countDown();
         }));
-        System.out.println("sluice ready: HTTP " + server.baseUrl() + "  Bolt bolt://" + bolt + "  data " + data);
+        System.out.println("sluice ready: HTTP " + server.baseUrl() + "  " + where + "  data " + data);
         stopped.await();
         return 0;
     }

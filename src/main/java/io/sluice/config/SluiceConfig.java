@@ -55,6 +55,10 @@ public record SluiceConfig(
         return new SluiceConfig(templates, schema, batch, a, neo4j, retry, journal, apply);
     }
 
+    public SluiceConfig withNeo4j(Neo4j n) {
+        return new SluiceConfig(templates, schema, batch, admission, n, retry, journal, apply);
+    }
+
     /**
      * When a batch closes: at the row limit, or when its oldest write has waited {@code maxWait} (the linger that
      * lets a batch fill while the applier is free), whichever comes first. With {@code adaptive}, the row limit

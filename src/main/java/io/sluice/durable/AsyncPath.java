@@ -64,7 +64,9 @@ public final class AsyncPath implements AutoCloseable {
             ThreadFactory threads, io.sluice.apply.BatchSizeController sizes) throws IOException, SinkException {
         OffsetStore offsets = new OffsetStore(sink, 0);
         offsets.createSchema();
-        long applied = offsets.read();
+        // locked: a transaction of a previous sluice process that was killed while committing over Bolt may still
+        // be in flight on the server; its outcome decides where replay starts
+        long applied = offsets.readLocked();
         Journal journal = Journal.open(o.journalDir(), JournalOptions.defaults().withMaxSegmentBytes(o.segmentBytes()));
         try {
             if (journal.nextOffset() < applied + 1) {

@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * commit); {@link DeadLetters} drops the repeat.
  *
  * <p>After any failure the applier re-reads its position from the offset node (the graph is the truth: some
- * halves of a bisected batch may have committed), and releases the lag of what was committed meanwhile.
+ * halves of a bisected batch may have committed, and a commit whose connection to a remote Neo4j was lost
+ * may or may not have), and releases the lag of what was committed meanwhile.
  *
  * <p>Owns its thread; {@link #close} sets a flag and waits (bounded) for the batch in flight; the thread is
  * never interrupted, because an interrupt inside Neo4j's file I/O closes its channels.
@@ -90,6 +91,7 @@ final class JournalApplier implements AutoCloseable {
 
     private void loop() {
         boolean resync = false;
+        int failures = 0;
         while (!stopping) {
             try {
                 if (resync) {
@@ -110,16 +112,28 @@ final class JournalApplier implements AutoCloseable {
                 if (stopping) {
                     return;
                 }
-                log.error("journal applier: {} (resuming from the offset stored in the graph)", e.getMessage(), e);
+                failures = resync ? failures + 1 : 1;
+                if (e instanceof SinkException se && se.isTransient()) {
+                    if (failures == 1 || failures % 20 == 0) { // once, then every ~10 s while the database is away
+                        log.warn("journal applier: {} (attempt {}; resuming from the offset stored in the graph)",
+                                e.getMessage(), failures);
+                    }
+                } else {
+                    log.error("journal applier: {} (resuming from the offset stored in the graph)", e.getMessage(), e);
+                }
                 resync = true;
                 pause();
             }
         }
     }
 
-    /** Re-reads the position from the graph; releases the lag of records committed since {@code next}. */
+    /**
+     * Re-reads the position from the graph; releases the lag of records committed since {@code next}. The
+     * read waits for a commit still in flight (see {@link OffsetStore#readLocked}): after a lost connection
+     * the graph, not memory, says whether the last batch committed.
+     */
     private void resync() throws SinkException, IOException {
-        long stored = offsets.read() + 1;
+        long stored = offsets.readLocked() + 1;
         for (long o = next; o < stored; ) {
             List<JournalRecord> rs = journal.read(o, (int) Math.min(10_000, stored - o), 64L << 20);
             if (rs.isEmpty()) {
@@ -199,7 +213,8 @@ final class JournalApplier implements AutoCloseable {
         });
         Pending last = batch.getLast();
         if (last.future().isDone() && last.future().join() instanceof Outcome.Failed f && f.error().isTransient()) {
-            throw new IllegalStateException("interrupted while applying offset " + last.offset());
+            // interrupted, or the connection was lost while committing: the graph says what was applied
+            throw new IllegalStateException("batch up to offset " + last.offset() + " not applied: " + f.error().message());
         }
         if (!(last.future().join() instanceof Outcome.Committed)) {
             offsets.writeAlone(last.offset());

@@ -16,7 +16,9 @@ final class OffsetStore {
             "CREATE CONSTRAINT sluice_offset_partition IF NOT EXISTS FOR (o:SluiceOffset) REQUIRE o.partition IS UNIQUE";
     private static final String WRITE = "MERGE (o:SluiceOffset {partition: $p}) "
             + "SET o.offset = CASE WHEN o.offset IS NULL OR o.offset < $o THEN $o ELSE o.offset END";
-    private static final String READ = "MATCH (o:SluiceOffset {partition: $p}) RETURN o.offset";
+    // setting the offset to itself takes the node's write lock and changes nothing
+    private static final String READ_LOCKED = "MERGE (o:SluiceOffset {partition: $p}) ON CREATE SET o.offset = -1 "
+            + "SET o.offset = o.offset RETURN o.offset";
 
     private final Sink sink;
     private final long partition;
@@ -36,10 +38,16 @@ final class OffsetStore {
         }
     }
 
-    /** The highest applied offset, or -1 when nothing was ever applied. */
-    long read() throws SinkException {
-        StatementResult r = sink.inReadTransaction(tx -> tx.run(READ, Map.of("p", partition)));
-        return r.rows().isEmpty() ? -1 : ((Number) r.rows().getFirst().getFirst()).longValue();
+    /**
+     * The highest applied offset (-1 when nothing was ever applied), read after taking the offset node's write
+     * lock. Every applying transaction holds that lock until it ends, so a transaction whose commit is still in
+     * flight (its connection to a remote Neo4j lost, or its sluice process killed) is waited for, and its
+     * outcome seen. Creates the node (offset -1) when there is none, which takes the constraint's lock the same
+     * way.
+     */
+    long readLocked() throws SinkException {
+        StatementResult r = sink.inTransaction(tx -> tx.run(READ_LOCKED, Map.of("p", partition)));
+        return ((Number) r.rows().getFirst().getFirst()).longValue();
     }
 
     /** Records {@code offset} as applied inside the caller's transaction (the batch's). */

@@ -9,6 +9,7 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.gateway.Gateway;
 import io.sluice.http.HttpServer;
 import io.sluice.metrics.PrometheusMetrics;
+import io.sluice.sink.BoltSink;
 import io.sluice.sink.EmbeddedNeo4j;
 import io.sluice.sink.EmbeddedNeo4j.HostPort;
 import io.sluice.sink.Sink;
@@ -23,9 +24,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running sluice: embedded Neo4j, the write path and the HTTP API, started in that order and closed in the
- * reverse one. Closing refuses new requests, applies everything admitted, answers in-flight requests, then
- * shuts Neo4j down. This is what {@code sluice serve} runs and what tests and benchmarks start in-process.
+ * A running sluice: the sink (embedded Neo4j, or a Neo4j of one's own over Bolt), the write path and the HTTP
+ * API, started in that order and closed in the reverse one. Closing refuses new requests, applies everything
+ * admitted, answers in-flight requests, then closes the sink (shutting embedded Neo4j down, or closing the
+ * driver). This is what {@code sluice serve} runs and what tests and benchmarks start in-process.
  */
 public final class SluiceServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SluiceServer.class);
@@ -34,8 +36,31 @@ public final class SluiceServer implements AutoCloseable {
             "Neo.ClientError.Schema.ConstraintAlreadyExists",
             "Neo.ClientError.Schema.IndexAlreadyExists");
 
-    /** Where and how to run. {@code bolt} null: no Bolt connector. */
-    public record Options(SluiceConfig config, Path dataDir, HostPort http, HostPort bolt) {}
+    /**
+     * Where and how to run. {@code remote} null: embedded Neo4j in {@code dataDir}, with a Bolt connector on
+     * {@code bolt} unless that is null. {@code remote} set: that Neo4j over Bolt ({@code bolt} must be null);
+     * {@code dataDir} then holds only the journal and the dead letters.
+     */
+    public record Options(SluiceConfig config, Path dataDir, HostPort http, HostPort bolt, BoltSink.Options remote) {
+        public Options {
+            if (remote != null && bolt != null) {
+                throw new IllegalArgumentException("a Bolt listener (" + bolt + ") is for the embedded Neo4j;"
+                        + " with a remote Neo4j (" + remote.uri() + ") clients connect to that one");
+            }
+        }
+
+        public Options(SluiceConfig config, Path dataDir, HostPort http, HostPort bolt) {
+            this(config, dataDir, http, bolt, null);
+        }
+
+        /** Against a Neo4j over Bolt instead of the embedded one. */
+        public static Options remote(SluiceConfig config, Path dataDir, HostPort http, BoltSink.Options remote) {
+            return new Options(config, dataDir, http, null, remote);
+        }
+    }
+
+    /** How long start-up waits for a remote Neo4j to answer (it may be starting alongside sluice). */
+    private static final Duration REMOTE_WAIT = Duration.ofSeconds(60);
 
     private final EmbeddedNeo4j neo4j;
     private final PrometheusMetrics metrics;
@@ -53,12 +78,22 @@ public final class SluiceServer implements AutoCloseable {
 
     public static SluiceServer start(Options o) {
         SluiceConfig c = o.config();
-        EmbeddedNeo4j neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(o.dataDir(), o.bolt(),
-                c.neo4j().pagecache().bytes(), c.neo4j().txMemoryMax().bytes(), c.neo4j().database()));
+        EmbeddedNeo4j neo4j = null;
+        Sink sink;
+        if (o.remote() == null) {
+            neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(o.dataDir(), o.bolt(),
+                    c.neo4j().pagecache().bytes(), c.neo4j().txMemoryMax().bytes(), c.neo4j().database()));
+            sink = neo4j.sink();
+        } else {
+            try {
+                sink = BoltSink.connect(o.remote(), REMOTE_WAIT);
+            } catch (SinkException e) {
+                throw new IllegalStateException("cannot start: " + e.getMessage(), e);
+            }
+        }
         PrometheusMetrics metrics = null;
         Gateway gateway = null;
         try {
-            Sink sink = neo4j.sink();
             applySchema(c, sink);
             Map<String, Template> templates = Gateway.compileTemplates(c, sink);
             metrics = new PrometheusMetrics();
@@ -92,22 +127,25 @@ public final class SluiceServer implements AutoCloseable {
                     c.admission().maxBodyBytes().bytes());
             return new SluiceServer(neo4j, sink, metrics, gateway, http);
         } catch (IOException | SinkException e) {
-            closeQuietly(gateway, metrics, neo4j);
+            closeQuietly(gateway, metrics, sink, neo4j);
             throw new IllegalStateException("cannot start: " + e.getMessage(), e);
         } catch (RuntimeException e) {
-            closeQuietly(gateway, metrics, neo4j);
+            closeQuietly(gateway, metrics, sink, neo4j);
             throw e;
         }
     }
 
-    private static void closeQuietly(Gateway gateway, PrometheusMetrics metrics, EmbeddedNeo4j neo4j) {
+    private static void closeQuietly(Gateway gateway, PrometheusMetrics metrics, Sink sink, EmbeddedNeo4j neo4j) {
         if (gateway != null) {
             gateway.close();
         }
         if (metrics != null) {
             metrics.close();
         }
-        neo4j.close();
+        sink.close();
+        if (neo4j != null) {
+            neo4j.close();
+        }
     }
 
     /** Runs the config's schema statements; ones that already exist are fine (start-up is idempotent). */
@@ -138,6 +176,7 @@ public final class SluiceServer implements AutoCloseable {
         return "http://" + http.address().getHostString() + ":" + http.address().getPort();
     }
 
+    /** The embedded Neo4j, or null when the sink is a Neo4j over Bolt ({@link Options#remote()}). */
     public EmbeddedNeo4j neo4j() {
         return neo4j;
     }
@@ -153,7 +192,10 @@ public final class SluiceServer implements AutoCloseable {
         gateway.close();
         http.close(Duration.ofSeconds(30));
         metrics.close();
-        neo4j.close();
+        sink.close();
+        if (neo4j != null) {
+            neo4j.close();
+        }
         log.info("sluice stopped");
     }
 }

@@ -74,7 +74,10 @@ public final class EmbeddedNeo4j implements AutoCloseable {
                     .setConfig(GraphDatabaseSettings.keep_logical_logs, "1 files")
                     .setConfig(BoltConnector.enabled, o.bolt() != null);
             if (o.bolt() != null) {
-                builder.setConfig(BoltConnector.listen_address, new SocketAddress(o.bolt().host(), o.bolt().port()))
+                // advertised as it listens: neo4j:// (routing) clients are sent to the address they came to
+                SocketAddress address = new SocketAddress(o.bolt().host(), o.bolt().port());
+                builder.setConfig(BoltConnector.listen_address, address)
+                        .setConfig(BoltConnector.advertised_address, address)
                         .setConfig(BoltConnector.encryption_level, BoltConnector.EncryptionLevel.DISABLED);
             }
             if (o.txMemoryMaxBytes() > 0) {

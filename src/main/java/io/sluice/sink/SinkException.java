@@ -4,10 +4,16 @@ package io.sluice.sink;
 public final class SinkException extends Exception {
     private static final long serialVersionUID = 1L;
     private final transient Neo4jError error;
+    private final boolean commitOutcomeUnknown;
 
     public SinkException(Neo4jError error, Throwable cause) {
+        this(error, cause, false);
+    }
+
+    public SinkException(Neo4jError error, Throwable cause, boolean commitOutcomeUnknown) {
         super(error.code() + ": " + error.message(), cause);
         this.error = error;
+        this.commitOutcomeUnknown = commitOutcomeUnknown;
     }
 
     public Neo4jError error() {
@@ -16,5 +22,13 @@ public final class SinkException extends Exception {
 
     public boolean isTransient() {
         return error.isTransient();
+    }
+
+    /**
+     * The connection was lost while the transaction was committing (remote sinks only): it may or may not have
+     * committed. Running the same work again could apply it twice; only the database can tell which it was.
+     */
+    public boolean commitOutcomeUnknown() {
+        return commitOutcomeUnknown;
     }
 }

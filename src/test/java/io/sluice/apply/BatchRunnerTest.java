@@ -33,9 +33,16 @@ class BatchRunnerTest {
     static EmbeddedNeo4j neo4j;
     static Template seq;
 
-    /** The real sink, but the next {@code failures} transactions fail transiently. */
+    /**
+     * Passes everything to the real sink, but fails the next {@code failures} transactions transiently, the
+     * transactions whose number (from 1) {@code failCall} accepts too, and commits the next {@code ambiguous}
+     * ones but reports them as a connection lost while committing (as a Bolt sink would).
+     */
     static final class FlakySink extends ForwardingSink {
         final AtomicInteger failures = new AtomicInteger();
+        final AtomicInteger ambiguous = new AtomicInteger();
+        final AtomicInteger calls = new AtomicInteger();
+        volatile java.util.function.IntPredicate failCall = i -> false;
 
         FlakySink(Sink real) {
             super(real);
@@ -43,11 +50,16 @@ class BatchRunnerTest {
 
         @Override
         public <T> T inTransaction(TxWork<T> work) throws SinkException {
-            if (failures.getAndDecrement() > 0) {
+            if (failures.getAndDecrement() > 0 | failCall.test(calls.incrementAndGet())) {
                 throw new SinkException(new Neo4jError("Neo.TransientError.Transaction.DeadlockDetected",
                         "injected deadlock"), null);
             }
-            return real.inTransaction(work);
+            T value = real.inTransaction(work);
+            if (ambiguous.getAndDecrement() > 0) {
+                throw new SinkException(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
+                        "injected: connection lost while committing"), null, true);
+            }
+            return value;
         }
     }
 
@@ -160,6 +172,35 @@ class BatchRunnerTest {
             long last = 36 + k == 13 || 36 + k == 31 ? 32 + k : 36 + k;
             assertThat(count("MATCH (k:Key {id: " + k + "}) RETURN k.last")).isEqualTo(last);
         }
+    }
+
+    @Test
+    void aCommitWhoseOutcomeIsUnknownIsNotRetriedSoItCannotApplyTwice() {
+        sink.ambiguous.set(1); // it did commit; the runner cannot know
+        List<Pending> batch = List.of(row("a", 1, 1), row("b", 1, 2), row("c", 2, 1));
+        runner.apply(batch);
+        assertThat(batch).allSatisfy(p -> {
+            Outcome.Failed f = (Outcome.Failed) p.future().join();
+            assertThat(f.error().isTransient()).isTrue();
+        });
+        assertThat(metrics.retries.get()).isZero();
+        assertThat(count("MATCH (e:Ev) RETURN count(e)")).isEqualTo(3);
+    }
+
+    @Test
+    void aHalfThatFailsTransientlyStopsTheRestOfTheBatch() {
+        neo4j.database().executeTransactionally("CREATE (:Ev {key: 'taken'})");
+        List<Pending> batch = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            batch.add(row(i == 6 ? "taken" : "e" + i, i % 2, i));
+        }
+        // call 1: the whole batch fails on the bad row; calls 2..6: the left half, transiently, every attempt
+        sink.failCall = i -> i >= 2 && i <= 6;
+        runner.apply(batch);
+        assertThat(batch).allSatisfy(p -> assertThat(((Outcome.Failed) p.future().join()).error().code())
+                .isEqualTo("Neo.TransientError.Transaction.DeadlockDetected"));
+        assertThat(count("MATCH (e:Ev) WHERE e.key STARTS WITH 'e' RETURN count(e)"))
+                .as("nothing after the failed half was applied: what commits is a prefix").isZero();
     }
 
     @Test

@@ -25,8 +25,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The exactly-once promise under kill -9: a real sluice process takes async unique-id CREATE writes from 16
- * clients and is killed at a random moment, {@code cycles} times; then every acknowledged id must be in the graph
+ * The exactly-once promise under kill -9: a real sluice process (over embedded Neo4j, or over Bolt to a Neo4j
+ * that stays up) takes async unique-id CREATE writes from 16 clients and is killed at a random moment,
+ * {@code cycles} times; then every acknowledged id must be in the graph
  * exactly once, and no id at all twice (CREATE makes a double apply visible).
  */
 final class CrashCycles {
@@ -34,7 +35,8 @@ final class CrashCycles {
 
     record Result(int cycles, long acknowledged, long nodes, long lost, long duplicated, long seed) {}
 
-    static Result run(int cycles, long seed, Path dir) throws Exception {
+    /** {@code serveArgs}: extra arguments for every {@code sluice serve}, e.g. {@code --neo4j bolt://...}. */
+    static Result run(int cycles, long seed, Path dir, String... serveArgs) throws Exception {
         Random random = new Random(seed);
         Path config = dir.resolve("sluice.yaml");
         Files.writeString(config, """
@@ -52,11 +54,11 @@ final class CrashCycles {
         try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5)).build()) {
             for (int cycle = 0; cycle < cycles; cycle++) {
-                try (SluiceProcess p = SluiceProcess.start(config, data, TestServer.freePort())) {
+                try (SluiceProcess p = SluiceProcess.start(config, data, TestServer.freePort(), serveArgs)) {
                     acked.addAll(load(http, p, ids, Duration.ofMillis(300 + random.nextInt(1500))));
                 }
             }
-            try (SluiceProcess p = SluiceProcess.start(config, data, TestServer.freePort())) {
+            try (SluiceProcess p = SluiceProcess.start(config, data, TestServer.freePort(), serveArgs)) {
                 long maxAcked = acked.stream().mapToLong(Long::longValue).max().orElse(0);
                 JsonNode health = JSON.readTree(get(http, p.url("/health")));
                 long lastOffset = health.get("journal_next_offset").asLong() - 1;

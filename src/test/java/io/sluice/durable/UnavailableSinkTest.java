@@ -38,6 +38,8 @@ class UnavailableSinkTest {
     static final class SwitchableSink extends ForwardingSink {
         final AtomicBoolean down = new AtomicBoolean();
         final AtomicInteger refused = new AtomicInteger();
+        /** Commit the next this many write transactions, but report each as a connection lost while committing. */
+        final AtomicInteger ambiguous = new AtomicInteger();
 
         SwitchableSink(Sink real) {
             super(real);
@@ -50,7 +52,12 @@ class UnavailableSinkTest {
                 throw new SinkException(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
                         "injected: database unavailable"), null);
             }
-            return real.inTransaction(work);
+            T value = real.inTransaction(work);
+            if (ambiguous.getAndDecrement() > 0) {
+                throw new SinkException(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
+                        "injected: connection lost while committing"), null, true);
+            }
+            return value;
         }
 
         @Override
@@ -75,9 +82,9 @@ class UnavailableSinkTest {
         Template item = Template.compile("item", new TemplateConfig("CREATE (:Item {id: row.id})", List.of("id"), null));
         AsyncPath.Options o = new AsyncPath.Options(dir.resolve("journal"), dir.resolve("dead"), 20, 1 << 20, 1 << 20,
                 Duration.ofMillis(200), 1000, new RetryPolicy(Integer.MAX_VALUE, Duration.ofMillis(5), Duration.ofMillis(50)));
-        sink.down.set(true);
         try (AsyncPath async = AsyncPath.start(o, sink, Map.of("item", item), Metrics.NONE, Ticker.system(),
                 Thread.ofPlatform().name("test-journal-applier").factory())) {
+            sink.down.set(true); // after start, which reads the offset; the journal is empty until the submits below
             long last = -1;
             for (long id = 0; id < 20; id++) {
                 Outcome out = async.submit(new WriteRequest.TemplateRequest(item, List.of(Map.of("id", id)), 10));
@@ -97,6 +104,31 @@ class UnavailableSinkTest {
                     "MATCH (i:Item) WITH i.id AS id, count(*) AS c WHERE c > 1 RETURN count(*) AS n", Map.of(),
                     r -> (Long) r.next().get("n"));
             assertThat(duplicated).isZero();
+            assertThat(async.lagRows()).isZero();
+        }
+    }
+
+    @Test
+    void aBatchWhoseCommitOutcomeIsUnknownIsNotAppliedTwice() throws Exception {
+        dir = Files.createTempDirectory("sluice-ambiguous-");
+        neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(dir.resolve("db"), null, 64L << 20, 0, "neo4j"));
+        SwitchableSink sink = new SwitchableSink(neo4j.sink());
+        Template item = Template.compile("item", new TemplateConfig("CREATE (:Item {id: row.id})", List.of("id"), null));
+        AsyncPath.Options o = new AsyncPath.Options(dir.resolve("journal"), dir.resolve("dead"), 1000, 1 << 20, 1 << 20,
+                Duration.ofMillis(200), 1000, new RetryPolicy(Integer.MAX_VALUE, Duration.ofMillis(5), Duration.ofMillis(50)));
+        try (AsyncPath async = AsyncPath.start(o, sink, Map.of("item", item), Metrics.NONE, Ticker.system(),
+                Thread.ofPlatform().name("test-journal-applier").factory())) {
+            sink.down.set(true); // journal everything first, so the applier takes all of it in one batch
+            long last = -1;
+            for (long id = 0; id < 20; id++) {
+                last = ((Outcome.Accepted) async.submit(new WriteRequest.TemplateRequest(item, List.of(Map.of("id", id)), 10)))
+                        .offset();
+            }
+            sink.ambiguous.set(1);
+            sink.down.set(false);
+            assertThat(async.awaitApplied(last, Duration.ofSeconds(30))).isTrue();
+            assertThat(sink.ambiguous.get()).as("the ambiguous commit happened").isNegative();
+            assertThat(count()).isEqualTo(20);
             assertThat(async.lagRows()).isZero();
         }
     }

@@ -61,6 +61,11 @@ class BadInputTest {
     @MethodSource("cases")
     void badInputGetsAClearErrorAndAffectsNothingElse(String what, String path, String body, int status, String code)
             throws Exception {
+        check(s, what, path, body, status, code);
+    }
+
+    /** Sends the bad request and a good write beside it, to {@code s}. */
+    static void check(TestServer s, String what, String path, String body, int status, String code) throws Exception {
         long id = Math.abs((long) what.hashCode()) + 10;
         CompletableFuture<HttpResponse<String>> good = CompletableFuture.supplyAsync(
                 () -> s.post("/db/neo4j/write/person", "{\"id\": " + id + ", \"name\": \"good\"}"));

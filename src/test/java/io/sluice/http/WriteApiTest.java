@@ -23,11 +23,7 @@ import org.neo4j.driver.GraphDatabase;
 /** The write endpoints over real HTTP against embedded Neo4j: group commit, isolation, formats, Bolt reads. */
 class WriteApiTest {
     static final ObjectMapper JSON = new ObjectMapper();
-    static TestServer s;
-
-    @BeforeAll
-    static void start() {
-        s = TestServer.start("""
+    static final String CONFIG = """
                 templates:
                   person:
                     cypher: "CREATE (:Person {id: row.id, name: row.name})"
@@ -41,11 +37,17 @@ class WriteApiTest {
                   - CREATE CONSTRAINT user_id IF NOT EXISTS FOR (u:User) REQUIRE u.id IS UNIQUE
                   - CREATE CONSTRAINT site_url IF NOT EXISTS FOR (s:Site) REQUIRE s.url IS UNIQUE
                 batch: {max_rows: 5000, max_wait: 20ms}
-                """, true);
+                """;
+    /** Set by the class's {@code @BeforeAll}; a subclass hides {@link #start} and {@link #stop} to run on another sink. */
+    static TestServer s;
+
+    @BeforeAll
+    static void start() throws Exception {
+        s = TestServer.start(CONFIG, true);
     }
 
     @AfterAll
-    static void stop() {
+    static void stop() throws Exception {
         s.close();
     }
 
@@ -84,9 +86,8 @@ class WriteApiTest {
         assertThat(acked).hasSize(clients * perClient);
         assertThat(s.count("MATCH (p:Person) WHERE p.id >= 1000000 AND p.id < 2000000 RETURN count(p)"))
                 .isEqualTo(acked.size());
-        long found = s.server.neo4j().database().executeTransactionally(
-                "UNWIND $ids AS id MATCH (p:Person {id: id}) RETURN count(p)", java.util.Map.of("ids", List.copyOf(acked)),
-                r -> (Long) r.next().values().iterator().next());
+        long found = s.count("UNWIND $ids AS id MATCH (p:Person {id: id}) RETURN count(p)",
+                java.util.Map.of("ids", List.copyOf(acked)));
         assertThat(found).isEqualTo(acked.size());
         String metrics = s.get("/metrics").body();
         assertThat(metrics).contains("sluice_batches_total");

@@ -3,6 +3,9 @@ package io.sluice.support;
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.sink.BoltSink;
+import io.sluice.sink.SinkException;
+import io.sluice.sink.StatementResult;
 import io.sluice.sink.EmbeddedNeo4j.HostPort;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,9 +18,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.Map;
 import java.util.stream.Stream;
 
-/** An in-process sluice on ephemeral ports over a temporary data directory, plus a tiny HTTP client. */
+/**
+ * An in-process sluice on ephemeral ports over a temporary data directory (embedded Neo4j, or a Neo4j over Bolt),
+ * plus a tiny HTTP client.
+ */
 public final class TestServer implements AutoCloseable {
     public final SluiceServer server;
     public final Path dataDir;
@@ -39,6 +46,22 @@ public final class TestServer implements AutoCloseable {
             HostPort bolt = withBolt ? new HostPort("127.0.0.1", freePort()) : null;
             return new TestServer(SluiceServer.start(new SluiceServer.Options(c, dir, new HostPort("127.0.0.1", 0), bolt)),
                     dir, bolt);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Starts over a Neo4j reached through Bolt at {@code uri} (a {@link Neo4jProcess}) instead of embedded Neo4j;
+     * {@link #bolt} is then that Neo4j's address, and {@code server.neo4j()} is null.
+     */
+    public static TestServer startRemote(String yaml, String uri) {
+        try {
+            SluiceConfig c = ConfigLoader.parse(yaml);
+            Path dir = Files.createTempDirectory("sluice-test-");
+            URI u = URI.create(uri);
+            return new TestServer(SluiceServer.start(SluiceServer.Options.remote(c, dir, new HostPort("127.0.0.1", 0),
+                    new BoltSink.Options(uri, null, null, c.neo4j().database()))), dir, new HostPort(u.getHost(), u.getPort()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -74,10 +97,26 @@ public final class TestServer implements AutoCloseable {
         }
     }
 
-    /** A count from Cypher run directly on the embedded database (not through sluice). */
+    /** A count from Cypher run directly on the database (not through sluice's HTTP API). */
     public long count(String cypher) {
-        return server.neo4j().database().executeTransactionally(cypher, java.util.Map.of(),
-                r -> ((Number) r.next().values().iterator().next()).longValue());
+        return count(cypher, Map.of());
+    }
+
+    /**
+     * A count from Cypher run directly on the database: the embedded one, or, over Bolt, through the server's
+     * sink (a read transaction of its own, not sluice's write path).
+     */
+    public long count(String cypher, Map<String, Object> params) {
+        if (server.neo4j() != null) {
+            return server.neo4j().database().executeTransactionally(cypher, params,
+                    r -> ((Number) r.next().values().iterator().next()).longValue());
+        }
+        try {
+            StatementResult r = server.sink().inReadTransaction(tx -> tx.run(cypher, params));
+            return ((Number) r.rows().getFirst().getFirst()).longValue();
+        } catch (SinkException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     @Override

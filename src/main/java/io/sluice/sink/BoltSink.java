@@ -1,0 +1,368 @@
+package io.sluice.sink;
+
+import io.sluice.cypher.CypherText;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+import org.neo4j.driver.AccessMode;
+import org.neo4j.driver.AuthToken;
+import org.neo4j.driver.AuthTokens;
+import org.neo4j.driver.BookmarkManager;
+import org.neo4j.driver.BookmarkManagerConfig;
+import org.neo4j.driver.BookmarkManagers;
+import org.neo4j.driver.Config;
+import org.neo4j.driver.Driver;
+import org.neo4j.driver.GraphDatabase;
+import org.neo4j.driver.Record;
+import org.neo4j.driver.Result;
+import org.neo4j.driver.Session;
+import org.neo4j.driver.SessionConfig;
+import org.neo4j.driver.Transaction;
+import org.neo4j.driver.exceptions.ClientException;
+import org.neo4j.driver.exceptions.DiscoveryException;
+import org.neo4j.driver.exceptions.Neo4jException;
+import org.neo4j.driver.exceptions.RetryableException;
+import org.neo4j.driver.exceptions.ServiceUnavailableException;
+import org.neo4j.driver.exceptions.SessionExpiredException;
+import org.neo4j.driver.summary.QueryType;
+import org.neo4j.driver.summary.SummaryCounters;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link Sink} over Bolt, through the official Java driver: a Neo4j server or cluster of one's own
+ * ({@code bolt://} or, with routing, {@code neo4j://}; {@code +s} / {@code +ssc} for TLS).
+ *
+ * <p>Each {@link #inTransaction} is one explicit transaction on a session of its own (sessions are cheap; the
+ * driver pools connections). All sessions share one bookmark manager, so a read, or the journal applier's offset
+ * read, sees every write committed before it, also on a cluster's followers. The driver's own retries are off:
+ * the {@code apply} package retries, and knows when retrying is safe.
+ *
+ * <p>Errors: what the server reports keeps its code. A lost connection (server down, network gone, cluster
+ * leader changing) is {@code Neo.TransientError.General.DatabaseUnavailable}, so it is retried and async mode
+ * keeps the journal until the server is back. Lost <em>while committing</em>, the transaction may or may not
+ * have committed: that error is marked {@link SinkException#commitOutcomeUnknown()} and must not be blindly
+ * retried.
+ *
+ * <p>Thread-safe (the driver is); a transaction is confined to the thread that runs its work.
+ */
+public final class BoltSink implements Sink {
+    private static final Logger log = LoggerFactory.getLogger(BoltSink.class);
+    static final String UNAVAILABLE = "Neo.TransientError.General.DatabaseUnavailable";
+    private static final Set<String> SCHEMES = Set.of("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc");
+    private static final long AVAILABILITY_TTL_NANOS = Duration.ofSeconds(1).toNanos();
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
+
+    /**
+     * Where and how to connect. {@code user} null: no authentication. {@code maxConnections} bounds the pool,
+     * shared by the appliers (one sync, one journal) and by reads and direct writes, which wait for a connection.
+     */
+    public record Options(String uri, String user, String password, String database, int maxConnections,
+            Duration connectTimeout) {
+        public Options {
+            URI parsed;
+            try {
+                parsed = URI.create(uri);
+            } catch (IllegalArgumentException | NullPointerException e) {
+                throw new IllegalArgumentException("not a Neo4j URI: '" + uri + "'", e);
+            }
+            if (parsed.getScheme() == null || !SCHEMES.contains(parsed.getScheme()) || parsed.getHost() == null) {
+                throw new IllegalArgumentException("expected a Neo4j URI such as bolt://host:7687 or neo4j://host:7687"
+                        + " (schemes " + SCHEMES + "), got '" + uri + "'");
+            }
+            if (parsed.getUserInfo() != null) {
+                throw new IllegalArgumentException("put credentials in --user and --password (or SLUICE_NEO4J_PASSWORD),"
+                        + " not in the URI");
+            }
+            if (database == null || database.isBlank()) {
+                throw new IllegalArgumentException("database name must not be empty");
+            }
+            if (maxConnections < 2) {
+                throw new IllegalArgumentException("maxConnections must be >= 2 (one per applier), got " + maxConnections);
+            }
+        }
+
+        public Options(String uri, String user, String password, String database) {
+            this(uri, user, password, database, 32, Duration.ofSeconds(5));
+        }
+    }
+
+    private final Driver driver;
+    private final String uri;
+    private final SessionConfig writeSession;
+    private final SessionConfig readSession;
+    private final LongSupplier nanoTime;
+    private final ReentrantLock probing = new ReentrantLock();
+    private volatile String serverAgent = "version unknown";
+    private long checkedAt;
+    private boolean checked;
+    private boolean available;
+
+    BoltSink(Driver driver, String uri, String database, LongSupplier nanoTime) {
+        this.driver = driver;
+        this.uri = uri;
+        this.nanoTime = nanoTime;
+        BookmarkManager bookmarks = BookmarkManagers.defaultManager(BookmarkManagerConfig.builder().build());
+        this.writeSession = SessionConfig.builder().withDatabase(database).withDefaultAccessMode(AccessMode.WRITE)
+                .withBookmarkManager(bookmarks).build();
+        this.readSession = SessionConfig.builder().withDatabase(database).withDefaultAccessMode(AccessMode.READ)
+                .withBookmarkManager(bookmarks).build();
+    }
+
+    /**
+     * Creates the driver and waits up to {@code wait} for the server to answer (it may be starting alongside
+     * sluice). Wrong credentials, an unknown database or a server still down after {@code wait} throw.
+     */
+    public static BoltSink connect(Options o, Duration wait) throws SinkException {
+        Config config = Config.builder()
+                .withMaxConnectionPoolSize(o.maxConnections())
+                .withConnectionAcquisitionTimeout(30, TimeUnit.SECONDS)
+                .withConnectionTimeout(o.connectTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .withFetchSize(-1) // results are materialised whole anyway: one PULL, one round trip
+                .withAutoCommitRetriesDisabled(true)
+                .withTelemetryDisabled(true)
+                .withUserAgent("sluice/0.1.0")
+                .build();
+        AuthToken auth = o.user() == null ? AuthTokens.none() : AuthTokens.basic(o.user(), o.password() == null ? "" : o.password());
+        BoltSink sink = new BoltSink(GraphDatabase.driver(o.uri(), auth, config), o.uri(), o.database(), System::nanoTime);
+        try {
+            sink.awaitServer(wait);
+            return sink;
+        } catch (SinkException | RuntimeException e) {
+            sink.close();
+            throw e;
+        }
+    }
+
+    private void awaitServer(Duration wait) throws SinkException {
+        long deadline = nanoTime.getAsLong() + wait.toNanos();
+        while (true) {
+            try (Session s = driver.session(writeSession)) {
+                serverAgent = s.run("RETURN 1").consume().server().agent().replace('/', ' ');
+                log.info("connected to {} ({})", uri, serverAgent);
+                return;
+            } catch (RuntimeException e) {
+                SinkException t = translate(e, false);
+                if (!t.isTransient() || nanoTime.getAsLong() > deadline) {
+                    throw new SinkException(new Neo4jError(t.error().code(),
+                            "cannot use Neo4j at " + uri + ": " + t.error().message()), e);
+                }
+                log.warn("Neo4j at {} not reachable yet ({}); retrying", uri, t.error().message());
+                LockSupport.parkNanos(Duration.ofSeconds(1).toNanos());
+            }
+        }
+    }
+
+    @Override
+    public <T> T inTransaction(TxWork<T> work) throws SinkException {
+        return transact(work, writeSession, true);
+    }
+
+    @Override
+    public <T> T inReadTransaction(TxWork<T> work) throws SinkException {
+        return transact(work, readSession, false);
+    }
+
+    private <T> T transact(TxWork<T> work, SessionConfig config, boolean commit) throws SinkException {
+        Session session = null;
+        Transaction tx = null;
+        boolean committing = false;
+        try {
+            session = driver.session(config);
+            tx = session.beginTransaction();
+            T value = work.run(new BoltTx(tx));
+            if (commit) {
+                committing = true;
+                tx.commit();
+            }
+            return value;
+        } catch (SinkException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw translate(e, committing);
+        } finally {
+            // after a commit, a failure to release the connection changes nothing: it is not the outcome
+            closeQuietly(tx);
+            closeQuietly(session);
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (Exception e) {
+            log.debug("closing a Bolt session or transaction: {}", e.toString());
+        }
+    }
+
+    @Override
+    public StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException {
+        try (Session s = driver.session(writeSession)) {
+            return materialise(s.run(cypher, params));
+        } catch (RuntimeException e) {
+            // an auto-commit statement commits as it runs: a lost connection leaves its outcome unknown
+            throw translate(e, true);
+        }
+    }
+
+    @Override
+    public QueryKind classify(String cypher) throws SinkException {
+        if (CypherText.runsInTransactions(cypher)) {
+            return QueryKind.ALONE; // CALL {} IN TRANSACTIONS cannot run in an explicit transaction
+        }
+        try (Session s = driver.session(writeSession)) {
+            QueryType type = s.run("EXPLAIN " + cypher).consume().queryType();
+            if (type == null) {
+                return QueryKind.ALONE; // a DBMS command: no plan type to go by
+            }
+            return switch (type) {
+                case READ_ONLY -> QueryKind.READ;
+                case READ_WRITE, WRITE_ONLY -> QueryKind.WRITE;
+                case SCHEMA_WRITE -> QueryKind.ALONE;
+            };
+        } catch (RuntimeException e) {
+            SinkException t = translate(e, false);
+            throw new SinkException(new Neo4jError(t.error().code(), EmbeddedSink.withoutExplain(t.error().message())), e);
+        }
+    }
+
+    @Override
+    public String describe() {
+        return "bolt " + uri + " (" + serverAgent + ")";
+    }
+
+    /** Whether the server answers: the driver's connectivity check, at most once a second, bounded by 2 s. */
+    @Override
+    public boolean isAvailable() {
+        probing.lock();
+        try {
+            if (checked && nanoTime.getAsLong() - checkedAt < AVAILABILITY_TTL_NANOS) {
+                return available;
+            }
+            available = probe();
+            checkedAt = nanoTime.getAsLong();
+            checked = true;
+            return available;
+        } finally {
+            probing.unlock();
+        }
+    }
+
+    private boolean probe() {
+        try {
+            driver.verifyConnectivityAsync().toCompletableFuture().get(PROBE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (ExecutionException | TimeoutException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    @Override
+    public void close() {
+        driver.close();
+    }
+
+    private record BoltTx(Transaction tx) implements SinkTx {
+        @Override
+        public StatementResult run(String cypher, Map<String, Object> params) throws SinkException {
+            try {
+                return materialise(tx.run(cypher, params));
+            } catch (RuntimeException e) {
+                throw translate(e, false);
+            }
+        }
+
+        @Override
+        public void runDiscarding(String cypher, Map<String, Object> params) throws SinkException {
+            try {
+                tx.run(cypher, params).consume();
+            } catch (RuntimeException e) {
+                throw translate(e, false);
+            }
+        }
+    }
+
+    static StatementResult materialise(Result r) {
+        List<String> columns = r.keys();
+        List<List<Object>> rows = new ArrayList<>();
+        while (r.hasNext()) {
+            Record record = r.next();
+            List<Object> values = new ArrayList<>(columns.size());
+            for (int i = 0; i < columns.size(); i++) {
+                values.add(BoltValues.detach(record.get(i).asObject()));
+            }
+            rows.add(values);
+        }
+        return new StatementResult(columns, rows, counters(r.consume().counters()));
+    }
+
+    /** The same counter names as {@link EmbeddedSink#counters}. */
+    static Map<String, Object> counters(SummaryCounters s) {
+        Map<String, Object> c = new LinkedHashMap<>();
+        c.put("contains_updates", s.containsUpdates());
+        c.put("nodes_created", s.nodesCreated());
+        c.put("nodes_deleted", s.nodesDeleted());
+        c.put("properties_set", s.propertiesSet());
+        c.put("relationships_created", s.relationshipsCreated());
+        c.put("relationship_deleted", s.relationshipsDeleted());
+        c.put("labels_added", s.labelsAdded());
+        c.put("labels_removed", s.labelsRemoved());
+        c.put("indexes_added", s.indexesAdded());
+        c.put("indexes_removed", s.indexesRemoved());
+        c.put("constraints_added", s.constraintsAdded());
+        c.put("constraints_removed", s.constraintsRemoved());
+        c.put("contains_system_updates", s.containsSystemUpdates());
+        c.put("system_updates", s.systemUpdates());
+        return c;
+    }
+
+    /**
+     * A driver failure in Neo4j's terms. {@code committing}: the failure came from a commit (or an auto-commit
+     * statement), so a lost connection means the outcome is unknown.
+     */
+    static SinkException translate(RuntimeException e, boolean committing) {
+        String message = e.getMessage() == null ? e.toString() : e.getMessage();
+        if (e instanceof ServiceUnavailableException || e instanceof SessionExpiredException
+                || e instanceof DiscoveryException) {
+            return lostConnection(e, message, committing);
+        }
+        String code = e instanceof Neo4jException n ? n.code() : null;
+        if (code != null && code.startsWith("Neo.")) {
+            return new SinkException(new Neo4jError(code, message), e); // the server said so: the outcome is known
+        }
+        if (e instanceof RetryableException) {
+            return new SinkException(new Neo4jError("Neo.TransientError.General.TransientFailure", message), e);
+        }
+        if (e instanceof ClientException) {
+            return new SinkException(Neo4jError.invalid(message), e); // refused by the driver, e.g. a parameter type
+        }
+        if (committing) {
+            return lostConnection(e, message, true); // no word from the server about the commit: assume the worst
+        }
+        return new SinkException(new Neo4jError("Neo.DatabaseError.General.UnknownError", message), e);
+    }
+
+    private static SinkException lostConnection(RuntimeException e, String message, boolean committing) {
+        if (committing) {
+            return new SinkException(new Neo4jError(UNAVAILABLE, "the connection to Neo4j was lost while committing;"
+                    + " the transaction may or may not have been committed (" + message + ")"), e, true);
+        }
+        return new SinkException(new Neo4jError(UNAVAILABLE, "Neo4j is not reachable: " + message), e);
+    }
+}

@@ -1,0 +1,32 @@
+package io.sluice.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+/** Options of {@code sluice serve} that do not go together are refused before anything starts. */
+class ServeCommandTest {
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "--neo4j bolt://127.0.0.1:1 --bolt 127.0.0.1:7688 | with --neo4j there is none",
+            "--user neo4j                                      | --user and --password are for --neo4j",
+            "--password secret                                 | --user and --password are for --neo4j",
+            "--neo4j http://127.0.0.1:7474                     | expected a Neo4j URI",
+            "--neo4j bolt://neo4j:secret@127.0.0.1:7687        | not in the URI"})
+    void conflictingOptionsAreRefused(String args, String message) {
+        StringWriter err = new StringWriter();
+        int code = new CommandLine(new ServeCommand())
+                .setErr(new PrintWriter(err))
+                .setExecutionExceptionHandler((e, cmd, parsed) -> {
+                    cmd.getErr().println(e.getMessage());
+                    return 2;
+                })
+                .execute(args.trim().split(" +"));
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString()).contains(message);
+    }
+}

@@ -1,0 +1,194 @@
+package io.sluice.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.support.TestServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.neo4j.driver.AuthTokens;
+import org.neo4j.driver.GraphDatabase;
+import org.neo4j.driver.exceptions.ServiceUnavailableException;
+
+/**
+ * The Bolt sink against the embedded sink on the same real database (embedded Neo4j with its Bolt connector
+ * on): the same values, counters, plan kinds and errors, so the HTTP layer cannot tell them apart.
+ */
+class BoltSinkTest {
+    static Path dir;
+    static EmbeddedNeo4j neo4j;
+    static Sink embedded;
+    static BoltSink bolt;
+    static String uri;
+
+    @BeforeAll
+    static void start() throws Exception {
+        dir = Files.createTempDirectory("sluice-bolt-sink-");
+        EmbeddedNeo4j.HostPort address = new EmbeddedNeo4j.HostPort("127.0.0.1", TestServer.freePort());
+        neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(dir, address, 64L << 20, 0, "neo4j"));
+        embedded = neo4j.sink();
+        uri = "bolt://" + address;
+        bolt = BoltSink.connect(new BoltSink.Options(uri, null, null, "neo4j"), Duration.ofSeconds(30));
+    }
+
+    @AfterAll
+    static void stop() {
+        bolt.close();
+        neo4j.close();
+        TestServer.deleteRecursively(dir);
+    }
+
+    @Test
+    void everyKindOfValueComesBackAsTheEmbeddedSinkReturnsIt() throws Exception {
+        embedded.runImplicit("""
+                CREATE p = (a:A:B {i: 1, f: 1.5, s: 'x', t: true, l: [1, 2], d: date('2020-01-02')})
+                           -[:R {w: 2}]->(:C)""", Map.of());
+        String read = """
+                MATCH p = (a:A)-[r:R]->(c:C)
+                RETURN a, r, c, p, a.l AS l, {m: a.i, n: [a.s]} AS m, null AS nothing, 42 AS int, 0.25 AS float,
+                       point({x: 1, y: 2}) AS cartesian, point({x: 1, y: 2, z: 3}) AS cartesian3d,
+                       point({latitude: 1.5, longitude: 2.5}) AS wgs84, point({latitude: 1, longitude: 2, height: 3}) AS wgs3d,
+                       date('2020-01-02') AS date, time('12:34:56.789+01:00') AS time, localtime('12:34') AS localtime,
+                       datetime('2020-01-02T03:04:05.006[Europe/Berlin]') AS zoned, datetime('2020-01-02T03:04+02:00') AS offset,
+                       localdatetime('2020-01-02T03:04:05') AS local, duration('P1Y2M3DT4H5M6.007S') AS duration,
+                       duration({seconds: -90}) AS negative, [a, r] AS entities""";
+        StatementResult viaBolt = bolt.inReadTransaction(tx -> tx.run(read, Map.of()));
+        StatementResult viaEmbedded = embedded.inReadTransaction(tx -> tx.run(read, Map.of()));
+        assertThat(viaBolt.columns()).isEqualTo(viaEmbedded.columns());
+        assertThat(viaBolt.rows()).hasSize(1);
+        for (int i = 0; i < viaBolt.columns().size(); i++) {
+            assertThat(viaBolt.rows().getFirst().get(i)).as(viaBolt.columns().get(i))
+                    .isEqualTo(viaEmbedded.rows().getFirst().get(i));
+        }
+        assertThat(viaBolt.rows().getFirst().get(7)).as("integers are Long").isInstanceOf(Long.class);
+    }
+
+    @Test
+    void countersHaveTheEmbeddedSinksNames() throws Exception {
+        String write = "CREATE (n:Counted {a: $a}) SET n:Extra RETURN n.a";
+        StatementResult viaBolt = bolt.inTransaction(tx -> tx.run(write, Map.of("a", 1L)));
+        StatementResult viaEmbedded = embedded.inTransaction(tx -> tx.run(write, Map.of("a", 1L)));
+        assertThat(viaBolt.counters()).isEqualTo(viaEmbedded.counters());
+        assertThat(viaBolt.counters().get("nodes_created")).isEqualTo(1);
+        assertThat(viaBolt.rows()).isEqualTo(List.of(List.of(1L)));
+    }
+
+    @Test
+    void statementsAreClassifiedAsTheEmbeddedSinkClassifiesThem() throws Exception {
+        for (String cypher : List.of("MATCH (n) RETURN count(n)", "CREATE (n)", "MATCH (n) SET n.x = 1",
+                "CREATE INDEX k_i IF NOT EXISTS FOR (k:K) ON (k.i)",
+                "UNWIND range(1, 3) AS i CALL (i) { CREATE (:Cit {i: i}) } IN TRANSACTIONS OF 2 ROWS")) {
+            assertThat(bolt.classify(cypher)).as(cypher).isEqualTo(embedded.classify(cypher));
+        }
+        assertThat(bolt.classify("MERGE (n:M {id: $id})")).isEqualTo(QueryKind.WRITE);
+        assertThat(bolt.classify("SHOW INDEXES")).isEqualTo(QueryKind.READ);
+    }
+
+    @Test
+    void errorsKeepNeo4jsCodesAndTheClientsPositions() {
+        String bad = "MATCH (n RETURN n";
+        SinkException viaBolt = thrown(() -> bolt.classify(bad));
+        SinkException viaEmbedded = thrown(() -> embedded.classify(bad));
+        assertThat(viaBolt.error()).isEqualTo(viaEmbedded.error());
+        assertThat(viaBolt.error().code()).isEqualTo("Neo.ClientError.Statement.SyntaxError");
+
+        SinkException missing = thrown(() -> bolt.inTransaction(tx -> tx.run("CREATE (n {a: $a})", Map.of())));
+        assertThat(missing.error().code()).isEqualTo("Neo.ClientError.Statement.ParameterMissing");
+
+        SinkException typeError = thrown(() -> bolt.inTransaction(tx -> tx.run("RETURN 1 - 'a'", Map.of())));
+        assertThat(typeError.error().isClientError()).isTrue();
+        assertThat(typeError.isTransient()).isFalse();
+    }
+
+    @Test
+    void schemaAndCallInTransactionsRunAsAutoCommitStatements() throws Exception {
+        bolt.runImplicit("CREATE CONSTRAINT sink_u IF NOT EXISTS FOR (u:SinkU) REQUIRE u.id IS UNIQUE", Map.of());
+        StatementResult cit = bolt.runImplicit(
+                "UNWIND range(1, 10) AS i CALL (i) { CREATE (:SinkCit {i: i}) } IN TRANSACTIONS OF 3 ROWS", Map.of());
+        assertThat(cit.counters().get("nodes_created")).isEqualTo(10);
+        bolt.inTransaction(tx -> tx.run("CREATE (:SinkU {id: 1})", Map.of()));
+        SinkException dup = thrown(() -> bolt.inTransaction(tx -> tx.run("CREATE (:SinkU {id: 1})", Map.of())));
+        assertThat(dup.error().code()).isEqualTo("Neo.ClientError.Schema.ConstraintValidationFailed");
+        assertThat(count("MATCH (u:SinkU) RETURN count(u)")).as("the failed transaction rolled back").isEqualTo(1);
+    }
+
+    @Test
+    void routingUrisWorkThroughTheDriverUnchanged() throws Exception {
+        String routing = uri.replace("bolt://", "neo4j://");
+        try (BoltSink viaRouting = BoltSink.connect(new BoltSink.Options(routing, null, null, "neo4j"), Duration.ofSeconds(10))) {
+            viaRouting.inTransaction(tx -> tx.run("CREATE (:Routed)", Map.of()));
+            assertThat(viaRouting.inReadTransaction(tx -> tx.run("MATCH (r:Routed) RETURN count(r)", Map.of())).rows())
+                    .isEqualTo(List.of(List.of(1L)));
+            assertThat(viaRouting.describe()).isEqualTo("bolt " + routing + " (Neo4j "
+                    + org.neo4j.kernel.internal.Version.getNeo4jVersion() + ")");
+            assertThat(viaRouting.isAvailable()).isTrue();
+        }
+    }
+
+    @Test
+    void anUnreachableServerIsATransientErrorAndUnavailable() throws Exception {
+        String nowhere = "bolt://127.0.0.1:" + TestServer.freePort();
+        SinkException atStart = thrown(() -> BoltSink.connect(new BoltSink.Options(nowhere, null, null, "neo4j"), Duration.ZERO));
+        assertThat(atStart.isTransient()).isTrue();
+        assertThat(atStart.error().message()).contains(nowhere);
+
+        try (BoltSink down = new BoltSink(GraphDatabase.driver(nowhere, AuthTokens.none()), nowhere, "neo4j", System::nanoTime)) {
+            SinkException e = thrown(() -> down.inTransaction(tx -> tx.run("CREATE ()", Map.of())));
+            assertThat(e.error().code()).isEqualTo("Neo.TransientError.General.DatabaseUnavailable");
+            assertThat(e.commitOutcomeUnknown()).as("it never got to commit").isFalse();
+            assertThat(down.isAvailable()).isFalse();
+        }
+    }
+
+    @Test
+    void aConnectionLostWhileCommittingLeavesTheOutcomeUnknown() {
+        SinkException e = BoltSink.translate(new ServiceUnavailableException("connection reset"), true);
+        assertThat(e.isTransient()).isTrue();
+        assertThat(e.commitOutcomeUnknown()).isTrue();
+        assertThat(e.error().message()).contains("may or may not have been committed");
+        assertThat(BoltSink.translate(new ServiceUnavailableException("connection reset"), false).commitOutcomeUnknown())
+                .isFalse();
+        assertThat(BoltSink.translate(new IllegalStateException("no reply"), true).commitOutcomeUnknown()).isTrue();
+    }
+
+    @Test
+    void anUnknownDatabaseFailsAtStartWithoutWaiting() {
+        SinkException e = thrown(() -> BoltSink.connect(new BoltSink.Options(uri, null, null, "nosuchdb"), Duration.ofSeconds(30)));
+        assertThat(e.isTransient()).isFalse();
+        assertThat(e.error().code()).isEqualTo("Neo.ClientError.Database.DatabaseNotFound");
+    }
+
+    static long count(String cypher) throws SinkException {
+        return ((Number) embedded.inReadTransaction(tx -> tx.run(cypher, Map.of())).rows().getFirst().getFirst()).longValue();
+    }
+
+    @FunctionalInterface
+    interface Failing {
+        void run() throws Exception;
+    }
+
+    static SinkException thrown(Failing f) {
+        try {
+            f.run();
+        } catch (SinkException e) {
+            return e;
+        } catch (Exception e) {
+            throw new AssertionError("expected a SinkException, got " + e, e);
+        }
+        throw new AssertionError("expected a SinkException, nothing was thrown");
+    }
+
+    @Test
+    void optionsRefuseWhatTheDriverWouldMisread() {
+        assertThatThrownBy(() -> new BoltSink.Options("http://localhost:7474", null, null, "neo4j"))
+                .hasMessageContaining("bolt://");
+        assertThatThrownBy(() -> new BoltSink.Options("bolt://neo4j:secret@localhost", null, null, "neo4j"))
+                .hasMessageContaining("--password");
+    }
+}

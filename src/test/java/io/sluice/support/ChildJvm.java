@@ -1,0 +1,102 @@
+package io.sluice.support;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A sluice CLI command ({@code io.sluice.cli.Main ...}) as a real child process, on the tests' JDK and
+ * classpath, for SIGTERM and kill -9 tests. Its output goes to {@code log}; {@link #start} returns once it
+ * prints a line starting with {@code ready}.
+ */
+public final class ChildJvm implements AutoCloseable {
+    public final Process process;
+    public final Path log;
+    private final CompletableFuture<Void> logClosed;
+
+    private ChildJvm(Process process, Path log, CompletableFuture<Void> logClosed) {
+        this.process = process;
+        this.log = log;
+        this.logClosed = logClosed;
+    }
+
+    public static ChildJvm start(String heap, List<String> mainArgs, String ready, Path log) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx" + heap, "-XX:+UseParallelGC",
+                "--sun-misc-unsafe-memory-access=allow",
+                "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+                "--add-opens=java.base/java.io=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                "--enable-native-access=ALL-UNNAMED",
+                "-cp", System.getProperty("java.class.path"), "io.sluice.cli.Main"));
+        cmd.addAll(mainArgs);
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        CompletableFuture<Boolean> isReady = new CompletableFuture<>();
+        CompletableFuture<Void> logClosed = new CompletableFuture<>();
+        Thread.ofPlatform().name("child-jvm-log").daemon().start(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+                    var w = Files.newBufferedWriter(log)) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    w.write(line);
+                    w.newLine();
+                    w.flush();
+                    if (line.startsWith(ready)) {
+                        isReady.complete(true);
+                    }
+                }
+            } catch (IOException e) {
+                // the process died; readiness below says so
+            }
+            isReady.complete(false);
+            logClosed.complete(null);
+        });
+        try {
+            if (!isReady.get(120, TimeUnit.SECONDS)) {
+                throw new IOException(mainArgs.getFirst() + " did not start; exit " + p.waitFor() + ", log:\n"
+                        + Files.readString(log));
+            }
+        } catch (Exception e) {
+            p.destroyForcibly();
+            throw e instanceof IOException io ? io : new IOException(e);
+        }
+        return new ChildJvm(p, log, logClosed);
+    }
+
+    /** SIGTERM (sent with kill(1): Process.destroy() did not run the JVM's shutdown hooks from the surefire fork), then wait for exit. */
+    public int terminate(Duration wait) throws Exception {
+        new ProcessBuilder("kill", "-TERM", Long.toString(process.pid())).inheritIO().start().waitFor();
+        if (!process.waitFor(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError(log.getFileName() + ": did not stop within " + wait + " of SIGTERM");
+        }
+        logClosed.get(30, TimeUnit.SECONDS);
+        return process.exitValue();
+    }
+
+    /** kill -9. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+        try {
+            logClosed.get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("log of killed process not closed", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+        }
+    }
+}
