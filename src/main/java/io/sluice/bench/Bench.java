@@ -33,7 +33,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Bench {
     private static final Logger log = LoggerFactory.getLogger(Bench.class);
-    static final String SINK = "embedded";
 
     private final BenchOptions options;
     private final Ticker ticker;
@@ -85,8 +84,14 @@ public final class Bench {
     private <T> T onFreshServer(BenchMode mode, int appliers, OnServer<T> work) throws InterruptedException {
         Path dir = tempDir(mode);
         try {
-            try (SluiceServer server = SluiceServer.start(new SluiceServer.Options(options.serverConfig(appliers), dir,
-                    new HostPort("127.0.0.1", 0), null))) {
+            SluiceServer.Options so = new SluiceServer.Options(options.serverConfig(appliers), dir,
+                    new HostPort("127.0.0.1", 0), null);
+            if (options.remote() != null) {
+                wipeRemote();
+                so = SluiceServer.Options.remote(options.serverConfig(appliers), dir, new HostPort("127.0.0.1", 0),
+                        options.remote());
+            }
+            try (SluiceServer server = SluiceServer.start(so)) {
                 return work.run(server);
             }
         } finally {
@@ -124,7 +129,8 @@ public final class Bench {
             lines.close();
         }
         String client = mode.overHttp() ? options.client().label() : "in-process";
-        ModeResult r = tally.result(mode, client, rowsPerRequest, SINK, appliers, used);
+        ModeResult r = tally.result(mode, client, rowsPerRequest, options.remote() == null ? "embedded" : "bolt",
+                appliers, used);
         if (drainSeconds > 0) {
             // async counts a write when it is applied, not when it is journaled: the time includes the drain
             progress.printf(Locale.ROOT, "bench %s async: the journal backlog took %.2f s to apply after the window%n",
@@ -184,6 +190,15 @@ public final class Bench {
         } catch (IOException | RuntimeException e) {
             log.warn("cannot read the server's metrics ({}); server figures will be missing", e.toString());
             return ServerStats.NONE;
+        }
+    }
+
+    /** Empties the remote database (data and sluice's offset node; the schema stays) so each mode starts fresh. */
+    private void wipeRemote() {
+        try (io.sluice.sink.BoltSink sink = io.sluice.sink.BoltSink.connect(options.remote(), Duration.ofSeconds(60))) {
+            sink.runImplicit("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS", java.util.Map.of());
+        } catch (io.sluice.sink.SinkException e) {
+            throw new IllegalStateException("cannot empty the Neo4j at " + options.remote().uri() + ": " + e.getMessage(), e);
         }
     }
 

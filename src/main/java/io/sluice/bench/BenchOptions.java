@@ -24,10 +24,19 @@ import java.util.Objects;
  * @param seed           seeds the row generators
  * @param client         the HTTP load generator
  * @param appliers       applier counts: sync and async run once per count (direct and raw once, with the first)
+ * @param remote         a Neo4j over Bolt to bench against instead of the embedded one (wiped before each
+ *                       mode), or null
  */
 public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration,
         Duration warmup, Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed,
-        LoadClient client, List<Integer> appliers) {
+        LoadClient client, List<Integer> appliers, io.sluice.sink.BoltSink.Options remote) {
+
+    public BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration, Duration warmup,
+            Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed, LoadClient client,
+            List<Integer> appliers) {
+        this(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir, seed, client,
+                appliers, null);
+    }
 
     public BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration, Duration warmup,
             Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed, LoadClient client) {

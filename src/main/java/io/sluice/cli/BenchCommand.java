@@ -68,6 +68,16 @@ final class BenchCommand implements Callable<Integer> {
             description = "applier counts of the server; sync and async run once per count (default: the config's)")
     java.util.List<Integer> appliers;
 
+    @Option(names = "--neo4j", paramLabel = "URI",
+            description = "bench against this Neo4j over Bolt (e.g. one started with ./sluice neo4j); it is EMPTIED before each mode")
+    String neo4j;
+
+    @Option(names = "--user", description = "Neo4j user for --neo4j (default: no auth)")
+    String user;
+
+    @Option(names = "--password", description = "Neo4j password for --neo4j (or env SLUICE_NEO4J_PASSWORD)")
+    String password;
+
     @Override
     public Integer call() throws Exception {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
@@ -75,7 +85,9 @@ final class BenchCommand implements Callable<Integer> {
         BenchOptions o = new BenchOptions(Scenario.named(scenario), BenchMode.parseList(modes), clients,
                 seconds(duration, "--duration"), seconds(warmup, "--warmup"),
                 seconds(prime, "--prime"), rowsPerRequest, c, workDir, seed,
-                LoadClient.parse(httpClient), appliers == null ? java.util.List.of(c.apply().appliers()) : appliers);
+                LoadClient.parse(httpClient), appliers == null ? java.util.List.of(c.apply().appliers()) : appliers,
+                neo4j == null ? null : new io.sluice.sink.BoltSink.Options(neo4j, user,
+                        password != null ? password : System.getenv("SLUICE_NEO4J_PASSWORD"), c.neo4j().database()));
         BenchReport report = new Bench(o, Ticker.system(), System.err).run();
         System.out.print(report.table());
         if (out != null) {
