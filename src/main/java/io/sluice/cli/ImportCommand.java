@@ -135,16 +135,14 @@ final class ImportCommand implements Callable<Integer> {
                 Duration.ofMillis(Math.round(progressInterval * 1000)));
         ImportSummary s;
         if (into != null) {
-            s = Importer.offline(o, new ImportOptions.Offline(into, overwrite, multilineFields, maxOffHeapMemory, verbose), System.err);
+            s = Importer.offline(o, new ImportOptions.Offline(into, overwrite, multilineFields, maxOffHeapMemory, verbose),
+                    System.out, System.err);
         } else {
             if (!applyMode.equals("direct") && !applyMode.equals("sync")) {
                 throw new IllegalArgumentException("--apply-mode must be direct or sync, got '" + applyMode + "'");
             }
-            s = Importer.online(o, new ImportOptions.Online(online, merge, batchSize, applyMode.equals("direct"), restart), System.err);
-        }
-        System.out.print(s.text());
-        if (s.rejectedTotal() > 0) {
-            System.out.println("  report: " + reportFile);
+            s = Importer.online(o, new ImportOptions.Online(online, merge, batchSize, applyMode.equals("direct"), restart),
+                    System.out, System.err);
         }
         return s.finished() ? 0 : 1;
     }
