@@ -37,6 +37,7 @@ final class OnlineImport {
     private volatile long phaseReadAtStart;
     private volatile long phaseBytesAtStart;
     private volatile String lastRead = "nothing";
+    private java.util.function.UnaryOperator<Target> decorate = t -> t;
 
     OnlineImport(ImportOptions options, Online online, PrintStream err, Ticker ticker, boolean terminal) {
         this.options = options;
@@ -49,6 +50,12 @@ final class OnlineImport {
     static ImportSummary run(ImportOptions options, Online online, PrintStream err, Ticker ticker, boolean terminal)
             throws IOException, InterruptedException {
         return new OnlineImport(options, online, err, ticker, terminal).run();
+    }
+
+    /** For tests: wraps the target (fault injection on sluice's own seam, never on Neo4j). */
+    OnlineImport decorate(java.util.function.UnaryOperator<Target> d) {
+        this.decorate = d;
+        return this;
     }
 
     /** Asks a running import to stop after the statements in flight; its progress is kept for a resume. */
@@ -68,7 +75,7 @@ final class OnlineImport {
         GraphPlan plan = GraphPlan.build(options.groups(), headers, options.format(), online.merge(),
                 w -> err.println("import: " + w));
         int partitions = options.threads() > 0 ? options.threads() : Runtime.getRuntime().availableProcessors();
-        try (Target target = open(partitions)) {
+        try (Target target = decorate.apply(open(partitions))) {
             createSchema(target, plan);
             Resume resume = Resume.open(target, Resume.importId(options, online.merge()), online.restart(), partitions,
                     online.batchRows(), err);
