@@ -25,7 +25,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * Rows are partitioned by a hash of their key (a node's ID, a relationship's start ID), so two batches running
  * at the same time never write the same node as a key, and the rows of one key are applied in file order (the
  * partition's batches are applied one after another). Each batch is sent sorted (relationships by start then
- * end ID, nodes by ID), so that concurrent transactions that do share a node (the end of a relationship) take
+ * end ID), so that concurrent transactions that do share a node (the end of a relationship) take
  * their locks in one order. What deadlocks remain are retried by sluice's write path; a batch that is still
  * refused as transient comes back {@link Target.Result.Busy} and is sent again after a backoff.
  *
@@ -48,6 +48,10 @@ import java.util.concurrent.locks.ReentrantLock;
 final class BatchApplier implements AutoCloseable {
     private static final Batch STOP = new Batch(null, -1, -1, List.of());
     private static final Duration GIVE_UP_AFTER = Duration.ofMinutes(5);
+    /** Relationship rows by start ID, then end ID: the order concurrent batches take their locks in. */
+    private static final Comparator<Map<String, Object>> ORDER = Comparator
+            .comparing((Map<String, Object> m) -> (Comparable<?>) m.get("s"), BatchApplier::compareIds)
+            .thenComparing(m -> (Comparable<?>) m.get("e"), BatchApplier::compareIds);
 
     private final Target target;
     private final Resume resume;
@@ -154,7 +158,7 @@ final class BatchApplier implements AutoCloseable {
             if (r.isRejected()) {
                 bad.add(r);
             } else {
-                Map<String, Object> v = r.values(); // the row's own map; its position "i" was set when the batch was cut
+                Map<String, Object> v = r.values(); // the row's own map (a relationship's position "i" was set when the batch was cut)
                 good.add(v);
                 goodAt.add(i);
                 bytes += 16L * v.size();
@@ -168,7 +172,9 @@ final class BatchApplier implements AutoCloseable {
             }
             return;
         }
-        good.sort(order(b.work().kind()));
+        if (b.work().kind() == EntityKind.RELATIONSHIPS) {
+            good.sort(ORDER); // nodes need no order: concurrent node batches never share a key (partitions)
+        }
         Target.Result result = send(new Statement(b.work().statement(), Map.of("rows", good, "mark", mark)), bytes);
         switch (result) {
             case null -> { } // stopped while retrying: no mark, a resumed run does it
@@ -183,12 +189,6 @@ final class BatchApplier implements AutoCloseable {
             }
             case Target.Result.Busy busy -> throw new IllegalStateException("send returned busy");
         }
-    }
-
-    private static Comparator<Map<String, Object>> order(EntityKind kind) {
-        Comparator<Map<String, Object>> byKey = Comparator.comparing(m -> (Comparable<?>) m.get(kind == EntityKind.NODES ? "k" : "s"),
-                BatchApplier::compareIds);
-        return kind == EntityKind.NODES ? byKey : byKey.thenComparing(m -> (Comparable<?>) m.get("e"), BatchApplier::compareIds);
     }
 
     /** IDs of one space are all strings or all longs; null (no ID column) sorts first. */
@@ -281,6 +281,7 @@ final class BatchApplier implements AutoCloseable {
             if (ledger.isStopped()) {
                 return null;
             }
+            ledger.resends.incrementAndGet();
             if (ticker.read() > giveUp) {
                 ledger.stop(target.describe() + " has been busy or unavailable for " + GIVE_UP_AFTER.toMinutes()
                         + " minutes: " + busy.reason());

@@ -62,6 +62,21 @@ record Column(int index, String raw, String name, Kind kind, ValueType type, boo
         }
     }
 
+    /** The field of a row that carries this property: {@code p<index>}, or {@code c<index>} when converted. */
+    String field() {
+        return (type.cypherFunction() == null ? "p" : "c") + index;
+    }
+
+    /** The Cypher expression of this property's value in row {@code row}. */
+    String valueExpression() {
+        String f = "row." + field();
+        String fn = type.cypherFunction();
+        if (fn == null) {
+            return f;
+        }
+        return array ? "[v IN " + f + " | " + fn + "(v)]" : fn + "(" + f + ")";
+    }
+
     static String abbreviate(String s) {
         return s.length() > 60 ? s.substring(0, 60) + "..." : s;
     }

@@ -22,18 +22,25 @@ final class GatewayTarget implements Target {
     private final WritePath writes;
     private final Mode mode;
     private final Path dataDir;
+    private final boolean owned;
 
-    private GatewayTarget(SluiceServer server, Mode mode, Path dataDir) {
+    private GatewayTarget(SluiceServer server, Mode mode, Path dataDir, boolean owned) {
         this.server = server;
         this.writes = server.writePath();
         this.mode = mode;
         this.dataDir = dataDir;
+        this.owned = owned;
+    }
+
+    /** Over a sluice someone else started and will close (the import benchmark's). */
+    static GatewayTarget over(SluiceServer server, Path dataDir, boolean direct) {
+        return new GatewayTarget(server, direct ? Mode.DIRECT : Mode.SYNC, dataDir, false);
     }
 
     static GatewayTarget start(Path dataDir, SluiceConfig config, boolean direct) {
         try {
             return new GatewayTarget(SluiceServer.start(new SluiceServer.Options(config, dataDir,
-                    new HostPort("127.0.0.1", 0), null)), direct ? Mode.DIRECT : Mode.SYNC, dataDir);
+                    new HostPort("127.0.0.1", 0), null)), direct ? Mode.DIRECT : Mode.SYNC, dataDir, true);
         } catch (RuntimeException e) {
             if (String.valueOf(e.getMessage()).contains("lock") || causedBy(e, "FileLockException")) {
                 throw new IllegalStateException("the database in " + dataDir + " is in use (is 'sluice serve' running on it? "
@@ -72,12 +79,21 @@ final class GatewayTarget implements Target {
     }
 
     @Override
+    public java.util.Map<String, Long> transientRetries() {
+        try (java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient()) {
+            return RetryCounts.read(http, server.baseUrl());
+        }
+    }
+
+    @Override
     public String describe() {
         return "the embedded database in " + dataDir;
     }
 
     @Override
     public void close() {
-        server.close();
+        if (owned) {
+            server.close();
+        }
     }
 }

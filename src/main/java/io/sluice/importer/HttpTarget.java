@@ -105,6 +105,11 @@ final class HttpTarget implements Target {
     }
 
     @Override
+    public Map<String, Long> transientRetries() {
+        return RetryCounts.read(http, base);
+    }
+
+    @Override
     public String describe() {
         return "sluice at " + base;
     }

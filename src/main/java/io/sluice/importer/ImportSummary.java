@@ -16,12 +16,24 @@ import java.util.Map;
  * @param resumed       rows skipped because an earlier run had imported them (online resume)
  * @param seconds       wall-clock time
  * @param stopped       why the import stopped before the end, or null when it finished
+ * @param retries       online: transient errors retried by sluice's write path, per Neo4j status code
+ *                      (deadlocks are {@code Neo.TransientError.Transaction.DeadlockDetected}), plus batches the
+ *                      import sent again ({@code resent}); none of them failed a row
  */
 public record ImportSummary(String path, long nodes, long relationships, long properties,
-        Map<Rejection.Problem, Long> rejected, long rows, long resumed, double seconds, String stopped) {
+        Map<Rejection.Problem, Long> rejected, long rows, long resumed, double seconds, String stopped,
+        Map<String, Long> retries) {
+
+    public static final String DEADLOCK = "Neo.TransientError.Transaction.DeadlockDetected";
 
     public ImportSummary {
         rejected = rejected.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(new EnumMap<>(rejected));
+        retries = retries == null ? Map.of() : Map.copyOf(retries);
+    }
+
+    /** Deadlocks that sluice retried (each retried batch then committed, or the import says it stopped). */
+    public long deadlockRetries() {
+        return retries.getOrDefault(DEADLOCK, 0L);
     }
 
     public long rejectedTotal() {
@@ -55,6 +67,9 @@ public record ImportSummary(String path, long nodes, long relationships, long pr
             b.append(String.format(Locale.ROOT, "  resumed (already done) %,15d rows%n", resumed));
         }
         b.append(String.format(Locale.ROOT, "  records/s              %,15.0f%n", recordsPerSecond()));
+        if (!retries.isEmpty()) {
+            b.append("  retried (not failed)   ").append(new java.util.TreeMap<>(retries)).append(System.lineSeparator());
+        }
         if (stopped != null) {
             b.append("  stopped: ").append(stopped).append(System.lineSeparator());
         }

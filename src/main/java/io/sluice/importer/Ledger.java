@@ -18,6 +18,8 @@ final class Ledger {
     final AtomicLong nodes = new AtomicLong();
     final AtomicLong relationships = new AtomicLong();
     final AtomicLong properties = new AtomicLong();
+    /** Batches sent again because the target was busy (overloaded, transient errors past sluice's own retries). */
+    final AtomicLong resends = new AtomicLong();
     private final AtomicReference<String> stopped = new AtomicReference<>();
 
     Ledger(ImportOptions.Tolerance tolerance, long rejectedBefore) {

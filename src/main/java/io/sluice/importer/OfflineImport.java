@@ -79,7 +79,7 @@ final class OfflineImport {
             String why = output.lastLines().stream().filter(l -> !l.isBlank() && !l.startsWith("WARNING"))
                     .collect(Collectors.joining("\n    "));
             return new ImportSummary("offline", 0, 0, 0, rejected, 0, 0, (ticker.read() - t0) / 1e9,
-                    "Neo4j's importer failed (exit " + rc + "); its last output:\n    " + why);
+                    "Neo4j's importer failed (exit " + rc + "); its last output:\n    " + why, null);
         }
         if (!options.config().schema().isEmpty()) {
             err.println("import: creating " + options.config().schema().size() + " schema statement(s) of the config");
@@ -88,7 +88,7 @@ final class OfflineImport {
         long nodes = Math.max(0, output.nodes());
         long rels = Math.max(0, output.relationships());
         return new ImportSummary("offline", nodes, rels, Math.max(0, output.properties()), rejected,
-                nodes + rels + rejectedTotal, 0, (ticker.read() - t0) / 1e9, null);
+                nodes + rels + rejectedTotal, 0, (ticker.read() - t0) / 1e9, null, null);
     }
 
     /** The admin command line: the database name first (a name after the file options is read as a file). */

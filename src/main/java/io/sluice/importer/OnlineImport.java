@@ -38,6 +38,7 @@ final class OnlineImport {
     private volatile long phaseBytesAtStart;
     private volatile String lastRead = "nothing";
     private java.util.function.UnaryOperator<Target> decorate = t -> t;
+    private Target given;
 
     OnlineImport(ImportOptions options, Online online, PrintStream err, Ticker ticker, boolean terminal) {
         this.options = options;
@@ -50,6 +51,12 @@ final class OnlineImport {
     static ImportSummary run(ImportOptions options, Online online, PrintStream err, Ticker ticker, boolean terminal)
             throws IOException, InterruptedException {
         return new OnlineImport(options, online, err, ticker, terminal).run();
+    }
+
+    /** Imports into this target instead of opening one (the benchmark's, over a database it started). */
+    OnlineImport into(Target t) {
+        this.given = t;
+        return this;
     }
 
     /** For tests: wraps the target (fault injection on sluice's own seam, never on Neo4j). */
@@ -75,11 +82,13 @@ final class OnlineImport {
         GraphPlan plan = GraphPlan.build(options.groups(), headers, options.format(), online.merge(),
                 w -> err.println("import: " + w));
         int partitions = options.threads() > 0 ? options.threads() : Runtime.getRuntime().availableProcessors();
-        try (Target target = decorate.apply(open(partitions))) {
+        try (Target target = decorate.apply(given != null ? given : open(partitions))) {
+            Map<String, Long> retriesBefore = target.transientRetries();
             createSchema(target, plan);
             Resume resume = Resume.open(target, Resume.importId(options, online.merge()), online.restart(), partitions,
                     online.batchRows(), err);
             Ledger l = new Ledger(options.tolerance(), resume.rejectedBefore());
+            err.printf(java.util.Locale.ROOT, "import: DEBUG setup %.2f s%n", (ticker.read() - t0) / 1e9);
             ledger = l;
             try (ReportFile report = ReportFile.append(options.reportFile())) {
                 ImportProgress progress = ImportProgress.start(this::sample, terminal, err, options.progressInterval(), ticker);
@@ -91,6 +100,7 @@ final class OnlineImport {
                                 Statements.nodes(g, online.merge()), g.input().files(), g.space(), null, null, null), resume, applier);
                     }
                     applier.awaitIdle();
+                    err.printf(java.util.Locale.ROOT, "import: DEBUG nodes done %.2f s%n", (ticker.read() - t0) / 1e9);
                     phase(plan.relGroups().stream().map(GraphPlan.RelGroup::input).toList(), "relationships");
                     for (GraphPlan.RelGroup g : plan.relGroups()) {
                         read(g.input(), RowParser.relationships(g, options.format()), new Batch.Work(g.index(),
@@ -101,10 +111,16 @@ final class OnlineImport {
                 } finally {
                     progress.close();
                 }
+                err.printf(java.util.Locale.ROOT, "import: DEBUG load done %.2f s%n", (ticker.read() - t0) / 1e9);
                 if (!l.isStopped()) {
                     resume.complete(target);
                 }
-                return summary(l, report, t0);
+                err.printf(java.util.Locale.ROOT, "import: DEBUG complete %.2f s%n", (ticker.read() - t0) / 1e9);
+                Map<String, Long> retries = new java.util.HashMap<>(RetryCounts.since(retriesBefore, target.transientRetries()));
+                if (l.resends.get() > 0) {
+                    retries.put("resent", l.resends.get());
+                }
+                return summary(l, report, t0, retries);
             }
         }
     }
@@ -192,7 +208,7 @@ final class OnlineImport {
         for (int p = 0; p < buffers.size(); p++) {
             if (!buffers.get(p).isEmpty()) {
                 List<Row> rows = List.copyOf(buffers.get(p));
-                for (int i = 0; i < rows.size(); i++) {
+                for (int i = 0; i < rows.size() && work.kind() == EntityKind.RELATIONSHIPS; i++) {
                     if (!rows.get(i).isRejected()) {
                         rows.get(i).values().put("i", i);
                     }
@@ -223,7 +239,7 @@ final class OnlineImport {
         return new ImportProgress.Sample(phase, l.done.get() - phaseDoneAtStart, total, "rows", l.rejected.get());
     }
 
-    private ImportSummary summary(Ledger l, ReportFile report, long t0) {
+    private ImportSummary summary(Ledger l, ReportFile report, long t0, Map<String, Long> retries) {
         String stopped = l.stopReason();
         if (stopped != null) {
             stopped += String.format(java.util.Locale.ROOT,
@@ -231,6 +247,6 @@ final class OnlineImport {
                     + "command again to resume where it stopped.", lastRead, l.nodes.get(), l.relationships.get());
         }
         return new ImportSummary("online", l.nodes.get(), l.relationships.get(), l.properties.get(), report.counts(),
-                l.rowsRead.get(), l.resumed.get(), (ticker.read() - t0) / 1e9, stopped);
+                l.rowsRead.get(), l.resumed.get(), (ticker.read() - t0) / 1e9, stopped, retries);
     }
 }

@@ -22,6 +22,7 @@ final class RowParser {
     private final String defaultType;
     private final Column[] columns;
     private final int keyIndex;
+    private final String[] fields;
 
     private RowParser(EntityKind entity, Header header, CsvFormat format, IdSpace space, IdSpace start, IdSpace end,
             String defaultType) {
@@ -35,6 +36,12 @@ final class RowParser {
         this.columns = header.columns().toArray(Column[]::new);
         Kind k = entity == EntityKind.NODES ? Kind.ID : Kind.START_ID;
         this.keyIndex = header.first(k).map(Column::index).orElse(-1);
+        this.fields = new String[columns.length];
+        for (Column c : columns) {
+            if (c.kind() == Kind.PROPERTY) {
+                fields[c.index()] = c.field();
+            }
+        }
     }
 
     static RowParser nodes(GraphPlan.NodeGroup g, CsvFormat format) {
@@ -56,8 +63,7 @@ final class RowParser {
                 }
             }
         }
-        Map<String, Object> values = new HashMap<>(8);
-        Map<String, Object> props = new HashMap<>(columns.length * 2);
+        Map<String, Object> values = new HashMap<>(columns.length * 2 + 4);
         for (Column c : columns) {
             String text = c.index() < f.length ? f[c.index()] : null;
             try {
@@ -70,11 +76,7 @@ final class RowParser {
                     case PROPERTY -> {
                         Object v = c.parse(text, format);
                         if (v != null) {
-                            if (c.type().cypherFunction() == null) {
-                                props.put(c.name(), v);
-                            } else {
-                                values.put("c" + c.index(), v);
-                            }
+                            values.put(fields[c.index()], v);
                         }
                     }
                     case IGNORE -> { }
@@ -84,7 +86,6 @@ final class RowParser {
                         Map.of("column", c.raw(), "value", text == null ? "" : text), key(f));
             }
         }
-        values.put("p", props);
         return new Row(raw.file(), raw.line(), key(f), values, null);
     }
 

@@ -11,19 +11,19 @@ import java.util.List;
  * (see {@link Resume}), so a batch and its mark commit together or not at all:
  * <pre>
  * UNWIND $rows AS row
- * CREATE (n:`User`:`Person` {`userId`: row.k}) SET n += row.p, n.`born` = date(row.c6) SET n:$(row.l)
+ * CREATE (n:`User`:`Person` {`userId`: row.k, `name`: row.p1, `born`: date(row.c6)}) SET n:$(row.l)
  * WITH count(*) AS rows
  * CREATE (:SluiceImportMark {import: $mark.import, ..., bad: $mark.bad}) RETURN rows
  *
  * UNWIND $rows AS row
  * OPTIONAL MATCH (a:`User` {`userId`: row.s}) OPTIONAL MATCH (b:`Site` {`url`: row.e})
- * CALL (row, a, b) { WITH * WHERE a IS NOT NULL AND b IS NOT NULL CREATE (a)-[r:`VISITED`]->(b) SET r += row.p }
+ * CALL (row, a, b) { WITH * WHERE a IS NOT NULL AND b IS NOT NULL CREATE (a)-[r:`VISITED` {`weight`: row.p3}]->(b) }
  * WITH collect(CASE WHEN a IS NULL OR b IS NULL THEN [row.i, a IS NULL, b IS NULL] END) AS dangling
  * CREATE (:SluiceImportMark {..., bad: $mark.bad + size(dangling)}) RETURN dangling
  * </pre>
  * A relationship with a missing end is not an error: it is returned, reported and counted as bad, and the rest of
- * the batch commits. With {@code --merge}, {@code MERGE} replaces {@code CREATE} and an empty field leaves the
- * stored value as it is.
+ * the batch commits. With {@code --merge}, {@code MERGE} replaces {@code CREATE} and properties are updated with
+ * {@code SET n.name = coalesce(row.p1, n.name)}: an empty field leaves the stored value as it is.
  */
 final class Statements {
     static final String MARK_LABEL = "SluiceImportMark";
@@ -37,9 +37,8 @@ final class Statements {
 
     static String nodes(GraphPlan.NodeGroup g, boolean merge) {
         StringBuilder b = new StringBuilder("UNWIND $rows AS row ");
-        List<String> sets = new ArrayList<>();
-        sets.add("n += row.p");
         IdSpace s = g.space();
+        List<String> sets = new ArrayList<>();
         if (merge) {
             b.append("MERGE (n:").append(name(s.label())).append(" {").append(name(s.property())).append(": row.k}) ");
             for (String l : g.labels()) {
@@ -47,31 +46,42 @@ final class Statements {
                     sets.add("n:" + name(l));
                 }
             }
+            sets.addAll(updates(g.header(), "n"));
         } else {
-            b.append("CREATE (n").append(labels(g.labels()));
+            List<String> props = new ArrayList<>();
             if (s != null) {
-                b.append(" {").append(name(s.property())).append(": row.k}");
+                props.add(name(s.property()) + ": row.k");
+            }
+            props.addAll(literal(g.header()));
+            b.append("CREATE (n").append(labels(g.labels()));
+            if (!props.isEmpty()) {
+                b.append(" {").append(String.join(", ", props)).append('}');
             }
             b.append(") ");
         }
-        sets.addAll(converted(g.header(), "n", merge));
-        b.append("SET ").append(String.join(", ", sets));
-        if (g.header().first(Kind.LABEL).isPresent()) {
-            b.append(" SET n:$(row.l)");
+        if (!sets.isEmpty()) {
+            b.append("SET ").append(String.join(", ", sets)).append(' ');
         }
-        return b.append(" WITH count(*) AS rows ").append(MARK.formatted("$mark.bad")).append(" RETURN rows").toString();
+        if (g.header().first(Kind.LABEL).isPresent()) {
+            b.append("SET n:$(row.l) ");
+        }
+        return b.append("WITH count(*) AS rows ").append(MARK.formatted("$mark.bad")).append(" RETURN rows").toString();
     }
 
     static String relationships(GraphPlan.RelGroup g, boolean merge) {
         String type = g.header().first(Kind.TYPE).isPresent() ? "$(row.t)" : name(g.input().type());
-        List<String> sets = new ArrayList<>();
-        sets.add("r += row.p");
-        sets.addAll(converted(g.header(), "r", merge));
+        String write;
+        if (merge) {
+            List<String> sets = updates(g.header(), "r");
+            write = "MERGE (a)-[r:" + type + "]->(b)" + (sets.isEmpty() ? "" : " SET " + String.join(", ", sets));
+        } else {
+            List<String> props = literal(g.header());
+            write = "CREATE (a)-[r:" + type + (props.isEmpty() ? "" : " {" + String.join(", ", props) + "}") + "]->(b)";
+        }
         return "UNWIND $rows AS row "
                 + "OPTIONAL MATCH (a:" + name(g.start().label()) + " {" + name(g.start().property()) + ": row.s}) "
                 + "OPTIONAL MATCH (b:" + name(g.end().label()) + " {" + name(g.end().property()) + ": row.e}) "
-                + "CALL (row, a, b) { WITH * WHERE a IS NOT NULL AND b IS NOT NULL "
-                + (merge ? "MERGE" : "CREATE") + " (a)-[r:" + type + "]->(b) SET " + String.join(", ", sets) + " } "
+                + "CALL (row, a, b) { WITH * WHERE a IS NOT NULL AND b IS NOT NULL " + write + " } "
                 + "WITH collect(CASE WHEN a IS NULL OR b IS NULL THEN [row.i, a IS NULL, b IS NULL] END) AS dangling "
                 + MARK.formatted("$mark.bad + size(dangling)") + " RETURN dangling";
     }
@@ -81,18 +91,21 @@ final class Statements {
         return MARK.formatted("$mark.bad");
     }
 
-    /** Property assignments for the columns a Cypher function converts (temporal, point). */
-    private static List<String> converted(Header h, String var, boolean merge) {
+    /** {@code name: row.p3, born: date(row.c4)}: a null value sets nothing, which is what CREATE needs. */
+    private static List<String> literal(Header h) {
         List<String> out = new ArrayList<>();
         for (Column c : h.of(Kind.PROPERTY)) {
-            String fn = c.type().cypherFunction();
-            if (fn == null) {
-                continue;
-            }
-            String field = "row.c" + c.index();
-            String value = c.array() ? "[v IN " + field + " | " + fn + "(v)]" : fn + "(" + field + ")";
+            out.add(name(c.name()) + ": " + c.valueExpression());
+        }
+        return out;
+    }
+
+    /** {@code n.name = coalesce(row.p3, n.name)}: MERGE updates what the row says and keeps the rest. */
+    private static List<String> updates(Header h, String var) {
+        List<String> out = new ArrayList<>();
+        for (Column c : h.of(Kind.PROPERTY)) {
             String target = var + "." + name(c.name());
-            out.add(target + " = " + (merge ? "coalesce(" + value + ", " + target + ")" : value));
+            out.add(target + " = coalesce(" + c.valueExpression() + ", " + target + ")");
         }
         return out;
     }

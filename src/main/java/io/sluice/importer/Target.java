@@ -19,6 +19,9 @@ interface Target extends AutoCloseable {
     /** Runs one statement alone: a read, or a schema command. */
     Result run(Statement statement) throws InterruptedException;
 
+    /** Transient retries sluice's write path has made so far, per Neo4j status code (see {@link RetryCounts}). */
+    java.util.Map<String, Long> transientRetries();
+
     /** For messages: {@code embedded neo4j in ./data}, {@code sluice at http://...}. */
     String describe();
 

@@ -35,6 +35,11 @@ final class FaultyTarget implements Target {
     }
 
     @Override
+    public java.util.Map<String, Long> transientRetries() {
+        return inner.transientRetries();
+    }
+
+    @Override
     public String describe() {
         return "faulty " + inner.describe();
     }

@@ -71,7 +71,9 @@ class OfflineImportTest {
             assertThat(g.count("MATCH (s:Site) RETURN count(s)")).isEqualTo(50);
             assertThat(g.count("MATCH (s:Web) RETURN count(s)")).isEqualTo(25);
             assertThat(g.count("MATCH ()-[v:VISITED]->() RETURN count(v)")).isEqualTo(600);
-            assertThat(g.one("MATCH (u:User {userId: 'u5'}) RETURN u.name")).isEqualTo("User 5");
+            // which of the two u5 rows Neo4j's parallel importer keeps is its business; one of them, once
+            assertThat(g.count("MATCH (u:User {userId: 'u5'}) RETURN count(u)")).isEqualTo(1);
+            assertThat(g.one("MATCH (u:User {userId: 'u5'}) RETURN u.name")).isIn("User 5", "Again");
             assertThat(g.one("MATCH (u:User {userId: 'u7'}) RETURN u.age")).isEqualTo(25L);
             assertThat(g.one("MATCH (u:User {userId: 'u7'}) RETURN u.score")).isEqualTo(0.7);
             assertThat(g.one("MATCH (u:User {userId: 'u6'}) RETURN u.active")).isEqualTo(true);
