@@ -48,10 +48,13 @@ import java.util.concurrent.locks.ReentrantLock;
 final class BatchApplier implements AutoCloseable {
     private static final Batch STOP = new Batch(null, -1, -1, List.of());
     private static final Duration GIVE_UP_AFTER = Duration.ofMinutes(5);
-    /** Relationship rows by start ID, then end ID: the order concurrent batches take their locks in. */
+    /**
+     * Relationship rows by end ID, then start ID. Batches running at the same time hold disjoint start nodes (rows
+     * are partitioned by start ID), so the nodes they can both lock are end nodes, and these they take in one order.
+     */
     private static final Comparator<Map<String, Object>> ORDER = Comparator
-            .comparing((Map<String, Object> m) -> (Comparable<?>) m.get("s"), BatchApplier::compareIds)
-            .thenComparing(m -> (Comparable<?>) m.get("e"), BatchApplier::compareIds);
+            .comparing((Map<String, Object> m) -> (Comparable<?>) m.get("e"), BatchApplier::compareIds)
+            .thenComparing(m -> (Comparable<?>) m.get("s"), BatchApplier::compareIds);
 
     private final Target target;
     private final Resume resume;

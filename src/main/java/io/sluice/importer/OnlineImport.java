@@ -88,7 +88,6 @@ final class OnlineImport {
             Resume resume = Resume.open(target, Resume.importId(options, online.merge()), online.restart(), partitions,
                     online.batchRows(), err);
             Ledger l = new Ledger(options.tolerance(), resume.rejectedBefore());
-            err.printf(java.util.Locale.ROOT, "import: DEBUG setup %.2f s%n", (ticker.read() - t0) / 1e9);
             ledger = l;
             try (ReportFile report = ReportFile.append(options.reportFile())) {
                 ImportProgress progress = ImportProgress.start(this::sample, terminal, err, options.progressInterval(), ticker);
@@ -100,7 +99,6 @@ final class OnlineImport {
                                 Statements.nodes(g, online.merge()), g.input().files(), g.space(), null, null, null), resume, applier);
                     }
                     applier.awaitIdle();
-                    err.printf(java.util.Locale.ROOT, "import: DEBUG nodes done %.2f s%n", (ticker.read() - t0) / 1e9);
                     phase(plan.relGroups().stream().map(GraphPlan.RelGroup::input).toList(), "relationships");
                     for (GraphPlan.RelGroup g : plan.relGroups()) {
                         read(g.input(), RowParser.relationships(g, options.format()), new Batch.Work(g.index(),
@@ -111,11 +109,9 @@ final class OnlineImport {
                 } finally {
                     progress.close();
                 }
-                err.printf(java.util.Locale.ROOT, "import: DEBUG load done %.2f s%n", (ticker.read() - t0) / 1e9);
                 if (!l.isStopped()) {
                     resume.complete(target);
                 }
-                err.printf(java.util.Locale.ROOT, "import: DEBUG complete %.2f s%n", (ticker.read() - t0) / 1e9);
                 Map<String, Long> retries = new java.util.HashMap<>(RetryCounts.since(retriesBefore, target.transientRetries()));
                 if (l.resends.get() > 0) {
                     retries.put("resent", l.resends.get());
