@@ -99,7 +99,9 @@ final class OnlineImport {
                                 Statements.nodes(g, online.merge()), g.input().files(), g.space(), null, null, null), resume, applier);
                     }
                     applier.awaitIdle();
-                    phase(plan.relGroups().stream().map(GraphPlan.RelGroup::input).toList(), "relationships");
+                    if (!plan.relGroups().isEmpty()) {
+                        phase(plan.relGroups().stream().map(GraphPlan.RelGroup::input).toList(), "relationships");
+                    }
                     for (GraphPlan.RelGroup g : plan.relGroups()) {
                         read(g.input(), RowParser.relationships(g, options.format()), new Batch.Work(g.index(),
                                 EntityKind.RELATIONSHIPS, Statements.relationships(g, online.merge()), g.input().files(), null,
