@@ -169,7 +169,7 @@ final class BatchApplier implements AutoCloseable {
         }
         Map<String, Object> mark = resume.mark(b.key(), lo, hi, bad.size());
         if (good.isEmpty()) {
-            if (send(new Statement(Statements.markOnly(), Map.of("mark", mark)), 64) instanceof Target.Result.Done) {
+            if (send(List.of(new Statement(Statements.markOnly(), Map.of("mark", mark))), 64) instanceof Target.Result.Done) {
                 rejected(b, bad, List.of());
                 ledger.done.addAndGet(hi - lo);
             }
@@ -178,7 +178,11 @@ final class BatchApplier implements AutoCloseable {
         if (b.work().kind() == EntityKind.RELATIONSHIPS) {
             good.sort(ORDER); // nodes need no order: concurrent node batches never share a key (partitions)
         }
-        Target.Result result = send(new Statement(b.work().statement(), Map.of("rows", good, "mark", mark)), bytes);
+        List<Statement> request = b.work().kind() == EntityKind.NODES
+                ? List.of(new Statement(b.work().statement(), Map.of("rows", good)),
+                        new Statement(Statements.markOnly(), Map.of("mark", mark)))
+                : List.of(new Statement(b.work().statement(), Map.of("rows", good, "mark", mark)));
+        Target.Result result = send(request, bytes);
         switch (result) {
             case null -> { } // stopped while retrying: no mark, a resumed run does it
             case Target.Result.Done d -> committed(b, bad, d, hi - lo);
@@ -205,7 +209,7 @@ final class BatchApplier implements AutoCloseable {
 
     private void committed(Batch b, List<Row> bad, Target.Result.Done d, int rows) {
         var first = d.results().getFirst();
-        ledger.committed(first.counters(), true);
+        ledger.committed(first.counters(), b.work().kind() == EntityKind.RELATIONSHIPS); // a node batch's mark is its own statement
         List<Rejection> dangling = new ArrayList<>();
         if (b.work().kind() == EntityKind.RELATIONSHIPS && !first.rows().isEmpty()) {
             for (Object o : (List<?>) first.rows().getFirst().getFirst()) {
@@ -236,7 +240,7 @@ final class BatchApplier implements AutoCloseable {
                     + error.message(), source, row.line(), Map.of("code", error.code()));
         }
         Map<String, Object> mark = resume.mark(b.key(), lo, hi, bad.size() + 1L);
-        if (send(new Statement(Statements.markOnly(), Map.of("mark", mark)), 64) instanceof Target.Result.Done) {
+        if (send(List.of(new Statement(Statements.markOnly(), Map.of("mark", mark))), 64) instanceof Target.Result.Done) {
             rejected(b, bad, List.of(r));
             ledger.done.addAndGet(hi - lo);
             if (duplicate && !tolerance.skipDuplicateNodes()) {
@@ -272,12 +276,12 @@ final class BatchApplier implements AutoCloseable {
         }
     }
 
-    /** Sends one statement; while the target is busy, again after a backoff. Null: stopped or gave up. */
-    private Target.Result send(Statement s, long bytes) throws InterruptedException {
+    /** Sends one request; while the target is busy, again after a backoff. Null: stopped or gave up. */
+    private Target.Result send(List<Statement> s, long bytes) throws InterruptedException {
         long giveUp = ticker.read() + GIVE_UP_AFTER.toNanos();
         long backoffMs = 50;
         while (true) {
-            Target.Result r = target.write(List.of(s), bytes);
+            Target.Result r = target.write(s, bytes);
             if (!(r instanceof Target.Result.Busy busy)) {
                 return r;
             }

@@ -8,12 +8,12 @@ import java.util.List;
  * The Cypher an online import runs, one statement per batch, written for the rows {@link RowParser} makes
  * ({@code row.k}, {@code row.s}, {@code row.e}, {@code row.l}, {@code row.t}, {@code row.p}, {@code row.c<n>},
  * and the position {@code row.i}). Each statement also writes the batch's progress mark in the same transaction
- * (see {@link Resume}), so a batch and its mark commit together or not at all:
+ * (see {@link Resume}), so a batch and its mark commit together or not at all: for nodes as a second statement of
+ * the same request, for relationships in the statement itself, since the mark counts the missing ends:
  * <pre>
  * UNWIND $rows AS row
  * CREATE (n:`User`:`Person` {`userId`: row.k, `name`: row.p1, `born`: date(row.c6)}) SET n:$(row.l)
- * WITH count(*) AS rows
- * CREATE (:SluiceImportMark {import: $mark.import, ..., bad: $mark.bad}) RETURN rows
+ * CREATE (:SluiceImportMark {import: $mark.import, ..., bad: $mark.bad})
  *
  * UNWIND $rows AS row
  * OPTIONAL MATCH (a:`User` {`userId`: row.s}) OPTIONAL MATCH (b:`Site` {`url`: row.e})
@@ -65,7 +65,7 @@ final class Statements {
         if (g.header().first(Kind.LABEL).isPresent()) {
             b.append("SET n:$(row.l) ");
         }
-        return b.append("WITH count(*) AS rows ").append(MARK.formatted("$mark.bad")).append(" RETURN rows").toString();
+        return b.toString().strip();
     }
 
     static String relationships(GraphPlan.RelGroup g, boolean merge) {
