@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
 /** The {@code sluice} command line. */
 @Command(name = "sluice", mixinStandardHelpOptions = true, version = "sluice 0.1.0",
         description = "A write gateway for Neo4j: group commit, journal, backpressure, bulk import.",
-        subcommands = {ServeCommand.class, Neo4jCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ServeCommand.class, Neo4jCommand.class, BenchCommand.class, ImportCommand.class,
+                ImportBenchCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @Override
     public void run() {

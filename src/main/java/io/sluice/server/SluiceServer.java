@@ -185,6 +185,11 @@ public final class SluiceServer implements AutoCloseable {
         return sink;
     }
 
+    /** The write path behind the HTTP API, for in-process callers (the online importer). */
+    public io.sluice.write.WritePath writePath() {
+        return gateway;
+    }
+
     @Override
     public void close() {
         log.info("sluice stopping: refusing new writes, applying what was admitted");

@@ -1,0 +1,139 @@
+package io.sluice.importer;
+
+import io.sluice.importer.Column.Kind;
+import io.sluice.importer.Rejection.Problem;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns the records of one group into {@link Row}s: typed values in the form {@link Statements} expects, or a
+ * {@link Rejection} for a row that does not parse (a bad number, an empty ID, extra fields). Missing trailing
+ * fields are empty, as in neo4j-admin. Stateless apart from its configuration; one per group.
+ */
+final class RowParser {
+    private final EntityKind entity;
+    private final Header header;
+    private final CsvFormat format;
+    private final IdSpace space;
+    private final IdSpace start;
+    private final IdSpace end;
+    private final String defaultType;
+    private final Column[] columns;
+    private final int keyIndex;
+    private final String[] fields;
+
+    private RowParser(EntityKind entity, Header header, CsvFormat format, IdSpace space, IdSpace start, IdSpace end,
+            String defaultType) {
+        this.entity = entity;
+        this.header = header;
+        this.format = format;
+        this.space = space;
+        this.start = start;
+        this.end = end;
+        this.defaultType = defaultType;
+        this.columns = header.columns().toArray(Column[]::new);
+        Kind k = entity == EntityKind.NODES ? Kind.ID : Kind.START_ID;
+        this.keyIndex = header.first(k).map(Column::index).orElse(-1);
+        this.fields = new String[columns.length];
+        for (Column c : columns) {
+            if (c.kind() == Kind.PROPERTY) {
+                fields[c.index()] = c.field();
+            }
+        }
+    }
+
+    static RowParser nodes(GraphPlan.NodeGroup g, CsvFormat format) {
+        return new RowParser(EntityKind.NODES, g.header(), format, g.space(), null, null, null);
+    }
+
+    static RowParser relationships(GraphPlan.RelGroup g, CsvFormat format) {
+        return new RowParser(EntityKind.RELATIONSHIPS, g.header(), format, null, g.start(), g.end(), g.input().type());
+    }
+
+    Row parse(CsvSource.Raw raw, String source) {
+        String[] f = raw.fields();
+        if (f.length > columns.length && !format.ignoreExtraColumns()) {
+            for (int i = columns.length; i < f.length; i++) {
+                if (f[i] != null) {
+                    return reject(raw, source, Problem.ExtraColumns, "the row has " + f.length + " fields, the header "
+                            + columns.length + " columns (use --ignore-extra-columns to drop the extra fields)",
+                            Map.of("fields", f.length, "columns", columns.length), key(f));
+                }
+            }
+        }
+        Map<String, Object> values = new HashMap<>(columns.length * 2 + 4);
+        for (Column c : columns) {
+            String text = c.index() < f.length ? f[c.index()] : null;
+            try {
+                switch (c.kind()) {
+                    case ID -> values.put("k", id(text, space, "ID"));
+                    case START_ID -> values.put("s", id(text, start, "START_ID"));
+                    case END_ID -> values.put("e", id(text, end, "END_ID"));
+                    case LABEL -> values.put("l", labels(text));
+                    case TYPE -> values.put("t", type(text));
+                    case PROPERTY -> {
+                        Object v = c.parse(text, format);
+                        if (v != null) {
+                            values.put(fields[c.index()], v);
+                        }
+                    }
+                    case IGNORE -> { }
+                }
+            } catch (IllegalArgumentException e) {
+                return reject(raw, source, Problem.BadValue, e.getMessage(),
+                        Map.of("column", c.raw(), "value", text == null ? "" : text), key(f));
+            }
+        }
+        return new Row(raw.file(), raw.line(), key(f), values, null);
+    }
+
+    private Object id(String text, IdSpace s, String what) {
+        if (text == null || text.isBlank()) {
+            throw new IllegalArgumentException("empty " + what);
+        }
+        return s.parseId(text, format.trimStrings());
+    }
+
+    private List<String> labels(String text) {
+        List<String> out = new ArrayList<>(2);
+        if (text != null) {
+            for (String l : text.split(java.util.regex.Pattern.quote(String.valueOf(format.arrayDelimiter())))) {
+                if (!l.isBlank()) {
+                    out.add(l.strip());
+                }
+            }
+        }
+        return out;
+    }
+
+    private String type(String text) {
+        if (text != null && !text.isBlank()) {
+            return text.strip();
+        }
+        if (defaultType == null) {
+            throw new IllegalArgumentException("no relationship type: the :TYPE field is empty and the group has no default type");
+        }
+        return defaultType;
+    }
+
+    /** The raw key a row is partitioned on: its node ID, or its start ID. */
+    private String key(String[] f) {
+        if (keyIndex < 0) {
+            return null; // a node group without IDs: partitioned by line
+        }
+        String v = keyIndex < f.length ? f[keyIndex] : null;
+        return v == null ? "" : v;
+    }
+
+    private static Row reject(CsvSource.Raw raw, String source, Problem p, String message, Map<String, Object> details,
+            String key) {
+        return new Row(raw.file(), raw.line(), key, null, new Rejection(p, source + ":" + raw.line() + ": " + message,
+                source, raw.line(), details));
+    }
+
+    Header header() {
+        return header;
+    }
+}
