@@ -57,6 +57,20 @@ class BenchCommandTest {
     }
 
     @Test
+    @Timeout(60)
+    void theJdkClientDrivesDirectMode() throws Exception {
+        BenchOptions o = new BenchOptions(Scenario.named("visited"), List.of(BenchMode.DIRECT), 4,
+                Duration.ofSeconds(2), Duration.ZERO, Duration.ZERO, 1, SluiceConfig.defaults(), dir.resolve("work"),
+                42, LoadClient.JDK);
+        ModeResult r = new Bench(o, Ticker.system(), new PrintStream(new ByteArrayOutputStream(), true,
+                StandardCharsets.UTF_8)).run().results().getFirst();
+        assertThat(r.client()).isEqualTo("jdk");
+        assertThat(r.writes()).isPositive();
+        assertThat(r.errors()).isZero();
+        assertThat(r.server().rowsPerBatch()).as("direct: one row per transaction").isEqualTo(1.0);
+    }
+
+    @Test
     void modesParseInOrderAndRejectTyposAndRepeats() {
         assertThat(BenchMode.parseList("direct, sync,async,raw"))
                 .containsExactly(BenchMode.DIRECT, BenchMode.SYNC, BenchMode.ASYNC, BenchMode.RAW);

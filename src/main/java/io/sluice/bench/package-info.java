@@ -1,0 +1,50 @@
+/**
+ * {@code sluice bench}: measures sluice's write modes against each other and against the raw limit, on the
+ * machine at hand, and reports ratios (absolute numbers on a shared 2-core machine are noise; ratios of modes
+ * measured in the same run are what to compare).
+ *
+ * <pre>
+ *   ./sluice bench visited --modes direct,sync,raw --clients 64 --duration 20 --out /tmp/bench-visited.json
+ * </pre>
+ *
+ * <h2>How a run goes</h2>
+ * <ol>
+ *   <li><b>Prime</b> ({@code --prime}, 30 s): one throwaway server, each requested mode in turn, nothing
+ *       recorded. Client and server share one JVM; without this the first mode is measured while C2 is still
+ *       compiling the paths every mode shares, and the order of the modes changed the sync/direct ratio of
+ *       create-indexed from 1.4 to 2.6.</li>
+ *   <li>Per mode, a <b>fresh server</b> ({@link io.sluice.server.SluiceServer}: embedded Neo4j in a temporary
+ *       directory, HTTP on an ephemeral loopback port, no Bolt) with the scenario's one template and schema;
+ *       <b>warm-up</b> ({@code --warmup}, 5 s, not counted); <b>measurement</b> ({@code --duration}); stop;
+ *       delete the directory.</li>
+ *   <li>HTTP modes ({@code direct}, {@code sync}, {@code async}): {@code --clients} closed-loop clients, each
+ *       one keep-alive connection sending its next {@code POST /db/neo4j/write/{scenario}?mode=M} when the
+ *       previous one is answered. A request counts when it completes inside the measured window; 2xx adds its
+ *       rows to {@code writes}, anything else is an error, by status (0: transport failure).</li>
+ *   <li>{@code raw}: the same rows in {@code UNWIND $rows AS row ...} transactions of 1000 rows, one thread,
+ *       straight into the embedded database: the limit.</li>
+ *   <li>The server's {@code /metrics} are read at both ends of the measured window: rows per transaction, time
+ *       per transaction, transactions in flight on average ({@code in tx}: for sync the share of time its one
+ *       applier was busy, for direct the number of concurrent transactions), JVM GC pause time.</li>
+ * </ol>
+ *
+ * <h2>Load generator</h2>
+ * Netty by default ({@code --http-client netty}), the JDK's {@code java.net.http.HttpClient} on virtual threads
+ * with {@code --http-client jdk}. The JDK client was measurably the bottleneck: on this machine kind (client and
+ * server sharing 2 cores), visited with 64 clients gave sync 6.8-8.2k writes/s with the JDK client against
+ * 10.7-12.1k with Netty in interleaved runs (direct 7.2-7.6k against 8.6-9.0k). Out of process against
+ * {@code GET /health}, the JDK client did 12.5k req/s where a minimal blocking-socket client did 27k. Netty comes
+ * with Neo4j (it is on sluice's class path already), so no dependency was added.
+ *
+ * <h2>Caveats</h2>
+ * <ul>
+ *   <li>In {@code visited}, raw goes much further into the row stream than the HTTP modes in the same time, so
+ *       more of its MERGEs find existing users and sites: its rows are not exactly the same work.</li>
+ *   <li>Direct mode with many clients is not one transaction at a time: 64 concurrent one-row transactions share
+ *       Neo4j's own commit batching and both cores, so it is a stronger baseline than the single-threaded
+ *       ~800 writes/s in FACTS.md.</li>
+ *   <li>Latencies are exact percentiles over every measured request (a sorted array, bounded at 8M samples per
+ *       run); a client that reaches its share of the bound stops early, with a warning.</li>
+ * </ul>
+ */
+package io.sluice.bench;
