@@ -8,9 +8,8 @@ import io.sluice.support.TestServer;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -22,24 +21,23 @@ import org.junit.jupiter.params.provider.MethodSource;
  * writing over Bolt to a real {@code sluice neo4j} process instead of embedded Neo4j; plus async mode there.
  */
 class BoltApiTest extends WriteApiTest {
-    static Path dir;
-    static Neo4jProcess neo4j;
+    Path dir;
+    Neo4jProcess neo4j;
 
-    /** Hides {@link WriteApiTest#start}: the same config, on a Bolt sink. */
-    @BeforeAll
-    static void start() throws Exception {
+    /** The same config as {@link WriteApiTest}, on a Bolt sink. */
+    @Override
+    TestServer startServer() throws Exception {
         dir = Files.createTempDirectory("sluice-bolt-api-");
         neo4j = Neo4jProcess.start(dir.resolve("neo4j"));
-        s = TestServer.startRemote(CONFIG, neo4j.uri());
+        return TestServer.startRemote(CONFIG, neo4j.uri());
     }
 
-    @AfterAll
-    static void stop() throws Exception {
+    @Override
+    void afterServer() throws Exception {
         try {
-            if (s != null) {
-                s.close();
+            if (neo4j != null) {
+                neo4j.terminate(Duration.ofSeconds(60));
             }
-            neo4j.terminate(java.time.Duration.ofSeconds(60));
         } finally {
             TestServer.deleteRecursively(dir);
         }
@@ -54,7 +52,7 @@ class BoltApiTest extends WriteApiTest {
         assertThat(s.server.neo4j()).as("no embedded Neo4j").isNull();
     }
 
-    static Stream<Arguments> badInput() {
+    static Stream<Arguments> badInput() { // static: a method source, even with one instance per class
         // the over-large body case needs BadInputTest's small max_body_bytes; the rest holds for any config
         return BadInputTest.cases().filter(a -> !"over-large body".equals(a.get()[0]));
     }

@@ -16,11 +16,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.neo4j.driver.AuthTokens;
 import org.neo4j.driver.Driver;
 import org.neo4j.driver.GraphDatabase;
 
 /** The write endpoints over real HTTP against embedded Neo4j: group commit, isolation, formats, Bolt reads. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WriteApiTest {
     static final ObjectMapper JSON = new ObjectMapper();
     static final String CONFIG = """
@@ -38,18 +40,31 @@ class WriteApiTest {
                   - CREATE CONSTRAINT site_url IF NOT EXISTS FOR (s:Site) REQUIRE s.url IS UNIQUE
                 batch: {max_rows: 5000, max_wait: 20ms}
                 """;
-    /** Set by the class's {@code @BeforeAll}; a subclass hides {@link #start} and {@link #stop} to run on another sink. */
-    static TestServer s;
+    /** One server for the class (instances per class); a subclass overrides {@link #startServer} for another sink. */
+    TestServer s;
 
     @BeforeAll
-    static void start() throws Exception {
-        s = TestServer.start(CONFIG, true);
+    void start() throws Exception {
+        s = startServer();
+    }
+
+    TestServer startServer() throws Exception {
+        return TestServer.start(CONFIG, true);
     }
 
     @AfterAll
-    static void stop() throws Exception {
-        s.close();
+    void stop() throws Exception {
+        try {
+            if (s != null) {
+                s.close();
+            }
+        } finally {
+            afterServer();
+        }
     }
+
+    /** Runs after the server is closed, also when closing it failed. */
+    void afterServer() throws Exception {}
 
     static JsonNode json(HttpResponse<String> r) throws Exception {
         return JSON.readTree(r.body());
