@@ -151,13 +151,14 @@ final class OnlineImport {
         schema.add(Statements.markIndex());
         for (String s : schema) {
             Target.Result r = target.run(new Statement(s, Map.of()));
-            if (r instanceof Target.Result.Failed f && !ALREADY_EXISTS.contains(f.error().code())) {
-                throw new IllegalStateException("cannot create " + s + ": " + f.error().code() + ": " + f.error().message());
-            } else if (r instanceof Target.Result.Failed f && f.error().code().endsWith("IndexAlreadyExists")) {
-                err.println("import: an index already covers " + s.substring(s.indexOf("FOR ")) + "; it is used to find nodes, "
-                        + "but without a uniqueness constraint duplicates are not detected");
+            if (r instanceof Target.Result.Failed f && ALREADY_EXISTS.contains(f.error().code())) {
+                if (f.error().code().endsWith("IndexAlreadyExists")) {
+                    err.println("import: an index already covers " + s.substring(s.indexOf("FOR ")) + "; it is used to find "
+                            + "nodes, but without a uniqueness constraint duplicates are not detected");
+                }
+                continue;
             }
-            Resume.check(r instanceof Target.Result.Failed ? new Target.Result.Done(List.of()) : r, "create " + s);
+            Resume.check(r, "create " + s);
         }
         Resume.check(target.run(new Statement("CALL db.awaitIndexes(600)", Map.of())), "wait for the indexes");
     }
