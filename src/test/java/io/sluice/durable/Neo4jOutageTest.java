@@ -85,24 +85,25 @@ class Neo4jOutageTest {
                 });
             }
             try {
-            Await.until("async writes applied before the kill", Duration.ofSeconds(30),
-                    () -> acked.size() > 300 && appliedOffset() > 100);
-            // drain the backlog first, so the lag bound leaves room for writes accepted during the outage
-            paused.set(true);
-            Await.until("backlog applied before the kill", Duration.ofSeconds(60),
-                    () -> s.get("/health").body().contains("\"journal_lag_rows\":0,"));
-            neo4j.kill();
-            killed.set(true);
-            paused.set(false);
-            Await.until("the lag bound reached while Neo4j is down", Duration.ofSeconds(60),
-                    () -> afterKill.getOrDefault(503, 0L) > 0);
-            assertThat(afterKill.getOrDefault(202, 0L)).as("accepted into the journal while Neo4j was down: " + afterKill)
-                    .isPositive();
-            // BoltSink caches its availability probe for 1 s: /health says DOWN within that
-            Await.until("/health says DOWN", Duration.ofSeconds(10), () -> s.get("/health").body().contains("\"DOWN\""));
-            HttpResponse<String> sync = s.post("/db/neo4j/write/item", "{\"id\": -1}");
-            assertThat(sync.statusCode()).as("a sync write while Neo4j is down: " + sync.body()).isEqualTo(503);
-            assertThat(json(sync).at("/errors/0/code").asText()).startsWith("Neo.TransientError.");
+                Await.until("async writes applied before the kill", Duration.ofSeconds(30),
+                        () -> acked.size() > 300 && appliedOffset() > 100);
+                // drain the backlog first, so the lag bound leaves room for writes accepted during the outage
+                paused.set(true);
+                Await.until("backlog applied before the kill", Duration.ofSeconds(60),
+                        () -> s.get("/health").body().contains("\"journal_lag_rows\":0,"));
+                neo4j.kill();
+                killed.set(true);
+                paused.set(false);
+                Await.until("the lag bound reached while Neo4j is down", Duration.ofSeconds(60),
+                        () -> afterKill.getOrDefault(503, 0L) > 0);
+                assertThat(afterKill.getOrDefault(202, 0L))
+                        .as("accepted into the journal while Neo4j was down: " + afterKill).isPositive();
+                // BoltSink caches its availability probe for 1 s: /health says DOWN within that
+                Await.until("/health says DOWN", Duration.ofSeconds(10),
+                        () -> s.get("/health").body().contains("\"DOWN\""));
+                HttpResponse<String> sync = s.post("/db/neo4j/write/item", "{\"id\": -1}");
+                assertThat(sync.statusCode()).as("a sync write while Neo4j is down: " + sync.body()).isEqualTo(503);
+                assertThat(json(sync).at("/errors/0/code").asText()).startsWith("Neo.TransientError.");
             } finally {
                 stop.set(true); // else a failed assertion leaves the clients looping and close() waiting forever
             }
