@@ -52,7 +52,8 @@ final class ServeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
         if (database != null) {
-            c = c.withNeo4j(new SluiceConfig.Neo4j(c.neo4j().pagecache(), c.neo4j().txMemoryMax(), database));
+            c = c.withNeo4j(new SluiceConfig.Neo4j(c.neo4j().pagecache(), c.neo4j().txMemoryMax(), database,
+                    c.neo4j().importDir()));
         }
         SluiceServer.Options options;
         String where;

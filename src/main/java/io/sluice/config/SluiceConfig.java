@@ -112,9 +112,13 @@ public record SluiceConfig(
         }
     }
 
-    /** Embedded Neo4j settings. The JVM heap is set by the launcher (SLUICE_HEAP), the page cache here. */
-    public record Neo4j(ByteSize pagecache, ByteSize txMemoryMax, String database) {
-        public static final Neo4j DEFAULT = new Neo4j(null, null, null);
+    /**
+     * Embedded Neo4j settings. The JVM heap is set by the launcher (SLUICE_HEAP), the page cache here.
+     * {@code importDir}: the only folder {@code LOAD CSV FROM 'file:///...'} may read
+     * (file URLs are relative to it); null means {@code DATA/import}.
+     */
+    public record Neo4j(ByteSize pagecache, ByteSize txMemoryMax, String database, String importDir) {
+        public static final Neo4j DEFAULT = new Neo4j(null, null, null, null);
 
         public Neo4j {
             pagecache = pagecache == null ? new ByteSize(512L << 20) : pagecache;

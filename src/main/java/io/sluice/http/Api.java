@@ -59,6 +59,12 @@ final class Api {
                 throw new IllegalArgumentException("?offset=N is required");
             }
             offset = Long.parseLong(offsetText);
+            if (offset < 0) {
+                throw new IllegalArgumentException("offset must be >= 0, got " + offset);
+            }
+            if (waitText != null && !waitText.isEmpty() && Character.isDigit(waitText.charAt(waitText.length() - 1))) {
+                throw new IllegalArgumentException("wait needs a unit, e.g. wait=5s or wait=500ms, got '" + waitText + "'");
+            }
             wait = waitText == null ? java.time.Duration.ZERO : io.sluice.config.Sizes.duration(waitText);
             if (wait.compareTo(MAX_APPLIED_WAIT) > 0) {
                 throw new IllegalArgumentException("wait must be at most " + MAX_APPLIED_WAIT.toSeconds() + "s");
@@ -91,9 +97,12 @@ final class Api {
         int limit;
         try {
             from = fromText == null ? 0 : Long.parseLong(fromText);
-            limit = limitText == null ? 100 : Math.min(10_000, Integer.parseInt(limitText));
+            limit = limitText == null ? 100 : (int) Math.min(10_000, Long.parseLong(limitText));
+            if (from < 0 || limit < 0) {
+                throw new NumberFormatException("from and limit must be >= 0");
+            }
         } catch (NumberFormatException e) {
-            return Reply.error(400, Neo4jError.invalid("from and limit must be integers: " + e.getMessage()));
+            return Reply.error(400, Neo4jError.invalid("bad dead-letters query (from and limit are integers >= 0): " + e.getMessage()));
         }
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("dead_letters", writes.deadLetters(from, limit));

@@ -2,6 +2,7 @@ package io.sluice.http;
 
 import io.sluice.metrics.Metrics;
 import io.sluice.sink.Neo4jError;
+import io.sluice.write.Mode;
 import io.sluice.write.WritePath;
 import io.undertow.Handlers;
 import io.undertow.Undertow;
@@ -9,7 +10,6 @@ import io.undertow.UndertowOptions;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.server.RoutingHandler;
-import io.undertow.server.handlers.GracefulShutdownHandler;
 import io.undertow.util.Headers;
 import io.undertow.util.HttpString;
 import java.io.IOException;
@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.Deque;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,7 +40,9 @@ public final class HttpServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HttpServer.class);
 
     private final Undertow undertow;
-    private final GracefulShutdownHandler graceful;
+    private final AtomicLong inFlight = new AtomicLong();
+    private final Object idle = new Object();
+    private volatile boolean stopping;
     private final ExecutorService handlers;
     private final InetSocketAddress address;
     private final Api api;
@@ -69,14 +72,15 @@ public final class HttpServer implements AutoCloseable {
                         "no such endpoint: " + ex.getRequestMethod() + " " + ex.getRequestPath()))))
                 .setInvalidMethodHandler(ex -> send(ex, Reply.error(405, Neo4jError.invalid(
                         "method " + ex.getRequestMethod() + " is not allowed on " + ex.getRequestPath()))));
-        this.graceful = Handlers.gracefulShutdown(routes);
+        HttpHandler gate = ex -> admit(ex, routes);
         this.undertow = Undertow.builder()
                 .addHttpListener(port, host)
                 .setIoThreads(Math.max(2, Runtime.getRuntime().availableProcessors()))
                 .setWorkerThreads(2) // unused: handlers run on virtual threads
                 .setServerOption(UndertowOptions.ALWAYS_SET_KEEP_ALIVE, true)
-                .setServerOption(UndertowOptions.MAX_ENTITY_SIZE, maxBodyBytes + 1)
-                .setHandler(graceful)
+                // above sluice's own limit, which answers 413 first (Undertow's own would reset the connection)
+                .setServerOption(UndertowOptions.MAX_ENTITY_SIZE, maxBodyBytes + (1 << 20))
+                .setHandler(gate)
                 .build();
         undertow.start();
         this.address = (InetSocketAddress) undertow.getListenerInfo().getFirst().getAddress();
@@ -97,7 +101,12 @@ public final class HttpServer implements AutoCloseable {
         return ex -> {
             long declared = ex.getRequestContentLength();
             if (declared > maxBodyBytes) {
+                ex.setPersistent(false); // the body is not read: the connection cannot carry another request
                 send(ex, tooLarge("request body of " + declared + " bytes exceeds the limit of " + maxBodyBytes));
+                return;
+            }
+            if (declared < 0) {
+                receiveChunked(ex, h);
                 return;
             }
             ex.getRequestReceiver().receiveFullBytes(
@@ -109,6 +118,29 @@ public final class HttpServer implements AutoCloseable {
                             ? tooLarge("request body exceeds the limit of " + maxBodyBytes + " bytes")
                             : Reply.error(400, Neo4jError.invalid("cannot read the request: " + error.getMessage()))));
         };
+    }
+
+    /**
+     * A body of unknown length (chunked): counted as it arrives, so one over the limit gets 413 in Neo4j's
+     * format (and the connection closes) instead of Undertow's reset at its own entity limit.
+     */
+    private void receiveChunked(HttpServerExchange ex, BlockingHandler h) {
+        java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+        ex.getRequestReceiver().receivePartialBytes((e, chunk, last) -> {
+            if (body.size() + (long) chunk.length > maxBodyBytes) {
+                e.getRequestReceiver().pause();
+                e.setPersistent(false);
+                send(e, tooLarge("request body exceeds the limit of " + maxBodyBytes + " bytes"));
+                return;
+            }
+            body.write(chunk, 0, chunk.length);
+            if (last) {
+                e.dispatch(handlers, () -> {
+                    Reply r = run(h, e, body.toByteArray());
+                    e.getIoThread().execute(() -> send(e, r));
+                });
+            }
+        }, (e, error) -> send(e, Reply.error(400, Neo4jError.invalid("cannot read the request: " + error.getMessage()))));
     }
 
     private static Reply run(BlockingHandler h, HttpServerExchange ex, byte[] body) {
@@ -144,9 +176,17 @@ public final class HttpServer implements AutoCloseable {
     }
 
     private Reply counted(HttpServerExchange ex, Reply r) {
-        String mode = param(ex, "mode");
-        metrics.request(mode == null ? "sync" : mode, r.status(), 1);
+        metrics.request(modeLabel(param(ex, "mode")), r.status(), 1);
         return r;
+    }
+
+    /** The {@code mode} label: one of the modes, or {@code invalid}, never the client's text (bounded series). */
+    static String modeLabel(String text) {
+        try {
+            return Mode.parse(text).label();
+        } catch (IllegalArgumentException e) {
+            return "invalid";
+        }
     }
 
     private Reply applied(HttpServerExchange ex, byte[] body) {
@@ -176,19 +216,50 @@ public final class HttpServer implements AutoCloseable {
         ex.getResponseSender().send(ByteBuffer.wrap(r.body()));
     }
 
-    /** Stops taking requests (new ones get 503), waits up to {@code wait} for in-flight ones, stops Undertow. */
-    public void stopAccepting() {
-        graceful.shutdown();
+    /**
+     * Counts the request in flight until its exchange completes, or, once stopping, answers 503 in Neo4j's
+     * format with Retry-After. Counting before reading {@code stopping} (and {@link #stopAccepting} writing
+     * {@code stopping} before reading the count) means no request is both admitted and missed by the wait.
+     */
+    private void admit(HttpServerExchange ex, HttpHandler routes) throws Exception {
+        inFlight.incrementAndGet();
+        ex.addExchangeCompleteListener((e, next) -> {
+            if (inFlight.decrementAndGet() == 0 && stopping) {
+                synchronized (idle) {
+                    idle.notifyAll();
+                }
+            }
+            next.proceed();
+        });
+        if (stopping) {
+            send(ex, Reply.error(503, new Neo4jError("Neo.TransientError.Request.ResourceExhaustion",
+                    "sluice is shutting down")).retryAfter(5));
+            return;
+        }
+        routes.handleRequest(ex);
     }
 
+    /** Stops taking requests: new ones get 503 with Retry-After; in-flight ones go on. */
+    public void stopAccepting() {
+        stopping = true;
+    }
+
+    /** {@link #stopAccepting}, waits up to {@code wait} for in-flight requests, stops Undertow. */
     public void close(Duration wait) {
-        graceful.shutdown();
-        try {
-            if (!graceful.awaitShutdown(wait.toMillis())) {
-                log.warn("HTTP: in-flight requests still running after {}", wait);
+        stopAccepting();
+        long deadline = System.nanoTime() + wait.toNanos();
+        synchronized (idle) {
+            try {
+                long left;
+                while (inFlight.get() > 0 && (left = deadline - System.nanoTime()) > 0) {
+                    idle.wait(Math.max(1, left / 1_000_000));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        }
+        if (inFlight.get() > 0) {
+            log.warn("HTTP: {} in-flight requests still running after {}", inFlight.get(), wait);
         }
         undertow.stop();
         handlers.shutdownNow();

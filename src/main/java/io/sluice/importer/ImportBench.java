@@ -148,12 +148,12 @@ public final class ImportBench {
         String cict = "LOAD CSV WITH HEADERS FROM $url AS row CALL (row) { " + body + " } IN CONCURRENT TRANSACTIONS OF 10000 ROWS";
         if (o.warmup()) {
             err.println("import-bench create: warming up every mode on " + Files.size(small) / 1024 + " KiB");
-            loadCsv(dir, "warm", List.of(schema), List.of(it), Map.of("url", small.toUri().toString()), 0);
-            loadCsv(dir, "warm", List.of(schema), List.of(cict), Map.of("url", small.toUri().toString()), 0);
+            loadCsv(dir, "warm", List.of(schema), List.of(it), Map.of("url", fileUrl(dir, small)), 0);
+            loadCsv(dir, "warm", List.of(schema), List.of(cict), Map.of("url", fileUrl(dir, small)), 0);
             sluice(dir, "warm", List.of(InputGroup.parse(EntityKind.NODES, small.toString())), false, 0);
         }
         List<InputGroup> groups = List.of(InputGroup.parse(EntityKind.NODES, csv.toString()));
-        Map<String, Object> url = Map.of("url", csv.toUri().toString());
+        Map<String, Object> url = Map.of("url", fileUrl(dir, csv));
         List<Result> out = new ArrayList<>();
         out.add(loadCsv(dir, "load-csv-in-transactions", List.of(schema), List.of(it), url, rows));
         out.add(loadCsv(dir, "load-csv-in-concurrent-transactions", List.of(schema), List.of(cict), url, rows));
@@ -190,7 +190,7 @@ public final class ImportBench {
                         + "SET n:$(split(row.`:LABEL`, ';')), n.rank = toInteger(row.`rank:long`) }" + retry,
                 "LOAD CSV WITH HEADERS FROM $visits AS row CALL (row) { MATCH (a:User {userId: row.user}) MATCH (b:Site {url: row.url}) "
                         + "MERGE (a)-[r:VISITED]->(b) SET r.when = datetime(row.when), r.weight = toFloat(row.weight) }" + retry);
-        Map<String, Object> urls = Map.of("users", lu.toUri().toString(), "sites", ls.toUri().toString(), "visits", lv.toUri().toString());
+        Map<String, Object> urls = Map.of("users", fileUrl(dir, lu), "sites", fileUrl(dir, ls), "visits", fileUrl(dir, lv));
         if (o.warmup()) {
             err.println("import-bench merge: warming up every mode");
             raw(dir, "warm", groups, schema, Math.min(20_000, users));
@@ -213,10 +213,17 @@ public final class ImportBench {
         return to;
     }
 
+    /** A LOAD CSV URL for {@code file}, relative to the import folder {@code dir} (see {@link #server}). */
+    private static String fileUrl(Path dir, Path file) {
+        return "file:///" + dir.toAbsolutePath().relativize(file.toAbsolutePath()).toString().replace('\\', '/');
+    }
+
     // ---- the modes ----
 
     private SluiceServer server(Path dir, String name, List<String> schema) {
-        SluiceConfig c = SluiceConfig.defaults().withTemplates(Map.of(), schema);
+        // LOAD CSV's file URLs are confined to the import folder: here the bench's work folder
+        SluiceConfig c = SluiceConfig.defaults().withTemplates(Map.of(), schema)
+                .withNeo4j(new SluiceConfig.Neo4j(null, null, null, dir.toAbsolutePath().toString()));
         return SluiceServer.start(new SluiceServer.Options(c, dir.resolve("db-" + name + "-" + System.nanoTime()),
                 new HostPort("127.0.0.1", 0), null));
     }

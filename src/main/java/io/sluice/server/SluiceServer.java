@@ -82,7 +82,8 @@ public final class SluiceServer implements AutoCloseable {
         Sink sink;
         if (o.remote() == null) {
             neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(o.dataDir(), o.bolt(),
-                    c.neo4j().pagecache().bytes(), c.neo4j().txMemoryMax().bytes(), c.neo4j().database()));
+                    c.neo4j().pagecache().bytes(), c.neo4j().txMemoryMax().bytes(), c.neo4j().database(),
+                    c.neo4j().importDir() == null ? null : java.nio.file.Path.of(c.neo4j().importDir())));
             sink = neo4j.sink();
         } else {
             try {

@@ -128,7 +128,8 @@ public final class BoltSink implements Sink {
                 .withMaxConnectionPoolSize(o.maxConnections())
                 .withConnectionAcquisitionTimeout(30, TimeUnit.SECONDS)
                 .withConnectionTimeout(o.connectTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .withFetchSize(-1) // results are materialised whole anyway: one PULL, one round trip
+                // the driver's default fetch size (1000 records a PULL): a write's few records still take one PULL,
+                // and a large read streams, so ResultTooLarge stops it before the driver has buffered it all
                 .withAutoCommitRetriesDisabled(true)
                 .withTelemetryDisabled(true)
                 .withUserAgent("sluice/0.1.0")
@@ -301,12 +302,14 @@ public final class BoltSink implements Sink {
     static StatementResult materialise(Result r) {
         List<String> columns = r.keys();
         List<List<Object>> rows = new ArrayList<>();
+        long spent = 0;
         while (r.hasNext()) {
             Record record = r.next();
             List<Object> values = new ArrayList<>(columns.size());
             for (int i = 0; i < columns.size(); i++) {
                 values.add(BoltValues.detach(record.get(i).asObject()));
             }
+            spent = ResultTooLarge.spend(spent, values);
             rows.add(values);
         }
         return new StatementResult(columns, rows, counters(r.consume().counters()));
@@ -337,6 +340,10 @@ public final class BoltSink implements Sink {
      * statement), so a lost connection means the outcome is unknown.
      */
     static SinkException translate(RuntimeException e, boolean committing) {
+        ResultTooLarge big = ResultTooLarge.in(e);
+        if (big != null) {
+            return new SinkException(big.error(), e);
+        }
         String message = e.getMessage() == null ? e.toString() : e.getMessage();
         if (e instanceof ServiceUnavailableException || e instanceof SessionExpiredException
                 || e instanceof DiscoveryException) {

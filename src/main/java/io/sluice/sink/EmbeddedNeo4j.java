@@ -21,8 +21,20 @@ import org.slf4j.LoggerFactory;
 public final class EmbeddedNeo4j implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EmbeddedNeo4j.class);
 
-    /** How to start it. {@code bolt} null turns the Bolt connector off. */
-    public record Options(Path dataDir, HostPort bolt, long pagecacheBytes, long txMemoryMaxBytes, String database) {}
+    /**
+     * How to start it. {@code bolt} null turns the Bolt connector off. {@code importDir}: the folder {@code LOAD CSV} file URLs are confined to (relative to it), null for
+     * {@code DATA/import}; without it Neo4j would let any HTTP client read any file the process can.
+     */
+    public record Options(Path dataDir, HostPort bolt, long pagecacheBytes, long txMemoryMaxBytes, String database,
+            Path importDir) {
+        public Options(Path dataDir, HostPort bolt, long pagecacheBytes, long txMemoryMaxBytes, String database) {
+            this(dataDir, bolt, pagecacheBytes, txMemoryMaxBytes, database, null);
+        }
+
+        Path importRoot() {
+            return (importDir == null ? dataDir.resolve("import") : importDir).toAbsolutePath();
+        }
+    }
 
     /** A host and port, parsed from {@code HOST:PORT}. */
     public record HostPort(String host, int port) {
@@ -64,6 +76,7 @@ public final class EmbeddedNeo4j implements AutoCloseable {
         long t0 = System.nanoTime();
         try {
             Files.createDirectories(o.dataDir());
+            Files.createDirectories(o.importRoot());
             // internal settings go through a properties file: the builder has no raw-setting method.
             Path conf = o.dataDir().resolve("sluice-neo4j.conf");
             Files.writeString(conf, "internal.dbms.bolt.netty_server_shutdown_quiet_period_duration=0s\n");
@@ -71,6 +84,7 @@ public final class EmbeddedNeo4j implements AutoCloseable {
                     .loadPropertiesFromFile(conf)
                     .setConfig(GraphDatabaseSettings.pagecache_memory, o.pagecacheBytes())
                     .setConfig(GraphDatabaseSettings.auth_enabled, false)
+                    .setConfig(GraphDatabaseSettings.load_csv_file_url_root, o.importRoot())
                     .setConfig(GraphDatabaseSettings.keep_logical_logs, "1 files")
                     .setConfig(BoltConnector.enabled, o.bolt() != null);
             if (o.bolt() != null) {

@@ -129,12 +129,14 @@ public final class EmbeddedSink implements Sink {
     static StatementResult materialise(Result r) {
         List<String> columns = r.columns();
         List<List<Object>> rows = new ArrayList<>();
+        long spent = 0;
         while (r.hasNext()) {
             Map<String, Object> row = r.next();
             List<Object> values = new ArrayList<>(columns.size());
             for (String c : columns) {
                 values.add(Values.detach(row.get(c)));
             }
+            spent = ResultTooLarge.spend(spent, values);
             rows.add(values);
         }
         return new StatementResult(columns, rows, counters(r.getQueryStatistics()));
@@ -163,7 +165,20 @@ public final class EmbeddedSink implements Sink {
      * Neo4j's status code for a failure, found by walking the cause chain: a transient code anywhere in the
      * chain wins (a deadlock inside {@code CALL {} IN TRANSACTIONS} arrives wrapped in a non-transient one).
      */
+    private static boolean badCsv(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c.getClass().getName().startsWith("org.neo4j.csv.reader.")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     static SinkException translate(Throwable e) {
+        ResultTooLarge big = ResultTooLarge.in(e);
+        if (big != null) {
+            return new SinkException(big.error(), e);
+        }
         Neo4jError first = null;
         for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
             String code = null;
@@ -184,6 +199,10 @@ public final class EmbeddedSink implements Sink {
             if (first == null) {
                 first = err;
             }
+        }
+        if (first == null && badCsv(e)) {
+            // LOAD CSV of a malformed file: Neo4j's CSV reader throws without a status; the file is the client's
+            first = new Neo4jError("Neo.ClientError.Statement.ExternalResourceFailed", String.valueOf(e.getMessage()));
         }
         return new SinkException(first != null ? first
                 : new Neo4jError("Neo.DatabaseError.General.UnknownError", String.valueOf(e)), e);

@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.support.TestServer;
 import java.net.http.HttpResponse;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -54,7 +56,10 @@ class BadInputTest {
                 Arguments.of("parameters not an object", "/db/neo4j/tx/commit", "{\"statements\": [{\"statement\": \"RETURN 1\", \"parameters\": [1]}]}", 400, "Neo.ClientError.Request.InvalidFormat"),
                 Arguments.of("type error at apply", "/db/neo4j/query/v2", "{\"statement\": \"CREATE (n {a: $a})\", \"parameters\": {\"a\": {\"nested\": 1}}}", 400, "Neo.ClientError.Statement.TypeError"),
                 Arguments.of("schema with other statements", "/db/neo4j/tx/commit", "{\"statements\": [{\"statement\": \"CREATE INDEX i1 IF NOT EXISTS FOR (n:A) ON (n.a)\"}, {\"statement\": \"CREATE (n)\"}]}", 400, "Neo.ClientError.Transaction.ForbiddenDueToTransactionType"),
-                Arguments.of("unknown endpoint", "/db/neo4j/nothing", "{}", 404, "Neo.ClientError.Request.Invalid"));
+                Arguments.of("unknown endpoint", "/db/neo4j/nothing", "{}", 404, "Neo.ClientError.Request.Invalid"),
+                Arguments.of("result over the bound", "/db/neo4j/query/v2", "{\"statement\": \"UNWIND range(1, 1000001) AS x RETURN x\"}", 400, "Neo.ClientError.Request.Invalid"),
+                Arguments.of("list result over the bound", "/db/neo4j/tx/commit", "{\"statements\": [{\"statement\": \"RETURN range(1, 1000000) AS l\"}]}", 400, "Neo.ClientError.Request.Invalid"),
+                Arguments.of("LOAD CSV of a file outside the import folder", "/db/neo4j/query/v2", "{\"statement\": \"LOAD CSV FROM 'file:///etc/hostname' AS l RETURN l\"}", 400, "Neo.ClientError.Statement.ExternalResourceFailed"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -62,6 +67,53 @@ class BadInputTest {
     void badInputGetsAClearErrorAndAffectsNothingElse(String what, String path, String body, int status, String code)
             throws Exception {
         check(s, what, path, body, status, code);
+    }
+
+    @Test
+    void badAppliedAndDeadLetterQueriesGetAClearError() throws Exception {
+        for (String q : List.of("applied?offset=1&wait=5", "applied?offset=-5", "applied?offset=x", "applied?offset=1&wait=2h",
+                "dead-letters?limit=-1", "dead-letters?from=x")) {
+            HttpResponse<String> r = s.get("/db/neo4j/" + q);
+            assertThat(r.statusCode()).as(q + ": " + r.body()).isEqualTo(400);
+            assertThat(new ObjectMapper().readTree(r.body()).at("/errors/0/code").asText()).as(q)
+                    .isEqualTo("Neo.ClientError.Request.Invalid");
+        }
+        assertThat(s.get("/db/neo4j/dead-letters?limit=100000000000").statusCode()).as("a limit above the cap").isEqualTo(200);
+    }
+
+    @Test
+    void loadCsvReadsFilesOfTheImportFolderOnly() throws Exception {
+        java.nio.file.Files.writeString(s.dataDir.resolve("import").resolve("ok.csv"), "a,b\n1,2\n");
+        HttpResponse<String> r = s.post("/db/neo4j/query/v2", "{\"statement\": \"LOAD CSV FROM 'file:///ok.csv' AS l RETURN l\"}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(r.body()).contains("[\"1\",\"2\"]");
+        java.nio.file.Files.writeString(s.dataDir.resolve("import").resolve("bad.csv"), "\"a\"b,c\n");
+        HttpResponse<String> bad = s.post("/db/neo4j/query/v2", "{\"statement\": \"LOAD CSV FROM 'file:///bad.csv' AS l RETURN l\"}");
+        assertThat(bad.statusCode()).as("a malformed CSV file: " + bad.body()).isEqualTo(400);
+        HttpResponse<String> out = s.post("/db/neo4j/query/v2", "{\"statement\": \"LOAD CSV FROM 'file:///../../../../../../../etc/hostname' AS l RETURN l\"}");
+        assertThat(out.statusCode()).as("climbing out of the import folder: " + out.body()).isEqualTo(400);
+    }
+
+    @Test
+    void aChunkedBodyOverTheLimitGets413() throws Exception {
+        byte[] big = ("[" + "{\"id\":1,\"name\":\"x\"},".repeat(1000) + "{\"id\":1,\"name\":\"x\"}]").getBytes();
+        HttpResponse<String> r = s.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(s.url("/db/neo4j/write/person")))
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(big)))
+                .build());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(413);
+        assertThat(r.body()).contains("Neo.ClientError.Request.EntityTooLarge");
+        HttpResponse<String> ok = s.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(s.url("/db/neo4j/write/person")))
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofInputStream(
+                        () -> new java.io.ByteArrayInputStream("{\"id\": 4711, \"name\": \"chunked\"}".getBytes())))
+                .build());
+        assertThat(ok.statusCode()).as("a chunked body within the limit: " + ok.body()).isEqualTo(200);
+    }
+
+    @Test
+    void aClientsModeTextNeverBecomesAMetricLabel() {
+        assertThat(s.post("/db/neo4j/write/person?mode=junk4711", "{\"id\": 1, \"name\": \"a\"}").statusCode()).isEqualTo(400);
+        String metrics = s.get("/metrics").body();
+        assertThat(metrics).doesNotContain("junk4711").contains("mode=\"invalid\"");
     }
 
     /** Sends the bad request and a good write beside it, to {@code s}. */

@@ -60,6 +60,9 @@ class SigtermTest {
                             statuses.merge(r.statusCode(), 1L, Long::sum);
                             if (r.statusCode() == 200) {
                                 acked.add(id);
+                            } else if (r.statusCode() == 503 && (r.headers().firstValue("Retry-After").isEmpty()
+                                    || !r.body().contains("\"code\":\"Neo.TransientError."))) {
+                                statuses.merge(-503, 1L, Long::sum); // a 503 without Neo4j's error format
                             }
                         } catch (Exception e) {
                             statuses.merge(-1, 1L, Long::sum); // connection refused or reset: not acknowledged
