@@ -77,6 +77,14 @@ public final class BatchRunner {
 
         /** {@code p} failed alone with {@code error}; called before any later request is applied. */
         default void isolated(Pending p, Neo4jError error) {}
+
+        /**
+         * Whether the requests' statement results are wanted. Async requests were answered (202) before they
+         * ran, so their results are discarded as they run: nothing to hold, no result bound to fail on.
+         */
+        default boolean keepsResults() {
+            return true;
+        }
     }
 
     /** Applies {@code batch}; on return every future in it is complete. */
@@ -130,7 +138,7 @@ public final class BatchRunner {
             long t0 = ticker.read();
             try {
                 Map<Pending, List<StatementResult>> results = sink.inTransaction(tx -> {
-                    var rs = Execution.run(tx, batch, lockOrder);
+                    var rs = Execution.run(tx, batch, lockOrder, hooks.keepsResults());
                     hooks.inTransaction(tx, batch);
                     return rs;
                 });

@@ -31,8 +31,9 @@ import java.util.Map;
 final class Execution {
     private Execution() {}
 
-    static Map<Pending, List<StatementResult>> run(SinkTx tx, List<Pending> group, boolean lockOrder)
-            throws SinkException {
+    /** {@code keepResults} false: raw statements run discarding their results (each request gets empty ones). */
+    static Map<Pending, List<StatementResult>> run(SinkTx tx, List<Pending> group, boolean lockOrder,
+            boolean keepResults) throws SinkException {
         Map<Template, List<Map<String, Object>>> templateRows = new LinkedHashMap<>();
         List<Pending> cypher = new ArrayList<>();
         for (Pending p : group) {
@@ -51,7 +52,12 @@ final class Execution {
             CypherRequest c = (CypherRequest) p.request();
             List<StatementResult> rs = new ArrayList<>(c.statements().size());
             for (Statement s : c.statements()) {
-                rs.add(tx.run(s.cypher(), s.params()));
+                if (keepResults) {
+                    rs.add(tx.run(s.cypher(), s.params()));
+                } else {
+                    tx.runDiscarding(s.cypher(), s.params());
+                    rs.add(StatementResult.EMPTY);
+                }
             }
             results.put(p, rs);
         }

@@ -202,6 +202,11 @@ final class JournalApplier implements AutoCloseable {
             }
 
             @Override
+            public boolean keepsResults() {
+                return false;
+            }
+
+            @Override
             public void isolated(Pending p, Neo4jError error) {
                 try {
                     deadLetters.add(p.offset(), error, source.get(p).payload());

@@ -62,6 +62,7 @@ final class Api {
             if (offset < 0) {
                 throw new IllegalArgumentException("offset must be >= 0, got " + offset);
             }
+            waitText = waitText == null ? null : waitText.strip();
             if (waitText != null && !waitText.isEmpty() && Character.isDigit(waitText.charAt(waitText.length() - 1))) {
                 throw new IllegalArgumentException("wait needs a unit, e.g. wait=5s or wait=500ms, got '" + waitText + "'");
             }

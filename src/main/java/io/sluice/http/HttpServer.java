@@ -143,14 +143,19 @@ public final class HttpServer implements AutoCloseable {
         }, (e, error) -> send(e, Reply.error(400, Neo4jError.invalid("cannot read the request: " + error.getMessage()))));
     }
 
+    /** The handler's reply; whatever it throws becomes an error reply, so no request is left unanswered. */
     private static Reply run(BlockingHandler h, HttpServerExchange ex, byte[] body) {
         try {
             return h.handle(ex, body);
         } catch (IOException | UncheckedIOException e) {
             return Reply.error(400, Neo4jError.invalid("cannot process the request: " + e.getMessage()));
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | StackOverflowError e) {
             log.error("bug handling {} {}", ex.getRequestMethod(), ex.getRequestPath(), e);
             return Reply.error(500, new Neo4jError("Neo.DatabaseError.General.UnknownError", "internal error: " + e));
+        } catch (Error e) { // OutOfMemoryError and worse: still answer, then let it propagate
+            ex.getIoThread().execute(() -> send(ex, Reply.error(500,
+                    new Neo4jError("Neo.DatabaseError.General.UnknownError", "internal error: " + e))));
+            throw e;
         }
     }
 
@@ -218,25 +223,40 @@ public final class HttpServer implements AutoCloseable {
 
     /**
      * Counts the request in flight until its exchange completes, or, once stopping, answers 503 in Neo4j's
-     * format with Retry-After. Counting before reading {@code stopping} (and {@link #stopAccepting} writing
-     * {@code stopping} before reading the count) means no request is both admitted and missed by the wait.
+     * format with Retry-After (not counted: the wait is for admitted work only). Counting before the second
+     * read of {@code stopping} (and {@link #stopAccepting} writing {@code stopping} before reading the count)
+     * means no request is both admitted and missed by the wait.
      */
     private void admit(HttpServerExchange ex, HttpHandler routes) throws Exception {
-        inFlight.incrementAndGet();
-        ex.addExchangeCompleteListener((e, next) -> {
-            if (inFlight.decrementAndGet() == 0 && stopping) {
-                synchronized (idle) {
-                    idle.notifyAll();
-                }
-            }
-            next.proceed();
-        });
         if (stopping) {
-            send(ex, Reply.error(503, new Neo4jError("Neo.TransientError.Request.ResourceExhaustion",
-                    "sluice is shutting down")).retryAfter(5));
+            refuse(ex);
             return;
         }
+        inFlight.incrementAndGet();
+        if (stopping) {
+            done();
+            refuse(ex);
+            return;
+        }
+        ex.addExchangeCompleteListener((e, next) -> {
+            done();
+            next.proceed();
+        });
         routes.handleRequest(ex);
+    }
+
+    private void done() {
+        if (inFlight.decrementAndGet() == 0 && stopping) {
+            synchronized (idle) {
+                idle.notifyAll();
+            }
+        }
+    }
+
+    private static void refuse(HttpServerExchange ex) {
+        ex.setPersistent(false); // a client retrying on this connection would only be refused again
+        send(ex, Reply.error(503, new Neo4jError("Neo.TransientError.Request.ResourceExhaustion",
+                "sluice is shutting down")).retryAfter(5));
     }
 
     /** Stops taking requests: new ones get 503 with Retry-After; in-flight ones go on. */

@@ -129,7 +129,7 @@ public final class BoltSink implements Sink {
                 .withConnectionAcquisitionTimeout(30, TimeUnit.SECONDS)
                 .withConnectionTimeout(o.connectTimeout().toMillis(), TimeUnit.MILLISECONDS)
                 // the driver's default fetch size (1000 records a PULL): a write's few records still take one PULL,
-                // and a large read streams, so ResultTooLarge stops it before the driver has buffered it all
+                // and a large read streams, so ResultBudget stops it before the driver has buffered it all
                 .withAutoCommitRetriesDisabled(true)
                 .withTelemetryDisabled(true)
                 .withUserAgent("sluice/0.1.0")
@@ -181,7 +181,7 @@ public final class BoltSink implements Sink {
         try {
             session = driver.session(config);
             tx = session.beginTransaction();
-            T value = work.run(new BoltTx(tx));
+            T value = work.run(new BoltTx(tx, new ResultBudget()));
             if (commit) {
                 committing = true;
                 tx.commit();
@@ -212,7 +212,12 @@ public final class BoltSink implements Sink {
     @Override
     public StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException {
         try (Session s = driver.session(writeSession)) {
-            return materialise(s.run(cypher, params));
+            ResultBudget budget = new ResultBudget();
+            StatementResult r = materialise(s.run(cypher, params), budget, true);
+            if (budget.exceeded()) {
+                throw ResultBudget.ranButTooLarge(ResultBudget.MAX_VALUES);
+            }
+            return r;
         } catch (RuntimeException e) {
             // an auto-commit statement commits as it runs: a lost connection leaves its outcome unknown
             throw translate(e, true);
@@ -279,11 +284,11 @@ public final class BoltSink implements Sink {
         driver.close();
     }
 
-    private record BoltTx(Transaction tx) implements SinkTx {
+    private record BoltTx(Transaction tx, ResultBudget budget) implements SinkTx {
         @Override
         public StatementResult run(String cypher, Map<String, Object> params) throws SinkException {
             try {
-                return materialise(tx.run(cypher, params));
+                return materialise(tx.run(cypher, params), budget, false);
             } catch (RuntimeException e) {
                 throw translate(e, false);
             }
@@ -299,17 +304,28 @@ public final class BoltSink implements Sink {
         }
     }
 
-    static StatementResult materialise(Result r) {
+    /** As {@link EmbeddedSink#materialise}: rows counted against {@code budget}; {@code drain} reads on past it. */
+    static StatementResult materialise(Result r, ResultBudget budget, boolean drain) {
         List<String> columns = r.keys();
         List<List<Object>> rows = new ArrayList<>();
-        long spent = 0;
         while (r.hasNext()) {
             Record record = r.next();
+            if (drain && budget.exceeded()) {
+                continue;
+            }
             List<Object> values = new ArrayList<>(columns.size());
             for (int i = 0; i < columns.size(); i++) {
                 values.add(BoltValues.detach(record.get(i).asObject()));
             }
-            spent = ResultTooLarge.spend(spent, values);
+            try {
+                budget.spend(values);
+            } catch (ResultBudget.Exceeded e) {
+                if (!drain) {
+                    throw e;
+                }
+                rows.clear();
+                continue;
+            }
             rows.add(values);
         }
         return new StatementResult(columns, rows, counters(r.consume().counters()));
@@ -340,7 +356,7 @@ public final class BoltSink implements Sink {
      * statement), so a lost connection means the outcome is unknown.
      */
     static SinkException translate(RuntimeException e, boolean committing) {
-        ResultTooLarge big = ResultTooLarge.in(e);
+        ResultBudget.Exceeded big = ResultBudget.Exceeded.in(e);
         if (big != null) {
             return new SinkException(big.error(), e);
         }

@@ -51,7 +51,12 @@ public final class EmbeddedSink implements Sink {
     @Override
     public StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException {
         try {
-            return db.executeTransactionally(cypher, params, EmbeddedSink::materialise);
+            ResultBudget budget = new ResultBudget();
+            StatementResult r = db.executeTransactionally(cypher, params, result -> materialise(result, budget, true));
+            if (budget.exceeded()) {
+                throw ResultBudget.ranButTooLarge(ResultBudget.MAX_VALUES);
+            }
+            return r;
         } catch (RuntimeException e) {
             throw translate(e);
         }
@@ -106,11 +111,15 @@ public final class EmbeddedSink implements Sink {
         // the DBMS is owned and shut down by EmbeddedNeo4j
     }
 
-    private record EmbeddedTx(Transaction tx) implements SinkTx {
+    private record EmbeddedTx(Transaction tx, ResultBudget budget) implements SinkTx {
+        EmbeddedTx(Transaction tx) {
+            this(tx, new ResultBudget());
+        }
+
         @Override
         public StatementResult run(String cypher, Map<String, Object> params) throws SinkException {
             try (Result r = tx.execute(cypher, params)) {
-                return materialise(r);
+                return materialise(r, budget, false);
             } catch (RuntimeException e) {
                 throw translate(e);
             }
@@ -126,17 +135,32 @@ public final class EmbeddedSink implements Sink {
         }
     }
 
-    static StatementResult materialise(Result r) {
+    /**
+     * The result, detached, its rows counted against {@code budget}. Past the bound: throws, or with
+     * {@code drain} reads the rest without keeping it (the statement must finish: see
+     * {@link ResultBudget#ranButTooLarge}).
+     */
+    static StatementResult materialise(Result r, ResultBudget budget, boolean drain) {
         List<String> columns = r.columns();
         List<List<Object>> rows = new ArrayList<>();
-        long spent = 0;
         while (r.hasNext()) {
             Map<String, Object> row = r.next();
+            if (drain && budget.exceeded()) {
+                continue;
+            }
             List<Object> values = new ArrayList<>(columns.size());
             for (String c : columns) {
                 values.add(Values.detach(row.get(c)));
             }
-            spent = ResultTooLarge.spend(spent, values);
+            try {
+                budget.spend(values);
+            } catch (ResultBudget.Exceeded e) {
+                if (!drain) {
+                    throw e;
+                }
+                rows.clear();
+                continue;
+            }
             rows.add(values);
         }
         return new StatementResult(columns, rows, counters(r.getQueryStatistics()));
@@ -175,7 +199,7 @@ public final class EmbeddedSink implements Sink {
     }
 
     static SinkException translate(Throwable e) {
-        ResultTooLarge big = ResultTooLarge.in(e);
+        ResultBudget.Exceeded big = ResultBudget.Exceeded.in(e);
         if (big != null) {
             return new SinkException(big.error(), e);
         }

@@ -47,6 +47,19 @@ class AsyncModeTest {
     }
 
     @Test
+    void anAsyncWriteWithALargeResultIsAppliedNotDeadLettered() throws Exception {
+        // its result is never sent (202 came first), so it is discarded as it runs, bound or not
+        HttpResponse<String> r = s.post("/db/neo4j/tx/commit?mode=async", """
+                {"statements": [{"statement": "CREATE (:BigResult {k: 1}) RETURN range(1, 2000000) AS l"}]}""");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+        long offset = json(r).get("offset").asLong();
+        JsonNode applied = json(s.get("/db/neo4j/applied?offset=" + offset + "&wait=30s"));
+        assertThat(applied.get("applied").asBoolean()).as(applied.toString()).isTrue();
+        assertThat(s.count("MATCH (b:BigResult) RETURN count(b)")).isEqualTo(1);
+        assertThat(s.get("/db/neo4j/dead-letters").body()).doesNotContain("BigResult");
+    }
+
+    @Test
     void acceptedWritesAreAppliedAndReadable() throws Exception {
         HttpResponse<String> r = s.post("/db/neo4j/write/person?mode=async", "{\"id\": 1, \"name\": \"a\"}");
         assertThat(r.statusCode()).isEqualTo(202);

@@ -59,6 +59,8 @@ class BadInputTest {
                 Arguments.of("unknown endpoint", "/db/neo4j/nothing", "{}", 404, "Neo.ClientError.Request.Invalid"),
                 Arguments.of("result over the bound", "/db/neo4j/query/v2", "{\"statement\": \"UNWIND range(1, 1000001) AS x RETURN x\"}", 400, "Neo.ClientError.Request.Invalid"),
                 Arguments.of("list result over the bound", "/db/neo4j/tx/commit", "{\"statements\": [{\"statement\": \"RETURN range(1, 1000000) AS l\"}]}", 400, "Neo.ClientError.Request.Invalid"),
+                Arguments.of("nested result over the bound", "/db/neo4j/query/v2", "{\"statement\": \"RETURN {l: [range(1, 1000000)]} AS m\"}", 400, "Neo.ClientError.Request.Invalid"),
+                Arguments.of("results of one request over the bound together", "/db/neo4j/tx/commit", "{\"statements\": [{\"statement\": \"RETURN range(1, 400000) AS l\"}, {\"statement\": \"RETURN range(1, 400000) AS l\"}, {\"statement\": \"RETURN range(1, 400000) AS l\"}]}", 400, "Neo.ClientError.Request.Invalid"),
                 Arguments.of("LOAD CSV of a file outside the import folder", "/db/neo4j/query/v2", "{\"statement\": \"LOAD CSV FROM 'file:///etc/hostname' AS l RETURN l\"}", 400, "Neo.ClientError.Statement.ExternalResourceFailed"));
     }
 
@@ -107,6 +109,15 @@ class BadInputTest {
                         () -> new java.io.ByteArrayInputStream("{\"id\": 4711, \"name\": \"chunked\"}".getBytes())))
                 .build());
         assertThat(ok.statusCode()).as("a chunked body within the limit: " + ok.body()).isEqualTo(200);
+    }
+
+    @Test
+    void anImplicitStatementWithAResultOverTheBoundRanAndSaysSo() throws Exception {
+        HttpResponse<String> r = s.post("/db/neo4j/tx/commit", """
+                {"statements": [{"statement": "UNWIND range(1, 3) AS x CALL (x) { CREATE (:Implicit {x: x}) } IN TRANSACTIONS RETURN range(1, 400000) AS l"}]}""");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+        assertThat(r.body()).contains("ran to completion");
+        assertThat(s.count("MATCH (i:Implicit) RETURN count(i)")).as("its effects are committed").isEqualTo(3);
     }
 
     @Test
