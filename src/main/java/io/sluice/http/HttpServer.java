@@ -70,8 +70,13 @@ public final class HttpServer implements AutoCloseable {
                 .get("/", blocking((ex, body) -> Dashboard.page()))
                 .setFallbackHandler(ex -> send(ex, Reply.error(404, Neo4jError.invalid(
                         "no such endpoint: " + ex.getRequestMethod() + " " + ex.getRequestPath()))))
-                .setInvalidMethodHandler(ex -> send(ex, Reply.error(405, Neo4jError.invalid(
-                        "method " + ex.getRequestMethod() + " is not allowed on " + ex.getRequestPath()))));
+                .setInvalidMethodHandler(ex -> {
+                    // the writes are POST, everything else GET (see the routes above)
+                    boolean post = ex.getRequestPath().matches(".*/(tx/commit|query/v2|write/[^/]+)");
+                    ex.getResponseHeaders().put(Headers.ALLOW, post ? "POST" : "GET");
+                    send(ex, Reply.error(405, Neo4jError.invalid(
+                            "method " + ex.getRequestMethod() + " is not allowed on " + ex.getRequestPath())));
+                });
         HttpHandler gate = ex -> admit(ex, routes);
         this.undertow = Undertow.builder()
                 .addHttpListener(port, host)

@@ -121,6 +121,18 @@ class BadInputTest {
     }
 
     @Test
+    void aWrongMethodGets405WithAllow() {
+        HttpResponse<String> put = s.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(s.url("/db/neo4j/write/person")))
+                .PUT(java.net.http.HttpRequest.BodyPublishers.ofString("{}")).build());
+        assertThat(put.statusCode()).isEqualTo(405);
+        assertThat(put.headers().firstValue("Allow")).hasValue("POST");
+        assertThat(put.body()).contains("Neo.ClientError.Request.Invalid");
+        HttpResponse<String> post = s.post("/health", "{}");
+        assertThat(post.statusCode()).isEqualTo(405);
+        assertThat(post.headers().firstValue("Allow")).hasValue("GET");
+    }
+
+    @Test
     void aClientsModeTextNeverBecomesAMetricLabel() {
         assertThat(s.post("/db/neo4j/write/person?mode=junk4711", "{\"id\": 1, \"name\": \"a\"}").statusCode()).isEqualTo(400);
         String metrics = s.get("/metrics").body();
