@@ -115,10 +115,7 @@ public final class HttpServer implements AutoCloseable {
                 return;
             }
             ex.getRequestReceiver().receiveFullBytes(
-                    (e, body) -> e.dispatch(handlers, () -> {
-                        Reply r = run(h, e, body);
-                        e.getIoThread().execute(() -> send(e, r));
-                    }),
+                    (e, body) -> dispatch(e, h, body),
                     (e, error) -> send(e, error instanceof io.undertow.server.RequestTooBigException
                             ? tooLarge("request body exceeds the limit of " + maxBodyBytes + " bytes")
                             : Reply.error(400, Neo4jError.invalid("cannot read the request: " + error.getMessage()))));
@@ -140,12 +137,17 @@ public final class HttpServer implements AutoCloseable {
             }
             body.write(chunk, 0, chunk.length);
             if (last) {
-                e.dispatch(handlers, () -> {
-                    Reply r = run(h, e, body.toByteArray());
-                    e.getIoThread().execute(() -> send(e, r));
-                });
+                dispatch(e, h, body.toByteArray());
             }
         }, (e, error) -> send(e, Reply.error(400, Neo4jError.invalid("cannot read the request: " + error.getMessage()))));
+    }
+
+    /** Runs the handler on a virtual thread of its own; its reply goes back on the connection's I/O thread. */
+    private void dispatch(HttpServerExchange ex, BlockingHandler h, byte[] body) {
+        ex.dispatch(handlers, () -> {
+            Reply r = run(h, ex, body);
+            ex.getIoThread().execute(() -> send(ex, r));
+        });
     }
 
     /** The handler's reply; whatever it throws becomes an error reply, so no request is left unanswered. */

@@ -181,7 +181,7 @@ public final class BoltSink implements Sink {
         try {
             session = driver.session(config);
             tx = session.beginTransaction();
-            T value = work.run(new BoltTx(tx, new ResultBudget()));
+            T value = work.run(new BoltTx(tx, ResultBudget.forTransaction()));
             if (commit) {
                 committing = true;
                 tx.commit();
@@ -212,8 +212,8 @@ public final class BoltSink implements Sink {
     @Override
     public StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException {
         try (Session s = driver.session(writeSession)) {
-            ResultBudget budget = new ResultBudget();
-            StatementResult r = materialise(s.run(cypher, params), budget, true);
+            ResultBudget budget = ResultBudget.draining();
+            StatementResult r = materialise(s.run(cypher, params), budget);
             if (budget.exceeded()) {
                 throw ResultBudget.ranButTooLarge(ResultBudget.MAX_VALUES);
             }
@@ -288,7 +288,7 @@ public final class BoltSink implements Sink {
         @Override
         public StatementResult run(String cypher, Map<String, Object> params) throws SinkException {
             try {
-                return materialise(tx.run(cypher, params), budget, false);
+                return materialise(tx.run(cypher, params), budget);
             } catch (RuntimeException e) {
                 throw translate(e, false);
             }
@@ -304,29 +304,19 @@ public final class BoltSink implements Sink {
         }
     }
 
-    /** As {@link EmbeddedSink#materialise}: rows counted against {@code budget}; {@code drain} reads on past it. */
-    static StatementResult materialise(Result r, ResultBudget budget, boolean drain) {
+    /** As {@link EmbeddedSink#materialise}: the rows detached and counted against {@code budget}. */
+    static StatementResult materialise(Result r, ResultBudget budget) {
         List<String> columns = r.keys();
         List<List<Object>> rows = new ArrayList<>();
         while (r.hasNext()) {
             Record record = r.next();
-            if (drain && budget.exceeded()) {
-                continue;
-            }
-            List<Object> values = new ArrayList<>(columns.size());
-            for (int i = 0; i < columns.size(); i++) {
-                values.add(BoltValues.detach(record.get(i).asObject()));
-            }
-            try {
-                budget.spend(values);
-            } catch (ResultBudget.Exceeded e) {
-                if (!drain) {
-                    throw e;
+            if (budget.keepsRows()) {
+                List<Object> values = new ArrayList<>(columns.size());
+                for (int i = 0; i < columns.size(); i++) {
+                    values.add(BoltValues.detach(record.get(i).asObject()));
                 }
-                rows.clear();
-                continue;
+                budget.add(rows, values);
             }
-            rows.add(values);
         }
         return new StatementResult(columns, rows, counters(r.consume().counters()));
     }

@@ -6,7 +6,6 @@ import io.sluice.sink.Values.GraphPoint;
 import io.sluice.sink.Values.GraphRelationship;
 import java.time.temporal.TemporalAccessor;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.neo4j.driver.types.IsoDuration;
@@ -74,16 +73,10 @@ final class BoltValues {
     }
 
     private static List<Object> list(List<?> l) {
-        List<Object> out = new ArrayList<>(l.size());
-        for (Object o : l) {
-            out.add(detach(o));
-        }
-        return out;
+        return Values.list(l, BoltValues::detach);
     }
 
     private static Map<String, Object> map(Map<?, ?> m) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        m.forEach((k, val) -> out.put(String.valueOf(k), detach(val)));
-        return out;
+        return Values.map(m, BoltValues::detach);
     }
 }

@@ -51,8 +51,8 @@ public final class EmbeddedSink implements Sink {
     @Override
     public StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException {
         try {
-            ResultBudget budget = new ResultBudget();
-            StatementResult r = db.executeTransactionally(cypher, params, result -> materialise(result, budget, true));
+            ResultBudget budget = ResultBudget.draining();
+            StatementResult r = db.executeTransactionally(cypher, params, result -> materialise(result, budget));
             if (budget.exceeded()) {
                 throw ResultBudget.ranButTooLarge(ResultBudget.MAX_VALUES);
             }
@@ -113,13 +113,13 @@ public final class EmbeddedSink implements Sink {
 
     private record EmbeddedTx(Transaction tx, ResultBudget budget) implements SinkTx {
         EmbeddedTx(Transaction tx) {
-            this(tx, new ResultBudget());
+            this(tx, ResultBudget.forTransaction());
         }
 
         @Override
         public StatementResult run(String cypher, Map<String, Object> params) throws SinkException {
             try (Result r = tx.execute(cypher, params)) {
-                return materialise(r, budget, false);
+                return materialise(r, budget);
             } catch (RuntimeException e) {
                 throw translate(e);
             }
@@ -135,33 +135,19 @@ public final class EmbeddedSink implements Sink {
         }
     }
 
-    /**
-     * The result, detached, its rows counted against {@code budget}. Past the bound: throws, or with
-     * {@code drain} reads the rest without keeping it (the statement must finish: see
-     * {@link ResultBudget#ranButTooLarge}).
-     */
-    static StatementResult materialise(Result r, ResultBudget budget, boolean drain) {
+    /** The result, its rows detached and counted against {@code budget} (which says what happens past it). */
+    static StatementResult materialise(Result r, ResultBudget budget) {
         List<String> columns = r.columns();
         List<List<Object>> rows = new ArrayList<>();
         while (r.hasNext()) {
             Map<String, Object> row = r.next();
-            if (drain && budget.exceeded()) {
-                continue;
-            }
-            List<Object> values = new ArrayList<>(columns.size());
-            for (String c : columns) {
-                values.add(Values.detach(row.get(c)));
-            }
-            try {
-                budget.spend(values);
-            } catch (ResultBudget.Exceeded e) {
-                if (!drain) {
-                    throw e;
+            if (budget.keepsRows()) {
+                List<Object> values = new ArrayList<>(columns.size());
+                for (String c : columns) {
+                    values.add(Values.detach(row.get(c)));
                 }
-                rows.clear();
-                continue;
+                budget.add(rows, values);
             }
-            rows.add(values);
         }
         return new StatementResult(columns, rows, counters(r.getQueryStatistics()));
     }

@@ -22,20 +22,40 @@ final class ResultBudget {
     static final long MAX_VALUES = 1_000_000;
 
     private final long max;
+    private final boolean drain;
     private long spent;
 
-    ResultBudget() {
-        this(MAX_VALUES);
-    }
-
-    ResultBudget(long max) {
+    private ResultBudget(long max, boolean drain) {
         this.max = max;
+        this.drain = drain;
     }
 
-    /** Counts a detached row; throws {@link Exceeded} once past the bound. */
-    void spend(List<Object> row) {
+    /** For the statements of an explicit transaction: past the bound, {@link #add} throws {@link Exceeded}. */
+    static ResultBudget forTransaction() {
+        return new ResultBudget(MAX_VALUES, false);
+    }
+
+    /**
+     * For a statement that runs as its own implicit transaction: past the bound the rows are dropped and the
+     * result read on to its end, so the statement finishes (see {@link #ranButTooLarge}).
+     */
+    static ResultBudget draining() {
+        return new ResultBudget(MAX_VALUES, true);
+    }
+
+    /** Whether the next row is to be detached at all: not once a draining budget is spent. */
+    boolean keepsRows() {
+        return !(drain && exceeded());
+    }
+
+    /** Counts a detached row and adds it to {@code rows}; past the bound throws, or, draining, drops them all. */
+    void add(List<List<Object>> rows, List<Object> row) {
         spent += weight(row);
-        if (spent > max) {
+        if (!exceeded()) {
+            rows.add(row);
+        } else if (drain) {
+            rows.clear();
+        } else {
             throw new Exceeded(max);
         }
     }

@@ -89,16 +89,26 @@ public final class Values {
     }
 
     private static List<Object> list(List<?> l) {
+        return list(l, Values::detach);
+    }
+
+    private static Map<String, Object> map(Map<?, ?> m) {
+        return map(m, Values::detach);
+    }
+
+    /** A list's elements, each converted by {@code detach} (this class's, or {@link BoltValues}'s). */
+    static List<Object> list(List<?> l, java.util.function.UnaryOperator<Object> detach) {
         List<Object> out = new ArrayList<>(l.size());
         for (Object o : l) {
-            out.add(detach(o));
+            out.add(detach.apply(o));
         }
         return out;
     }
 
-    private static Map<String, Object> map(Map<?, ?> m) {
+    /** A map with string keys, its values converted by {@code detach}, in its order. */
+    static Map<String, Object> map(Map<?, ?> m, java.util.function.UnaryOperator<Object> detach) {
         Map<String, Object> out = new LinkedHashMap<>();
-        m.forEach((k, val) -> out.put(String.valueOf(k), detach(val)));
+        m.forEach((k, val) -> out.put(String.valueOf(k), detach.apply(val)));
         return out;
     }
 
