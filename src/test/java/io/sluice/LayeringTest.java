@@ -22,6 +22,7 @@ class LayeringTest {
 
     /** Which of sluice's packages each package may use (besides itself). */
     static final Map<String, Set<String>> ALLOWED = Map.ofEntries(
+            Map.entry("time", Set.of()),
             Map.entry("config", Set.of()),
             Map.entry("cypher", Set.of("sink")),
             Map.entry("sink", Set.of("cypher")),
@@ -35,6 +36,10 @@ class LayeringTest {
             // the importer drives sluice like a client: through the write path of a server it starts, or over HTTP
             Map.entry("importer", Set.of("config", "write", "sink", "server", "batch")));
 
+    /** The one clock: time is read, slept and jittered through {@code io.sluice.time}, nowhere else. */
+    static final Pattern CLOCK = Pattern.compile(
+            "System\\.nanoTime|System\\.currentTimeMillis|Thread\\.sleep|ThreadLocalRandom|Instant\\.now|Clock\\.system");
+
     static Map<String, Set<String>> uses() throws IOException {
         Map<String, Set<String>> uses = new TreeMap<>();
         try (Stream<Path> files = Files.walk(MAIN)) {
@@ -44,7 +49,8 @@ class LayeringTest {
                 Set<String> used = uses.computeIfAbsent(pkg, k -> new TreeSet<>());
                 for (Matcher m : new Matcher[] {IMPORT.matcher(src), QUALIFIED.matcher(src)}) {
                     while (m.find()) {
-                        if (!m.group(1).equals(pkg)) {
+                        // time is a leaf every package may use, like java.time
+                        if (!m.group(1).equals(pkg) && !m.group(1).equals("time")) {
                             used.add(m.group(1));
                         }
                     }
@@ -52,6 +58,23 @@ class LayeringTest {
             }
         }
         return uses;
+    }
+
+    @Test
+    void timeIsReadOnlyThroughTheInjectedClock() throws IOException {
+        Map<String, String> found = new TreeMap<>();
+        try (Stream<Path> files = Files.walk(MAIN)) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+                if (MAIN.relativize(f).getName(0).toString().equals("time")) {
+                    continue;
+                }
+                Matcher m = CLOCK.matcher(Files.readString(f));
+                if (m.find()) {
+                    found.put(MAIN.relativize(f).toString(), m.group());
+                }
+            }
+        }
+        assertThat(found).as("direct uses of the JVM's clocks outside io.sluice.time").isEmpty();
     }
 
     @Test

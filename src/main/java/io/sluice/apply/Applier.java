@@ -20,16 +20,16 @@ public final class Applier implements AutoCloseable {
     private final Batcher batcher;
     private final BatchRunner runner;
     private final BatchSizeController sizes;
-    private final io.sluice.batch.Ticker ticker;
+    private final io.sluice.time.Time time;
     private final Thread thread;
 
     /** {@code sizes} null: a fixed row limit. */
     public Applier(Batcher batcher, BatchRunner runner, ThreadFactory threads, BatchSizeController sizes,
-            io.sluice.batch.Ticker ticker) {
+            io.sluice.time.Time time) {
         this.batcher = batcher;
         this.runner = runner;
         this.sizes = sizes;
-        this.ticker = ticker;
+        this.time = time;
         this.thread = threads.newThread(this::loop);
         if (sizes != null) {
             batcher.setMaxRows(sizes.limit());
@@ -57,9 +57,9 @@ public final class Applier implements AutoCloseable {
                 continue;
             }
             try {
-                long t0 = ticker.read();
+                long t0 = time.nanos();
                 runner.apply(batch);
-                adapt(batch, ticker.read() - t0);
+                adapt(batch, time.nanos() - t0);
             } catch (RuntimeException | Error e) {
                 // futures are already failed by the runner; keep the thread alive for the next batch
                 log.error("applier: unexpected failure", e);

@@ -1,17 +1,20 @@
 package io.sluice.apply;
 
 import io.sluice.batch.Pending;
-import io.sluice.batch.Ticker;
 import io.sluice.metrics.Metrics;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
+import io.sluice.time.Jitter;
+import io.sluice.time.Time;
 import io.sluice.write.Outcome;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,23 +48,26 @@ public final class BatchRunner {
 
     private final Sink sink;
     private final RetryPolicy retry;
-    private final RetryPolicy.Sleeper sleeper;
-    private final Ticker ticker;
+    private final Time time;
+    private final Jitter jitter;
     private final Metrics metrics;
     private final boolean lockOrder;
+    private final Map<String, LongAdder> retries = new ConcurrentHashMap<>();
 
-    public BatchRunner(Sink sink, RetryPolicy retry, RetryPolicy.Sleeper sleeper, Ticker ticker, Metrics metrics) {
-        this(sink, retry, sleeper, ticker, metrics, true);
+    public BatchRunner(Sink sink, RetryPolicy retry, Time time, Jitter jitter, Metrics metrics) {
+        this(sink, retry, time, jitter, metrics, true);
     }
 
-    /** {@code lockOrder}: sort each batch's template rows by the template's lock-order fields (see Execution). */
-    public BatchRunner(Sink sink, RetryPolicy retry, RetryPolicy.Sleeper sleeper, Ticker ticker, Metrics metrics,
-            boolean lockOrder) {
+    /**
+     * {@code time} measures commits and waits out backoffs; {@code jitter} spreads the backoffs;
+     * {@code lockOrder}: sort each batch's template rows by the template's lock-order fields (see Execution).
+     */
+    public BatchRunner(Sink sink, RetryPolicy retry, Time time, Jitter jitter, Metrics metrics, boolean lockOrder) {
         this.lockOrder = lockOrder;
         this.sink = sink;
         this.retry = retry;
-        this.sleeper = sleeper;
-        this.ticker = ticker;
+        this.time = time;
+        this.jitter = jitter;
         this.metrics = metrics;
     }
 
@@ -135,7 +141,7 @@ public final class BatchRunner {
     /** Commits the batch and completes its futures (null returned), or returns the error it failed with. */
     private SinkException applyWithRetry(List<Pending> batch, Hooks hooks) throws InterruptedException {
         for (int attempt = 1; ; attempt++) {
-            long t0 = ticker.read();
+            long t0 = time.nanos();
             try {
                 Map<Pending, List<StatementResult>> results = sink.inTransaction(tx -> {
                     var rs = Execution.run(tx, batch, lockOrder, hooks.keepsResults());
@@ -146,7 +152,7 @@ public final class BatchRunner {
                 for (Pending p : batch) {
                     rows += p.rows();
                 }
-                metrics.batchCommitted(rows, batch.size(), ticker.read() - t0);
+                metrics.batchCommitted(rows, batch.size(), time.nanos() - t0);
                 for (Pending p : batch) {
                     p.future().complete(new Outcome.Committed(results.getOrDefault(p, List.of()), p.rows()));
                 }
@@ -156,12 +162,20 @@ public final class BatchRunner {
                     return e;
                 }
                 metrics.transientRetry(e.error().code());
-                Duration pause = retry.backoff(attempt, ThreadLocalRandom.current().nextDouble());
+                retries.computeIfAbsent(e.error().code(), c -> new LongAdder()).increment();
+                Duration pause = retry.backoff(attempt, jitter.next());
                 log.debug("transient error on a batch of {} (attempt {}), retrying in {}: {}", batch.size(), attempt,
                         pause, e.getMessage());
-                sleeper.sleep(pause);
+                time.sleep(pause);
             }
         }
+    }
+
+    /** Transient retries so far, per Neo4j status code (a snapshot). */
+    public Map<String, Long> transientRetries() {
+        Map<String, Long> out = new TreeMap<>();
+        retries.forEach((code, n) -> out.put(code, n.sum()));
+        return out;
     }
 
     private static void failAll(List<Pending> batch, Neo4jError error) {

@@ -13,14 +13,6 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
         }
     }
 
-    /** A test double's view of time: how a backoff is waited for. */
-    @FunctionalInterface
-    public interface Sleeper {
-        void sleep(Duration d) throws InterruptedException;
-
-        Sleeper REAL = d -> Thread.sleep(d);
-    }
-
     public Duration backoff(int attempt, double jitter01) {
         long base = initialBackoff.toNanos() << Math.min(attempt - 1, 30);
         long capped = Math.min(base <= 0 ? Long.MAX_VALUE : base, maxBackoff.toNanos());

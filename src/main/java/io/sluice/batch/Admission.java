@@ -1,5 +1,6 @@
 package io.sluice.batch;
 
+import io.sluice.time.Time;
 import java.time.Duration;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -12,20 +13,20 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class Admission {
     private final long maxRows;
     private final long maxBytes;
-    private final Ticker ticker;
+    private final Time time;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition released = lock.newCondition();
     private long rows;
     private long bytes;
     private boolean closed;
 
-    public Admission(long maxRows, long maxBytes, Ticker ticker) {
+    public Admission(long maxRows, long maxBytes, Time time) {
         if (maxRows < 1 || maxBytes < 1) {
             throw new IllegalArgumentException("admission bounds must be >= 1, got rows=" + maxRows + " bytes=" + maxBytes);
         }
         this.maxRows = maxRows;
         this.maxBytes = maxBytes;
-        this.ticker = ticker;
+        this.time = time;
     }
 
     /** The result of an {@link #acquire}: admitted, or refused because full or closed. */
@@ -34,9 +35,9 @@ public final class Admission {
     public Result acquire(long r, long b, Duration timeout) throws InterruptedException {
         lock.lock();
         try {
-            long deadline = ticker.read() + timeout.toNanos();
+            long deadline = time.nanos() + timeout.toNanos();
             while (!closed && !fits(r, b)) {
-                long left = deadline - ticker.read();
+                long left = deadline - time.nanos();
                 if (left <= 0) {
                     return Result.FULL;
                 }

@@ -1,5 +1,6 @@
 package io.sluice.batch;
 
+import io.sluice.time.Time;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -22,27 +23,27 @@ import java.util.concurrent.locks.ReentrantLock;
  * admitted as long as batches are applied one after another (one applier; later, one per partition).
  *
  * <p>Readiness is decided by {@link #poll()}, which never blocks and reads time from the injected
- * {@link Ticker}; {@link #take} is a thin blocking loop around it. Tests drive {@code poll} with a fake ticker.
+ * {@link Time}; {@link #take} is a thin blocking loop around it. Tests drive {@code poll} with a manual clock.
  *
  * <p>Thread-safe: one lock guards the queue; writers signal appliers when a batch may have become ready.
  */
 public final class Batcher {
     private volatile int maxRows;
     private final long maxWaitNanos;
-    private final Ticker ticker;
+    private final Time time;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private final ArrayDeque<Pending> queue = new ArrayDeque<>();
     private long queuedRows;
     private boolean closed;
 
-    public Batcher(int maxRows, Duration maxWait, Ticker ticker) {
+    public Batcher(int maxRows, Duration maxWait, Time time) {
         if (maxRows < 1) {
             throw new IllegalArgumentException("maxRows must be >= 1, got " + maxRows);
         }
         this.maxRows = maxRows;
         this.maxWaitNanos = maxWait.toNanos();
-        this.ticker = ticker;
+        this.time = time;
     }
 
     /** Changes the row limit (the adaptive batch size); takes effect for the next batch. */
@@ -92,12 +93,12 @@ public final class Batcher {
     public List<Pending> take(Duration maxBlock) throws InterruptedException {
         lock.lock();
         try {
-            long deadline = ticker.read() + maxBlock.toNanos();
+            long deadline = time.nanos() + maxBlock.toNanos();
             while (!ready()) {
                 if (closed && queue.isEmpty()) {
                     return List.of();
                 }
-                long now = ticker.read();
+                long now = time.nanos();
                 long wait = deadline - now;
                 if (wait <= 0) {
                     return List.of();
@@ -119,7 +120,7 @@ public final class Batcher {
         if (queue.isEmpty()) {
             return false;
         }
-        return closed || queuedRows >= maxRows || ticker.read() - queue.peekFirst().enqueuedNanos() >= maxWaitNanos;
+        return closed || queuedRows >= maxRows || time.nanos() - queue.peekFirst().enqueuedNanos() >= maxWaitNanos;
     }
 
     private List<Pending> drain() {

@@ -1,6 +1,6 @@
 package io.sluice.bench;
 
-import io.sluice.batch.Ticker;
+import io.sluice.time.Time;
 import io.sluice.server.SluiceServer;
 import io.sluice.sink.EmbeddedNeo4j.HostPort;
 import io.sluice.write.Template;
@@ -35,13 +35,13 @@ public final class Bench {
     private static final Logger log = LoggerFactory.getLogger(Bench.class);
 
     private final BenchOptions options;
-    private final Ticker ticker;
+    private final Time time;
     private final PrintStream progress;
 
     /** {@code progress} gets a line a second while a mode runs, and one per finished mode. */
-    public Bench(BenchOptions options, Ticker ticker, PrintStream progress) {
+    public Bench(BenchOptions options, Time time, PrintStream progress) {
         this.options = options;
-        this.ticker = ticker;
+        this.time = time;
         this.progress = progress;
     }
 
@@ -105,12 +105,12 @@ public final class Bench {
         Scenario s = options.scenario();
         int clients = mode.overHttp() ? options.clients() : 1;
         int rowsPerRequest = mode.overHttp() ? options.rowsPerRequest() : BenchMode.RAW_BATCH_ROWS;
-        Window window = Window.of(ticker.read(), warmup.toNanos(), duration.toNanos());
+        Window window = Window.of(time.nanos(), warmup.toNanos(), duration.toNanos());
         Tally tally = new Tally(window, clients);
         Load load = load(mode, server, s.workload(options.seed()));
         ServerStats used;
         double drainSeconds = 0;
-        Progress lines = Progress.start(s.name() + " " + mode.label() + note, tally, ticker, progress);
+        Progress lines = Progress.start(s.name() + " " + mode.label() + note, tally, time, progress);
         try (HttpClient probe = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
             URI metrics = URI.create(server.baseUrl() + "/metrics");
             load.start(tally);
@@ -145,14 +145,14 @@ public final class Bench {
     private Load load(BenchMode mode, SluiceServer server, Scenario.Workload workload) {
         Scenario s = options.scenario();
         if (!mode.overHttp()) {
-            return new RawLoad(server.sink(), Template.compile(s.name(), s.template()), workload.stream(0), ticker);
+            return new RawLoad(server.sink(), Template.compile(s.name(), s.template()), workload.stream(0), time);
         }
         HttpTarget target = new HttpTarget(URI.create(server.baseUrl() + "/db/"
                 + options.serverConfig().neo4j().database() + "/write/" + s.name() + "?mode=" + mode.label()),
                 options.clients(), options.rowsPerRequest());
         return switch (options.client()) {
-            case NETTY -> new NettyHttpLoad(target, workload, ticker);
-            case JDK -> new JdkHttpLoad(target, workload, ticker);
+            case NETTY -> new NettyHttpLoad(target, workload, time);
+            case JDK -> new JdkHttpLoad(target, workload, time);
         };
     }
 
@@ -174,14 +174,11 @@ public final class Bench {
         } catch (IOException e) {
             log.warn("cannot wait for the journal to be applied: {}", e.toString());
         }
-        return Math.max(0, (ticker.read() - since) / 1e9);
+        return Math.max(0, (time.nanos() - since) / 1e9);
     }
 
     private void sleepUntil(long nanos) throws InterruptedException {
-        long left = nanos - ticker.read();
-        if (left > 0) {
-            Thread.sleep(Duration.ofNanos(left));
-        }
+        time.sleep(Duration.ofNanos(nanos - time.nanos()));
     }
 
     private static ServerStats read(HttpClient probe, URI metrics) throws InterruptedException {
@@ -195,7 +192,7 @@ public final class Bench {
 
     /** Empties the remote database (data and sluice's offset node; the schema stays) so each mode starts fresh. */
     private void wipeRemote() {
-        try (io.sluice.sink.BoltSink sink = io.sluice.sink.BoltSink.connect(options.remote(), Duration.ofSeconds(60))) {
+        try (io.sluice.sink.BoltSink sink = io.sluice.sink.BoltSink.connect(options.remote(), Duration.ofSeconds(60), time)) {
             sink.runImplicit("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS", java.util.Map.of());
         } catch (io.sluice.sink.SinkException e) {
             throw new IllegalStateException("cannot empty the Neo4j at " + options.remote().uri() + ": " + e.getMessage(), e);

@@ -1,6 +1,6 @@
 package io.sluice.bench;
 
-import io.sluice.batch.Ticker;
+import io.sluice.time.Time;
 import io.sluice.bench.Scenario.RowSource;
 import io.sluice.bench.Scenario.Workload;
 import java.io.IOException;
@@ -28,17 +28,17 @@ final class JdkHttpLoad implements Load {
 
     private final HttpTarget target;
     private final Workload workload;
-    private final Ticker ticker;
+    private final Time time;
     private final AtomicReference<String> firstTransportError = new AtomicReference<>();
     private ExecutorService httpThreads;
     private ExecutorService clientThreads;
     private HttpClient http;
     private Window window;
 
-    JdkHttpLoad(HttpTarget target, Workload workload, Ticker ticker) {
+    JdkHttpLoad(HttpTarget target, Workload workload, Time time) {
         this.target = target;
         this.workload = workload;
-        this.ticker = ticker;
+        this.time = time;
     }
 
     @Override
@@ -62,7 +62,7 @@ final class JdkHttpLoad implements Load {
     @Override
     public void awaitStop() throws InterruptedException {
         try {
-            long left = window.end() - ticker.read() + HttpTarget.REQUEST_TIMEOUT.toNanos() + 5_000_000_000L;
+            long left = window.end() - time.nanos() + HttpTarget.REQUEST_TIMEOUT.toNanos() + 5_000_000_000L;
             if (!clientThreads.awaitTermination(left, TimeUnit.NANOSECONDS)) {
                 log.warn("bench clients still running {} after the end; interrupting them", HttpTarget.REQUEST_TIMEOUT);
             }
@@ -82,13 +82,13 @@ final class JdkHttpLoad implements Load {
 
     private void loop(RowSource rows, Tally.Client counts) {
         URI uri = target.uri();
-        while (!Thread.currentThread().isInterrupted() && ticker.read() < window.end()) {
+        while (!Thread.currentThread().isInterrupted() && time.nanos() < window.end()) {
             HttpRequest request = HttpRequest.newBuilder(uri)
                     .timeout(HttpTarget.REQUEST_TIMEOUT)
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofByteArray(RequestBody.of(rows, target.rowsPerRequest())))
                     .build();
-            long start = ticker.read();
+            long start = time.nanos();
             int status;
             try {
                 status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
@@ -98,19 +98,19 @@ final class JdkHttpLoad implements Load {
             } catch (InterruptedException e) {
                 return;
             }
-            if (!counts.record(status, target.rowsPerRequest(), start, ticker.read())) {
+            if (!counts.record(status, target.rowsPerRequest(), start, time.nanos())) {
                 log.warn("a bench client reached its bound of recorded requests; it stops early");
                 return;
             }
-            if (status == 0 && !pause()) {
+            if (status == 0 && !pause(time)) {
                 return;
             }
         }
     }
 
-    private static boolean pause() {
+    private static boolean pause(Time time) {
         try {
-            Thread.sleep(HttpTarget.TRANSPORT_ERROR_PAUSE);
+            time.sleep(HttpTarget.TRANSPORT_ERROR_PAUSE);
             return true;
         } catch (InterruptedException e) {
             return false;

@@ -22,7 +22,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.timeout.ReadTimeoutHandler;
-import io.sluice.batch.Ticker;
+import io.sluice.time.Time;
 import io.sluice.bench.Scenario.RowSource;
 import io.sluice.bench.Scenario.Workload;
 import java.util.concurrent.CountDownLatch;
@@ -52,16 +52,16 @@ final class NettyHttpLoad implements Load {
 
     private final HttpTarget target;
     private final Workload workload;
-    private final Ticker ticker;
+    private final Time time;
     private final AtomicReference<String> firstTransportError = new AtomicReference<>();
     private EventLoopGroup group;
     private CountDownLatch stopped;
     private Window window;
 
-    NettyHttpLoad(HttpTarget target, Workload workload, Ticker ticker) {
+    NettyHttpLoad(HttpTarget target, Workload workload, Time time) {
         this.target = target;
         this.workload = workload;
-        this.ticker = ticker;
+        this.time = time;
     }
 
     @Override
@@ -78,7 +78,7 @@ final class NettyHttpLoad implements Load {
     @Override
     public void awaitStop() throws InterruptedException {
         try {
-            long left = window.end() - ticker.read() + HttpTarget.REQUEST_TIMEOUT.toNanos() + 5_000_000_000L;
+            long left = window.end() - time.nanos() + HttpTarget.REQUEST_TIMEOUT.toNanos() + 5_000_000_000L;
             if (!stopped.await(left, TimeUnit.NANOSECONDS)) {
                 log.warn("{} bench connections still open {} after the end; closing them", stopped.getCount(),
                         HttpTarget.REQUEST_TIMEOUT);
@@ -139,7 +139,7 @@ final class NettyHttpLoad implements Load {
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpResponse response) {
-            long now = ticker.read();
+            long now = time.nanos();
             boolean more = counts.record(response.status().code(), target.rowsPerRequest(), sentAt, now);
             sentAt = -1;
             if (!more) {
@@ -152,7 +152,7 @@ final class NettyHttpLoad implements Load {
         }
 
         private void sendNext(ChannelHandlerContext ctx) {
-            if (done || ticker.read() >= window.end()) {
+            if (done || time.nanos() >= window.end()) {
                 finish();
                 ctx.close();
                 return;
@@ -164,7 +164,7 @@ final class NettyHttpLoad implements Load {
                     .set(HttpHeaderNames.HOST, target.uri().getAuthority())
                     .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                     .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-            sentAt = ticker.read();
+            sentAt = time.nanos();
             ctx.writeAndFlush(request);
         }
 
@@ -185,10 +185,10 @@ final class NettyHttpLoad implements Load {
                 firstTransportError.compareAndSet(null, cause.toString());
             }
             if (sentAt >= 0) {
-                counts.record(0, target.rowsPerRequest(), sentAt, ticker.read());
+                counts.record(0, target.rowsPerRequest(), sentAt, time.nanos());
                 sentAt = -1;
             }
-            if (done || ticker.read() >= window.end()) {
+            if (done || time.nanos() >= window.end()) {
                 finish();
                 return;
             }

@@ -1,6 +1,6 @@
 package io.sluice.bench;
 
-import io.sluice.batch.Ticker;
+import io.sluice.time.Time;
 import java.io.PrintStream;
 import java.util.Locale;
 import java.util.concurrent.Executors;
@@ -15,24 +15,24 @@ import java.util.concurrent.TimeUnit;
 final class Progress implements AutoCloseable {
     private final String label;
     private final Tally tally;
-    private final Ticker ticker;
+    private final Time time;
     private final PrintStream err;
     private final ScheduledExecutorService timer;
     private long lastWrites;
     private long lastNanos;
 
-    private Progress(String label, Tally tally, Ticker ticker, PrintStream err) {
+    private Progress(String label, Tally tally, Time time, PrintStream err) {
         this.label = label;
         this.tally = tally;
-        this.ticker = ticker;
+        this.time = time;
         this.err = err;
         this.timer = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().name("sluice-bench-progress").daemon(true).factory());
         this.lastNanos = tally.window().start();
     }
 
-    static Progress start(String label, Tally tally, Ticker ticker, PrintStream err) {
-        Progress p = new Progress(label, tally, ticker, err);
+    static Progress start(String label, Tally tally, Time time, PrintStream err) {
+        Progress p = new Progress(label, tally, time, err);
         p.timer.scheduleAtFixedRate(p::safeTick, 1, 1, TimeUnit.SECONDS);
         return p;
     }
@@ -46,7 +46,7 @@ final class Progress implements AutoCloseable {
     }
 
     private void tick() {
-        long now = ticker.read();
+        long now = time.nanos();
         Window w = tally.window();
         switch (w.phase(now)) {
             case WARMUP -> {

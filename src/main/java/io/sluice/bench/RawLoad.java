@@ -1,6 +1,6 @@
 package io.sluice.bench;
 
-import io.sluice.batch.Ticker;
+import io.sluice.time.Time;
 import io.sluice.bench.Scenario.RowSource;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
@@ -25,16 +25,16 @@ final class RawLoad implements Load {
     private final Sink sink;
     private final String unwindCypher;
     private final RowSource rows;
-    private final Ticker ticker;
+    private final Time time;
     private final AtomicReference<String> firstError = new AtomicReference<>();
     private Thread thread;
     private Window window;
 
-    RawLoad(Sink sink, Template template, RowSource rows, Ticker ticker) {
+    RawLoad(Sink sink, Template template, RowSource rows, Time time) {
         this.sink = sink;
         this.unwindCypher = template.unwindCypher();
         this.rows = rows;
-        this.ticker = ticker;
+        this.time = time;
     }
 
     @Override
@@ -46,7 +46,7 @@ final class RawLoad implements Load {
 
     @Override
     public void awaitStop() throws InterruptedException {
-        long leftMillis = (window.end() - ticker.read()) / 1_000_000 + JOIN_MARGIN.toMillis();
+        long leftMillis = (window.end() - time.nanos()) / 1_000_000 + JOIN_MARGIN.toMillis();
         thread.join(Math.max(1, leftMillis));
         if (thread.isAlive()) {
             log.warn("raw load still running {} after the end; interrupting it", JOIN_MARGIN);
@@ -60,12 +60,12 @@ final class RawLoad implements Load {
     }
 
     private void loop(Tally.Client counts) {
-        while (!Thread.currentThread().isInterrupted() && ticker.read() < window.end()) {
+        while (!Thread.currentThread().isInterrupted() && time.nanos() < window.end()) {
             List<Map<String, Object>> batch = new ArrayList<>(BenchMode.RAW_BATCH_ROWS);
             for (int i = 0; i < BenchMode.RAW_BATCH_ROWS; i++) {
                 batch.add(rows.next());
             }
-            long start = ticker.read();
+            long start = time.nanos();
             int status;
             try {
                 sink.inTransaction(tx -> {
@@ -78,7 +78,7 @@ final class RawLoad implements Load {
                 status = e.isTransient() ? 503 : 500;
                 firstError.compareAndSet(null, e.getMessage());
             }
-            if (!counts.record(status, batch.size(), start, ticker.read())) {
+            if (!counts.record(status, batch.size(), start, time.nanos())) {
                 return;
             }
         }

@@ -1,6 +1,6 @@
 package io.sluice.cli;
 
-import io.sluice.batch.Ticker;
+import io.sluice.time.Time;
 import io.sluice.bench.Bench;
 import io.sluice.bench.BenchMode;
 import io.sluice.bench.BenchOptions;
@@ -88,7 +88,7 @@ final class BenchCommand implements Callable<Integer> {
                 LoadClient.parse(httpClient), appliers == null ? java.util.List.of(c.apply().appliers()) : appliers,
                 neo4j == null ? null : new io.sluice.sink.BoltSink.Options(neo4j, user,
                         password != null ? password : System.getenv("SLUICE_NEO4J_PASSWORD"), c.neo4j().database()));
-        BenchReport report = new Bench(o, Ticker.system(), System.err).run();
+        BenchReport report = new Bench(o, Time.SYSTEM, System.err).run();
         System.out.print(report.table());
         if (out != null) {
             report.writeJson(out);

@@ -1,6 +1,7 @@
 package io.sluice.cli;
 
 import io.sluice.importer.ImportBench;
+import io.sluice.time.Time;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -46,7 +47,7 @@ final class ImportBenchCommand implements Callable<Integer> {
         }
         Path w = work != null ? work : Path.of(System.getProperty("java.io.tmpdir"));
         Map<String, Object> report = new ImportBench(new ImportBench.Options(scenario, scale, w, threads, batchSize,
-                !applyMode.equals("sync"), !noWarmup), System.err).run();
+                !applyMode.equals("sync"), !noWarmup), System.err, Time.SYSTEM).run();
         System.out.print(ImportBench.table(report));
         if (out != null) {
             ImportBench.writeJson(report, out);

@@ -3,24 +3,23 @@ package io.sluice.durable;
 import io.sluice.apply.BatchRunner;
 import io.sluice.apply.RetryPolicy;
 import io.sluice.batch.Admission;
-import io.sluice.batch.Ticker;
 import io.sluice.journal.Journal;
 import io.sluice.journal.JournalOptions;
 import io.sluice.journal.JournalRecord;
 import io.sluice.metrics.Metrics;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
+import io.sluice.time.Jitter;
+import io.sluice.time.Time;
 import io.sluice.write.Outcome;
 import io.sluice.write.Template;
 import io.sluice.write.WriteRequest;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,13 +53,13 @@ public final class AsyncPath implements AutoCloseable {
         this.options = options;
     }
 
-    public static AsyncPath start(Options o, Sink sink, Map<String, Template> templates, Metrics metrics, Ticker ticker,
+    public static AsyncPath start(Options o, Sink sink, Map<String, Template> templates, Metrics metrics, Time time,
             ThreadFactory threads) throws IOException, SinkException {
-        return start(o, sink, templates, metrics, ticker, threads, null);
+        return start(o, sink, templates, metrics, time, threads, null);
     }
 
     /** {@code sizes}: the journal applier's adaptive row limit (null: {@code maxRows}, fixed). */
-    public static AsyncPath start(Options o, Sink sink, Map<String, Template> templates, Metrics metrics, Ticker ticker,
+    public static AsyncPath start(Options o, Sink sink, Map<String, Template> templates, Metrics metrics, Time time,
             ThreadFactory threads, io.sluice.apply.BatchSizeController sizes) throws IOException, SinkException {
         OffsetStore offsets = new OffsetStore(sink, 0);
         offsets.createSchema();
@@ -76,28 +75,17 @@ public final class AsyncPath implements AutoCloseable {
                         + " (:SluiceOffset) node if you know what was applied.");
             }
             long next = Math.max(applied + 1, journal.firstOffset());
-            Admission lag = new Admission(o.maxLagRows(), o.maxLagBytes(), ticker);
+            Admission lag = new Admission(o.maxLagRows(), o.maxLagBytes(), time);
             long backlog = countBacklog(journal, next, templates, lag);
             if (backlog > 0) {
                 log.info("journal: {} records to replay from offset {}", backlog, next);
             }
-            DeadLetters dead = new DeadLetters(Journal.open(o.deadLetterDir(), JournalOptions.defaults()),
-                    Clock.systemUTC());
+            DeadLetters dead = new DeadLetters(Journal.open(o.deadLetterDir(), JournalOptions.defaults()), time);
             AppliedWatermark watermark = new AppliedWatermark(next - 1);
-            JournalApplier[] self = new JournalApplier[1];
-            RetryPolicy.Sleeper sleeper = d -> {
-                long until = ticker.read() + d.toNanos();
-                while (ticker.read() < until) {
-                    if (self[0].isStopping()) {
-                        throw new InterruptedException("stopping");
-                    }
-                    LockSupport.parkNanos(Math.min(until - ticker.read(), 10_000_000L));
-                }
-            };
-            BatchRunner runner = new BatchRunner(sink, o.retry(), sleeper, ticker, metrics);
-            self[0] = new JournalApplier(journal, dead, offsets, runner, templates, watermark, lag, ticker,
-                    o.maxRows(), sizes, next, threads);
-            return new AsyncPath(journal, dead, lag, watermark, self[0].start(), o);
+            JournalApplier applier = new JournalApplier(journal, dead, offsets, templates, watermark, lag, time,
+                    o.maxRows(), sizes, next, threads,
+                    stoppable -> new BatchRunner(sink, o.retry(), stoppable, Jitter.RANDOM, metrics));
+            return new AsyncPath(journal, dead, lag, watermark, applier.start(), o);
         } catch (IOException | RuntimeException e) {
             journal.close();
             throw e;
@@ -175,6 +163,11 @@ public final class AsyncPath implements AutoCloseable {
 
     public int batchLimit() {
         return applier.limit();
+    }
+
+    /** The journal applier's transient retries, per Neo4j status code. */
+    public Map<String, Long> transientRetries() {
+        return applier.transientRetries();
     }
 
     public long lagRows() {

@@ -1,10 +1,10 @@
 package io.sluice.durable;
 
 import io.sluice.journal.Journal;
+import io.sluice.time.Time;
 import io.sluice.journal.JournalRecord;
 import io.sluice.sink.Neo4jError;
 import java.io.IOException;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,19 +19,19 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class DeadLetters implements AutoCloseable {
     private final Journal journal;
-    private final Clock clock;
+    private final Time time;
     private final AtomicLong count = new AtomicLong();
 
-    DeadLetters(Journal journal, Clock clock) throws IOException {
+    DeadLetters(Journal journal, Time time) throws IOException {
         this.journal = journal;
-        this.clock = clock;
+        this.time = time;
         count.set(list(0, Integer.MAX_VALUE).size());
     }
 
     void add(long offset, Neo4jError error, byte[] request) throws IOException {
         Map<String, Object> entry = new LinkedHashMap<>();
         entry.put("offset", offset);
-        entry.put("at", clock.instant().toString());
+        entry.put("at", time.now().toString());
         entry.put("code", error.code());
         entry.put("message", error.message());
         entry.put("request", RecordCodec.toMap(request));

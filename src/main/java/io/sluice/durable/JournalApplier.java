@@ -1,9 +1,10 @@
 package io.sluice.durable;
 
 import io.sluice.apply.BatchRunner;
+import io.sluice.apply.BatchSizeController;
 import io.sluice.batch.Admission;
 import io.sluice.batch.Pending;
-import io.sluice.batch.Ticker;
+import io.sluice.time.Time;
 import io.sluice.journal.Journal;
 import io.sluice.journal.JournalRecord;
 import io.sluice.sink.Neo4jError;
@@ -19,6 +20,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadFactory;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,6 +54,8 @@ import org.slf4j.LoggerFactory;
 final class JournalApplier implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JournalApplier.class);
     private static final Duration POLL = Duration.ofMillis(200);
+    /** How promptly a sleep notices {@link #close}. */
+    private static final Duration STEP = Duration.ofMillis(10);
 
     private final Journal journal;
     private final DeadLetters deadLetters;
@@ -60,25 +64,29 @@ final class JournalApplier implements AutoCloseable {
     private final Map<String, Template> templates;
     private final AppliedWatermark watermark;
     private final Admission lag;
-    private final Ticker ticker;
+    private final Time time;
     private final int maxRows;
-    private final io.sluice.apply.BatchSizeController sizes;
+    private final BatchSizeController sizes;
     private final Thread thread;
     private volatile boolean stopping;
     private long next;
 
-    JournalApplier(Journal journal, DeadLetters deadLetters, OffsetStore offsets, BatchRunner runner,
-            Map<String, Template> templates, AppliedWatermark watermark, Admission lag, Ticker ticker, int maxRows,
-            io.sluice.apply.BatchSizeController sizes, long next, ThreadFactory threads) {
+    /**
+     * {@code runners} builds the batch runner from this applier's clock, whose sleeps (the runner's backoffs,
+     * the pause after a failure) end early when {@link #close} is called.
+     */
+    JournalApplier(Journal journal, DeadLetters deadLetters, OffsetStore offsets, Map<String, Template> templates,
+            AppliedWatermark watermark, Admission lag, Time time, int maxRows, BatchSizeController sizes, long next,
+            ThreadFactory threads, Function<Time, BatchRunner> runners) {
         this.sizes = sizes;
         this.journal = journal;
         this.deadLetters = deadLetters;
         this.offsets = offsets;
-        this.runner = runner;
         this.templates = templates;
         this.watermark = watermark;
         this.lag = lag;
-        this.ticker = ticker;
+        this.time = time.stoppedBy(() -> stopping, STEP);
+        this.runner = runners.apply(this.time);
         this.maxRows = maxRows;
         this.next = next;
         this.thread = threads.newThread(this::loop);
@@ -122,7 +130,11 @@ final class JournalApplier implements AutoCloseable {
                     log.error("journal applier: {} (resuming from the offset stored in the graph)", e.getMessage(), e);
                 }
                 resync = true;
-                pause();
+                try {
+                    time.sleep(Duration.ofMillis(500));
+                } catch (InterruptedException stopped) {
+                    return;
+                }
             }
         }
     }
@@ -180,7 +192,7 @@ final class JournalApplier implements AutoCloseable {
             if (!batch.isEmpty() && rows + request.rows() > limit()) {
                 break;
             }
-            Pending p = new Pending(request, ticker.read(), r.offset());
+            Pending p = new Pending(request, time.nanos(), r.offset());
             batch.add(p);
             source.put(p, r);
             rows += request.rows();
@@ -194,7 +206,7 @@ final class JournalApplier implements AutoCloseable {
         if (batch.isEmpty()) {
             return;
         }
-        long t0 = ticker.read();
+        long t0 = time.nanos();
         runner.apply(batch, new BatchRunner.Hooks() {
             @Override
             public void inTransaction(Sink.SinkTx tx, List<Pending> group) throws SinkException {
@@ -231,7 +243,7 @@ final class JournalApplier implements AutoCloseable {
             bytes += source.get(p).payload().length;
         }
         if (sizes != null) {
-            sizes.committed((int) Math.min(Integer.MAX_VALUE, rows), ticker.read() - t0);
+            sizes.committed((int) Math.min(Integer.MAX_VALUE, rows), time.nanos() - t0);
         }
         done(last.offset(), rows, bytes);
         next = last.offset() + 1;
@@ -242,20 +254,8 @@ final class JournalApplier implements AutoCloseable {
         lag.release(rows, bytes);
     }
 
-    private void pause() {
-        long until = ticker.read() + Duration.ofMillis(500).toNanos();
-        while (!stopping && ticker.read() < until) {
-            java.util.concurrent.locks.LockSupport.parkNanos(10_000_000);
-        }
-    }
-
-    /** For the runner's backoff: sleeps in short steps, and gives up (as an interrupt) when stopping. */
-    boolean isStopping() {
-        return stopping;
-    }
-
-    long next() {
-        return next;
+    Map<String, Long> transientRetries() {
+        return runner.transientRetries();
     }
 
     /** The row limit per transaction: adaptive when a controller is given, else the configured maximum. */

@@ -7,7 +7,6 @@ import io.sluice.apply.RetryPolicy;
 import io.sluice.batch.Admission;
 import io.sluice.batch.Batcher;
 import io.sluice.batch.Pending;
-import io.sluice.batch.Ticker;
 import io.sluice.config.SluiceConfig;
 import io.sluice.cypher.StatementClassifier;
 import io.sluice.durable.AsyncPath;
@@ -18,6 +17,8 @@ import io.sluice.sink.QueryKind;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
+import io.sluice.time.Jitter;
+import io.sluice.time.Time;
 import io.sluice.write.Mode;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
@@ -50,32 +51,32 @@ public final class Gateway implements WritePath, AutoCloseable {
     private final List<Batcher> batchers;
     private final BatchRunner runner;
     private final List<Applier> appliers;
-    private final Ticker ticker;
+    private final Time time;
     private final AsyncPath async;
     private volatile boolean closing;
 
     public Gateway(Sink sink, SluiceConfig config, Map<String, Template> templates, Metrics metrics,
-            Ticker ticker, ThreadFactory applierThreads, AsyncPath async) {
+            Time time, ThreadFactory applierThreads, AsyncPath async) {
         this.sink = sink;
         this.async = async;
         this.config = config;
         this.templates = Map.copyOf(templates);
-        this.ticker = ticker;
+        this.time = time;
         this.classifier = new StatementClassifier(sink, 10_000);
         var a = config.admission();
-        this.admission = new Admission(a.maxPendingRows(), a.maxPendingBytes().bytes(), ticker);
+        this.admission = new Admission(a.maxPendingRows(), a.maxPendingBytes().bytes(), time);
         var r = config.retry();
         var b = config.batch();
         this.runner = new BatchRunner(sink, new RetryPolicy(r.maxAttempts(), r.initialBackoff(), r.maxBackoff()),
-                RetryPolicy.Sleeper.REAL, ticker, metrics, config.apply().lockOrder());
+                time, Jitter.RANDOM, metrics, config.apply().lockOrder());
         List<Batcher> bs = new ArrayList<>();
         List<Applier> as = new ArrayList<>();
         for (int i = 0; i < config.apply().appliers(); i++) {
-            Batcher batcher = new Batcher(b.maxRows(), b.maxWait(), ticker);
+            Batcher batcher = new Batcher(b.maxRows(), b.maxWait(), time);
             BatchSizeController sizes = b.adaptive()
                     ? new BatchSizeController(b.minRows(), b.maxRows(), b.targetCommit(), b.minRows() * 4) : null;
             bs.add(batcher);
-            as.add(new Applier(batcher, runner, applierThreads, sizes, ticker).start());
+            as.add(new Applier(batcher, runner, applierThreads, sizes, time).start());
         }
         this.batchers = List.copyOf(bs);
         this.appliers = List.copyOf(as);
@@ -191,7 +192,7 @@ public final class Gateway implements WritePath, AutoCloseable {
     }
 
     private Outcome runBatched(WriteRequest r) {
-        Pending p = new Pending(r, ticker.read());
+        Pending p = new Pending(r, time.nanos());
         if (!partitionOf(r).enqueue(p)) {
             return shuttingDown();
         }
@@ -208,7 +209,7 @@ public final class Gateway implements WritePath, AutoCloseable {
 
     /** One transaction for this request alone, on the caller's thread; transient errors retried. */
     private Outcome runDirect(WriteRequest r) {
-        Pending p = new Pending(r, ticker.read());
+        Pending p = new Pending(r, time.nanos());
         runner.apply(List.of(p));
         return p.future().join();
     }
@@ -263,6 +264,13 @@ public final class Gateway implements WritePath, AutoCloseable {
     @Override
     public List<Map<String, Object>> deadLetters(long from, int limit) throws java.io.IOException {
         return async.deadLetters(from, limit);
+    }
+
+    @Override
+    public Map<String, Long> transientRetries() {
+        Map<String, Long> all = new java.util.TreeMap<>(runner.transientRetries());
+        async.transientRetries().forEach((code, n) -> all.merge(code, n, Long::sum));
+        return all;
     }
 
     public AsyncPath async() {

@@ -3,6 +3,7 @@ package io.sluice.http;
 import io.sluice.metrics.Metrics;
 import io.sluice.sink.Neo4jError;
 import io.sluice.write.Mode;
+import io.sluice.time.Time;
 import io.sluice.write.WritePath;
 import io.undertow.Handlers;
 import io.undertow.Undertow;
@@ -48,11 +49,13 @@ public final class HttpServer implements AutoCloseable {
     private final Api api;
     private final WritePath writes;
     private final Metrics metrics;
+    private final Time time;
     private final long maxBodyBytes;
     private final Supplier<String> scrape;
 
     public HttpServer(String host, int port, WritePath writes, Metrics metrics, Supplier<String> scrape,
-            long maxBodyBytes) {
+            long maxBodyBytes, Time time) {
+        this.time = time;
         this.writes = writes;
         this.api = new Api(writes);
         this.metrics = metrics;
@@ -274,11 +277,11 @@ public final class HttpServer implements AutoCloseable {
     /** {@link #stopAccepting}, waits up to {@code wait} for in-flight requests, stops Undertow. */
     public void close(Duration wait) {
         stopAccepting();
-        long deadline = System.nanoTime() + wait.toNanos();
+        long deadline = time.nanos() + wait.toNanos();
         synchronized (idle) {
             try {
                 long left;
-                while (inFlight.get() > 0 && (left = deadline - System.nanoTime()) > 0) {
+                while (inFlight.get() > 0 && (left = deadline - time.nanos()) > 0) {
                     idle.wait(Math.max(1, left / 1_000_000));
                 }
             } catch (InterruptedException e) {

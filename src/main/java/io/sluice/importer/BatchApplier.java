@@ -1,6 +1,6 @@
 package io.sluice.importer;
 
-import io.sluice.batch.Ticker;
+import io.sluice.time.Time;
 import io.sluice.importer.Rejection.Problem;
 import io.sluice.sink.Neo4jError;
 import io.sluice.write.Statement;
@@ -61,7 +61,7 @@ final class BatchApplier implements AutoCloseable {
     private final Ledger ledger;
     private final ReportFile report;
     private final ImportOptions.Tolerance tolerance;
-    private final Ticker ticker;
+    private final Time time;
     private final List<BlockingQueue<Batch>> queues = new ArrayList<>();
     private final List<Thread> workers = new ArrayList<>();
     private final ReentrantLock lock = new ReentrantLock();
@@ -69,9 +69,9 @@ final class BatchApplier implements AutoCloseable {
     private long outstanding;
 
     BatchApplier(Target target, Resume resume, Ledger ledger, ReportFile report, ImportOptions.Tolerance tolerance,
-            ThreadFactory threads, Ticker ticker) {
+            ThreadFactory threads, Time time) {
         this.target = target;
-        this.ticker = ticker;
+        this.time = time;
         this.resume = resume;
         this.ledger = ledger;
         this.report = report;
@@ -278,7 +278,7 @@ final class BatchApplier implements AutoCloseable {
 
     /** Sends one request; while the target is busy, again after a backoff. Null: stopped or gave up. */
     private Target.Result send(List<Statement> s, long bytes) throws InterruptedException {
-        long giveUp = ticker.read() + GIVE_UP_AFTER.toNanos();
+        long giveUp = time.nanos() + GIVE_UP_AFTER.toNanos();
         long backoffMs = 50;
         while (true) {
             Target.Result r = target.write(s, bytes);
@@ -289,12 +289,12 @@ final class BatchApplier implements AutoCloseable {
                 return null;
             }
             ledger.resends.incrementAndGet();
-            if (ticker.read() > giveUp) {
+            if (time.nanos() > giveUp) {
                 ledger.stop(target.describe() + " has been busy or unavailable for " + GIVE_UP_AFTER.toMinutes()
                         + " minutes: " + busy.reason());
                 return null;
             }
-            Thread.sleep(Math.min(Math.max(backoffMs, busy.retryAfter().toMillis()), 5_000));
+            time.sleep(Duration.ofMillis(Math.min(Math.max(backoffMs, busy.retryAfter().toMillis()), 5_000)));
             backoffMs = Math.min(backoffMs * 2, 5_000);
         }
     }

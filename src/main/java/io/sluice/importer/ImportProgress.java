@@ -1,6 +1,6 @@
 package io.sluice.importer;
 
-import io.sluice.batch.Ticker;
+import io.sluice.time.Time;
 import java.io.Console;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -39,7 +39,7 @@ final class ImportProgress implements AutoCloseable {
 
     private final Supplier<Sample> source;
     private final PrintStream err;
-    private final Ticker ticker;
+    private final Time time;
     private final boolean terminal;
     private final long intervalNanos;
     private final ScheduledExecutorService timer;
@@ -49,18 +49,18 @@ final class ImportProgress implements AutoCloseable {
     private long lastLineNanos;
     private ProgressBar bar;
 
-    private ImportProgress(Supplier<Sample> source, boolean terminal, PrintStream err, Duration interval, Ticker ticker) {
+    private ImportProgress(Supplier<Sample> source, boolean terminal, PrintStream err, Duration interval, Time time) {
         this.source = source;
         this.terminal = terminal;
         this.err = err;
-        this.ticker = ticker;
+        this.time = time;
         this.intervalNanos = interval.toNanos();
         this.timer = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().name("sluice-import-progress").daemon(true).factory());
     }
 
-    static ImportProgress start(Supplier<Sample> source, boolean terminal, PrintStream err, Duration interval, Ticker ticker) {
-        ImportProgress p = new ImportProgress(source, terminal, err, interval, ticker);
+    static ImportProgress start(Supplier<Sample> source, boolean terminal, PrintStream err, Duration interval, Time time) {
+        ImportProgress p = new ImportProgress(source, terminal, err, interval, time);
         long every = terminal ? 250 : Math.max(50, Math.min(1000, interval.toMillis()));
         p.timer.scheduleAtFixedRate(p::safeTick, every, every, TimeUnit.MILLISECONDS);
         return p;
@@ -92,7 +92,7 @@ final class ImportProgress implements AutoCloseable {
         if (s == null) {
             return;
         }
-        long now = ticker.read();
+        long now = time.nanos();
         if (!s.phase().equals(phase)) {
             if (phase != null && !terminal && !last) {
                 line(s, now);

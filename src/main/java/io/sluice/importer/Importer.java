@@ -1,6 +1,6 @@
 package io.sluice.importer;
 
-import io.sluice.batch.Ticker;
+import io.sluice.time.Time;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.concurrent.CountDownLatch;
@@ -16,7 +16,7 @@ public final class Importer {
 
     public static ImportSummary offline(ImportOptions options, ImportOptions.Offline offline, PrintStream out,
             PrintStream err) throws IOException {
-        ImportSummary s = new OfflineImport(options, offline, err, Ticker.system(), ImportProgress.isTerminal()).run();
+        ImportSummary s = new OfflineImport(options, offline, err, Time.SYSTEM, ImportProgress.isTerminal()).run();
         print(s, options, out);
         return s;
     }
@@ -27,7 +27,7 @@ public final class Importer {
      */
     public static ImportSummary online(ImportOptions options, ImportOptions.Online online, PrintStream out,
             PrintStream err) throws IOException, InterruptedException {
-        OnlineImport run = new OnlineImport(options, online, err, Ticker.system(), ImportProgress.isTerminal());
+        OnlineImport run = new OnlineImport(options, online, err, Time.SYSTEM, ImportProgress.isTerminal());
         CountDownLatch finished = new CountDownLatch(1);
         Thread hook = Thread.ofPlatform().name("sluice-import-shutdown").unstarted(() -> {
             run.stop("interrupted");

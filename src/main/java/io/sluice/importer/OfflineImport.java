@@ -1,6 +1,6 @@
 package io.sluice.importer;
 
-import io.sluice.batch.Ticker;
+import io.sluice.time.Time;
 import io.sluice.importer.ImportOptions.Offline;
 import io.sluice.server.SluiceServer;
 import io.sluice.sink.EmbeddedNeo4j.HostPort;
@@ -33,19 +33,19 @@ final class OfflineImport {
     private final ImportOptions options;
     private final Offline offline;
     private final PrintStream err;
-    private final Ticker ticker;
+    private final Time time;
     private final boolean terminal;
 
-    OfflineImport(ImportOptions options, Offline offline, PrintStream err, Ticker ticker, boolean terminal) {
+    OfflineImport(ImportOptions options, Offline offline, PrintStream err, Time time, boolean terminal) {
         this.options = options;
         this.offline = offline;
         this.err = err;
-        this.ticker = ticker;
+        this.time = time;
         this.terminal = terminal;
     }
 
     ImportSummary run() throws IOException {
-        long t0 = ticker.read();
+        long t0 = time.nanos();
         Path home = offline.into().toAbsolutePath();
         String database = options.config().neo4j().database();
         Path store = home.resolve("data/databases").resolve(database);
@@ -62,7 +62,7 @@ final class OfflineImport {
             output = new AdminOutput(log, offline.verbose() ? err : null);
             ReportLines rejected = new ReportLines(reportFile);
             ImportProgress progress = ImportProgress.start(() -> output.sample(rejected.count()), terminal, err,
-                    options.progressInterval(), ticker);
+                    options.progressInterval(), time);
             try (PrintStream toOutput = new PrintStream(output, true, StandardCharsets.UTF_8)) {
                 List<String> args = arguments(database, reportFile);
                 log.println("neo4j-admin " + String.join(" ", args));
@@ -78,7 +78,7 @@ final class OfflineImport {
         if (rc != 0) {
             String why = output.lastLines().stream().filter(l -> !l.isBlank() && !l.startsWith("WARNING"))
                     .collect(Collectors.joining("\n    "));
-            return new ImportSummary("offline", 0, 0, 0, rejected, 0, 0, (ticker.read() - t0) / 1e9,
+            return new ImportSummary("offline", 0, 0, 0, rejected, 0, 0, (time.nanos() - t0) / 1e9,
                     "Neo4j's importer failed (exit " + rc + "); its last output:\n    " + why, null);
         }
         if (!options.config().schema().isEmpty()) {
@@ -88,7 +88,7 @@ final class OfflineImport {
         long nodes = Math.max(0, output.nodes());
         long rels = Math.max(0, output.relationships());
         return new ImportSummary("offline", nodes, rels, Math.max(0, output.properties()), rejected,
-                nodes + rels + rejectedTotal, 0, (ticker.read() - t0) / 1e9, null, null);
+                nodes + rels + rejectedTotal, 0, (time.nanos() - t0) / 1e9, null, null);
     }
 
     /** The admin command line: the database name first (a name after the file options is read as a file). */

@@ -1,6 +1,6 @@
 package io.sluice.importer;
 
-import io.sluice.batch.Ticker;
+import io.sluice.time.Time;
 import io.sluice.config.SluiceConfig;
 import io.sluice.importer.ImportOptions.Online;
 import io.sluice.write.Statement;
@@ -28,7 +28,7 @@ final class OnlineImport {
     private final ImportOptions options;
     private final Online online;
     private final PrintStream err;
-    private final Ticker ticker;
+    private final Time time;
     private final boolean terminal;
     private volatile Ledger ledger;
     private volatile String phase = "starting";
@@ -40,17 +40,17 @@ final class OnlineImport {
     private java.util.function.UnaryOperator<Target> decorate = t -> t;
     private Target given;
 
-    OnlineImport(ImportOptions options, Online online, PrintStream err, Ticker ticker, boolean terminal) {
+    OnlineImport(ImportOptions options, Online online, PrintStream err, Time time, boolean terminal) {
         this.options = options;
         this.online = online;
         this.err = err;
-        this.ticker = ticker;
+        this.time = time;
         this.terminal = terminal;
     }
 
-    static ImportSummary run(ImportOptions options, Online online, PrintStream err, Ticker ticker, boolean terminal)
+    static ImportSummary run(ImportOptions options, Online online, PrintStream err, Time time, boolean terminal)
             throws IOException, InterruptedException {
-        return new OnlineImport(options, online, err, ticker, terminal).run();
+        return new OnlineImport(options, online, err, time, terminal).run();
     }
 
     /** Imports into this target instead of opening one (the benchmark's, over a database it started). */
@@ -74,7 +74,7 @@ final class OnlineImport {
     }
 
     ImportSummary run() throws IOException, InterruptedException {
-        long t0 = ticker.read();
+        long t0 = time.nanos();
         List<Header> headers = new ArrayList<>();
         for (InputGroup g : options.groups()) {
             headers.add(header(g));
@@ -90,9 +90,9 @@ final class OnlineImport {
             Ledger l = new Ledger(options.tolerance(), resume.rejectedBefore());
             ledger = l;
             try (ReportFile report = ReportFile.append(options.reportFile())) {
-                ImportProgress progress = ImportProgress.start(this::sample, terminal, err, options.progressInterval(), ticker);
+                ImportProgress progress = ImportProgress.start(this::sample, terminal, err, options.progressInterval(), time);
                 try (BatchApplier applier = new BatchApplier(target, resume, l, report, options.tolerance(),
-                        Thread.ofPlatform().name("sluice-import-", 0).factory(), ticker)) {
+                        Thread.ofPlatform().name("sluice-import-", 0).factory(), time)) {
                     phase(plan.nodeGroups().stream().map(GraphPlan.NodeGroup::input).toList(), "nodes");
                     for (GraphPlan.NodeGroup g : plan.nodeGroups()) {
                         read(g.input(), RowParser.nodes(g, options.format()), new Batch.Work(g.index(), EntityKind.NODES,
@@ -246,6 +246,6 @@ final class OnlineImport {
                     + "command again to resume where it stopped.", lastRead, l.nodes.get(), l.relationships.get());
         }
         return new ImportSummary("online", l.nodes.get(), l.relationships.get(), l.properties.get(), report.counts(),
-                l.rowsRead.get(), l.resumed.get(), (ticker.read() - t0) / 1e9, stopped, retries);
+                l.rowsRead.get(), l.resumed.get(), (time.nanos() - t0) / 1e9, stopped, retries);
     }
 }

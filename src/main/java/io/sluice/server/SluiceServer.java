@@ -2,7 +2,7 @@ package io.sluice.server;
 
 import io.sluice.apply.BatchSizeController;
 import io.sluice.apply.RetryPolicy;
-import io.sluice.batch.Ticker;
+import io.sluice.time.Time;
 import io.sluice.durable.AsyncPath;
 import java.io.IOException;
 import io.sluice.config.SluiceConfig;
@@ -39,7 +39,8 @@ public final class SluiceServer implements AutoCloseable {
     /**
      * Where and how to run. {@code remote} null: embedded Neo4j in {@code dataDir}, with a Bolt connector on
      * {@code bolt} unless that is null. {@code remote} set: that Neo4j over Bolt ({@code bolt} must be null);
-     * {@code dataDir} then holds only the journal and the dead letters.
+     * {@code dataDir} then holds only the journal and the dead letters. {@code http} null: no HTTP listener (an
+     * in-process client such as the online importer uses {@link #writePath()}).
      */
     public record Options(SluiceConfig config, Path dataDir, HostPort http, HostPort bolt, BoltSink.Options remote) {
         public Options {
@@ -87,7 +88,7 @@ public final class SluiceServer implements AutoCloseable {
             sink = neo4j.sink();
         } else {
             try {
-                sink = BoltSink.connect(o.remote(), REMOTE_WAIT);
+                sink = BoltSink.connect(o.remote(), REMOTE_WAIT, Time.SYSTEM);
             } catch (SinkException e) {
                 throw new IllegalStateException("cannot start: " + e.getMessage(), e);
             }
@@ -104,10 +105,10 @@ public final class SluiceServer implements AutoCloseable {
                     o.dataDir().resolve("dead-letters"), j.maxLagRows(), j.maxLagBytes().bytes(), j.segmentBytes().bytes(),
                     c.admission().timeout(), c.batch().maxRows(),
                     new RetryPolicy(Integer.MAX_VALUE, r.initialBackoff(), r.maxBackoff())),
-                    sink, templates, metrics, Ticker.system(), Thread.ofPlatform().name("sluice-journal-applier").factory(),
+                    sink, templates, metrics, Time.SYSTEM, Thread.ofPlatform().name("sluice-journal-applier").factory(),
                     c.batch().adaptive() ? new BatchSizeController(c.batch().minRows(), c.batch().maxRows(),
                             c.batch().targetCommit(), c.batch().maxRows()) : null);
-            gateway = new Gateway(sink, c, templates, metrics, Ticker.system(),
+            gateway = new Gateway(sink, c, templates, metrics, Time.SYSTEM,
                     Thread.ofPlatform().name("sluice-applier-", 0).factory(), async);
             Gateway g = gateway;
             metrics.gauge("sluice.pending.rows", "admitted rows not yet committed", g::pendingRows);
@@ -124,8 +125,8 @@ public final class SluiceServer implements AutoCloseable {
             metrics.gauge("sluice.journal.applied.offset", "highest journal offset applied", async::appliedOffset);
             metrics.gauge("sluice.dead.letters", "writes that failed on apply", async::deadLetterCount);
             PrometheusMetrics m = metrics;
-            HttpServer http = new HttpServer(o.http().host(), o.http().port(), gateway, metrics, m::scrape,
-                    c.admission().maxBodyBytes().bytes());
+            HttpServer http = o.http() == null ? null : new HttpServer(o.http().host(), o.http().port(), gateway,
+                    metrics, m::scrape, c.admission().maxBodyBytes().bytes(), Time.SYSTEM);
             return new SluiceServer(neo4j, sink, metrics, gateway, http);
         } catch (IOException | SinkException e) {
             closeQuietly(gateway, metrics, sink, neo4j);
@@ -170,11 +171,14 @@ public final class SluiceServer implements AutoCloseable {
     }
 
     public InetSocketAddress httpAddress() {
+        if (http == null) {
+            throw new IllegalStateException("this sluice was started without HTTP");
+        }
         return http.address();
     }
 
     public String baseUrl() {
-        return "http://" + http.address().getHostString() + ":" + http.address().getPort();
+        return "http://" + httpAddress().getHostString() + ":" + httpAddress().getPort();
     }
 
     /** The embedded Neo4j, or null when the sink is a Neo4j over Bolt ({@link Options#remote()}). */
@@ -194,9 +198,13 @@ public final class SluiceServer implements AutoCloseable {
     @Override
     public void close() {
         log.info("sluice stopping: refusing new writes, applying what was admitted");
-        http.stopAccepting();
+        if (http != null) {
+            http.stopAccepting();
+        }
         gateway.close();
-        http.close(Duration.ofSeconds(30));
+        if (http != null) {
+            http.close(Duration.ofSeconds(30));
+        }
         metrics.close();
         sink.close();
         if (neo4j != null) {

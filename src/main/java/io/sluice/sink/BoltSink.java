@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.LongSupplier;
+import io.sluice.time.Time;
 import org.neo4j.driver.AccessMode;
 import org.neo4j.driver.AuthToken;
 import org.neo4j.driver.AuthTokens;
@@ -101,17 +101,17 @@ public final class BoltSink implements Sink {
     private final String uri;
     private final SessionConfig writeSession;
     private final SessionConfig readSession;
-    private final LongSupplier nanoTime;
+    private final Time time;
     private final ReentrantLock probing = new ReentrantLock();
     private volatile String serverAgent = "version unknown";
     private long checkedAt;
     private boolean checked;
     private boolean available;
 
-    BoltSink(Driver driver, String uri, String database, LongSupplier nanoTime) {
+    BoltSink(Driver driver, String uri, String database, Time time) {
         this.driver = driver;
         this.uri = uri;
-        this.nanoTime = nanoTime;
+        this.time = time;
         BookmarkManager bookmarks = BookmarkManagers.defaultManager(BookmarkManagerConfig.builder().build());
         this.writeSession = SessionConfig.builder().withDatabase(database).withDefaultAccessMode(AccessMode.WRITE)
                 .withBookmarkManager(bookmarks).build();
@@ -123,7 +123,7 @@ public final class BoltSink implements Sink {
      * Creates the driver and waits up to {@code wait} for the server to answer (it may be starting alongside
      * sluice). Wrong credentials, an unknown database or a server still down after {@code wait} throw.
      */
-    public static BoltSink connect(Options o, Duration wait) throws SinkException {
+    public static BoltSink connect(Options o, Duration wait, Time time) throws SinkException {
         Config config = Config.builder()
                 .withMaxConnectionPoolSize(o.maxConnections())
                 .withConnectionAcquisitionTimeout(30, TimeUnit.SECONDS)
@@ -135,7 +135,7 @@ public final class BoltSink implements Sink {
                 .withUserAgent("sluice/0.1.0")
                 .build();
         AuthToken auth = o.user() == null ? AuthTokens.none() : AuthTokens.basic(o.user(), o.password() == null ? "" : o.password());
-        BoltSink sink = new BoltSink(GraphDatabase.driver(o.uri(), auth, config), o.uri(), o.database(), System::nanoTime);
+        BoltSink sink = new BoltSink(GraphDatabase.driver(o.uri(), auth, config), o.uri(), o.database(), time);
         try {
             sink.awaitServer(wait);
             return sink;
@@ -146,7 +146,7 @@ public final class BoltSink implements Sink {
     }
 
     private void awaitServer(Duration wait) throws SinkException {
-        long deadline = nanoTime.getAsLong() + wait.toNanos();
+        long deadline = time.nanos() + wait.toNanos();
         while (true) {
             try (Session s = driver.session(writeSession)) {
                 serverAgent = s.run("RETURN 1").consume().server().agent().replace('/', ' ');
@@ -154,7 +154,7 @@ public final class BoltSink implements Sink {
                 return;
             } catch (RuntimeException e) {
                 SinkException t = translate(e, false);
-                if (!t.isTransient() || nanoTime.getAsLong() > deadline) {
+                if (!t.isTransient() || time.nanos() > deadline) {
                     throw new SinkException(new Neo4jError(t.error().code(),
                             "cannot use Neo4j at " + uri + ": " + t.error().message()), e);
                 }
@@ -255,11 +255,11 @@ public final class BoltSink implements Sink {
     public boolean isAvailable() {
         probing.lock();
         try {
-            if (checked && nanoTime.getAsLong() - checkedAt < AVAILABILITY_TTL_NANOS) {
+            if (checked && time.nanos() - checkedAt < AVAILABILITY_TTL_NANOS) {
                 return available;
             }
             available = probe();
-            checkedAt = nanoTime.getAsLong();
+            checkedAt = time.nanos();
             checked = true;
             return available;
         } finally {

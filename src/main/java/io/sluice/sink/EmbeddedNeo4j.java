@@ -5,6 +5,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import io.sluice.time.Time;
+import org.neo4j.io.locker.FileLockException;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.configuration.helpers.SocketAddress;
@@ -65,15 +67,22 @@ public final class EmbeddedNeo4j implements AutoCloseable {
     private final DatabaseManagementService dbms;
     private final GraphDatabaseService db;
     private final Options options;
+    private final Time time;
 
-    private EmbeddedNeo4j(DatabaseManagementService dbms, GraphDatabaseService db, Options options) {
+    private EmbeddedNeo4j(DatabaseManagementService dbms, GraphDatabaseService db, Options options, Time time) {
         this.dbms = dbms;
         this.db = db;
         this.options = options;
+        this.time = time;
     }
 
     public static EmbeddedNeo4j start(Options o) {
-        long t0 = System.nanoTime();
+        return start(o, Time.SYSTEM);
+    }
+
+    /** Starts the DBMS and waits (up to 60 s) for the database; {@code time} only times the start for the log. */
+    public static EmbeddedNeo4j start(Options o, Time time) {
+        long t0 = time.nanos();
         try {
             Files.createDirectories(o.dataDir());
             Files.createDirectories(o.importRoot());
@@ -104,11 +113,20 @@ public final class EmbeddedNeo4j implements AutoCloseable {
                 throw new IllegalStateException("database '" + o.database() + "' did not become available in 60 s");
             }
             log.info("embedded Neo4j started in {} ms: data {}, bolt {}, page cache {} MiB",
-                    (System.nanoTime() - t0) / 1_000_000, o.dataDir(), o.bolt() == null ? "off" : o.bolt(),
+                    (time.nanos() - t0) / 1_000_000, o.dataDir(), o.bolt() == null ? "off" : o.bolt(),
                     o.pagecacheBytes() >> 20);
-            return new EmbeddedNeo4j(dbms, db, o);
+            return new EmbeddedNeo4j(dbms, db, o, time);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare Neo4j data directory " + o.dataDir(), e);
+        } catch (RuntimeException e) {
+            for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+                // the store locker's, or the page cache's lock on a store file
+                if (c instanceof FileLockException
+                        || c instanceof org.neo4j.io.pagecache.impl.muninn.swapper.FileLockException) {
+                    throw new StoreInUseException(o.dataDir(), c);
+                }
+            }
+            throw e;
         }
     }
 
@@ -123,8 +141,8 @@ public final class EmbeddedNeo4j implements AutoCloseable {
 
     @Override
     public void close() {
-        long t0 = System.nanoTime();
+        long t0 = time.nanos();
         dbms.shutdown();
-        log.info("embedded Neo4j stopped in {} ms", (System.nanoTime() - t0) / 1_000_000);
+        log.info("embedded Neo4j stopped in {} ms", (time.nanos() - t0) / 1_000_000);
     }
 }

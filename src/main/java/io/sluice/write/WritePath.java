@@ -23,6 +23,12 @@ public interface WritePath {
     /** Dead letters (writes that failed on apply), from the {@code from}-th, at most {@code limit}. */
     java.util.List<java.util.Map<String, Object>> deadLetters(long from, int limit) throws java.io.IOException;
 
+    /**
+     * Transient retries (deadlocks, lock timeouts ...) the write path has made since it started, per Neo4j status
+     * code: what an in-process client such as the online importer reports.
+     */
+    java.util.Map<String, Long> transientRetries();
+
     /** A snapshot for /health. */
     java.util.Map<String, Object> health();
 }

@@ -3,7 +3,8 @@ package io.sluice.apply;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.batch.Pending;
-import io.sluice.batch.Ticker;
+import io.sluice.time.Jitter;
+import io.sluice.time.ManualTime;
 import io.sluice.config.TemplateConfig;
 import io.sluice.metrics.Metrics;
 import io.sluice.sink.EmbeddedNeo4j;
@@ -86,7 +87,7 @@ class BatchRunnerTest {
 
     FlakySink sink;
     Counting metrics;
-    List<Duration> sleeps;
+    ManualTime time;
     BatchRunner runner;
 
     @BeforeAll
@@ -110,9 +111,10 @@ class BatchRunnerTest {
         neo4j.database().executeTransactionally("MATCH (n) DETACH DELETE n");
         sink = new FlakySink(neo4j.sink());
         metrics = new Counting();
-        sleeps = new ArrayList<>();
-        runner = new BatchRunner(sink, new RetryPolicy(5, Duration.ofMillis(10), Duration.ofSeconds(1)),
-                sleeps::add, Ticker.system(), metrics);
+        time = new ManualTime();
+        // jitter fixed at 0.5: attempt n pauses 3/4 of min(10 ms * 2^(n-1), 25 ms)
+        runner = new BatchRunner(sink, new RetryPolicy(5, Duration.ofMillis(10), Duration.ofMillis(25)), time,
+                Jitter.fixed(0.5), metrics);
     }
 
     static Pending row(String key, long k, long seq) {
@@ -131,8 +133,8 @@ class BatchRunnerTest {
         runner.apply(batch);
         assertThat(batch).allSatisfy(p -> assertThat(p.future().join()).isInstanceOf(Outcome.Committed.class));
         assertThat(metrics.retries.get()).isEqualTo(3);
-        assertThat(sleeps).hasSize(3);
-        assertThat(sleeps.get(2)).isGreaterThanOrEqualTo(sleeps.get(0).dividedBy(2));
+        assertThat(time.sleeps()).containsExactly(Duration.ofNanos(7_500_000), Duration.ofMillis(15),
+                Duration.ofNanos(18_750_000)); // the third is capped at 25 ms before the jitter
         assertThat(count("MATCH (e:Ev) RETURN count(e)")).isEqualTo(3);
     }
 

@@ -3,6 +3,7 @@ package io.sluice.batch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.batch.Admission.Result;
+import io.sluice.time.Time;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -11,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class AdmissionTest {
     @Test
     void admitsUpToTheRowBoundThenRefusesAfterTheTimeout() throws Exception {
-        Admission a = new Admission(10, 1 << 20, Ticker.system());
+        Admission a = new Admission(10, 1 << 20, Time.SYSTEM);
         assertThat(a.acquire(6, 100, Duration.ZERO)).isEqualTo(Result.ADMITTED);
         assertThat(a.acquire(4, 100, Duration.ZERO)).isEqualTo(Result.ADMITTED);
         long t0 = System.nanoTime();
@@ -22,7 +23,7 @@ class AdmissionTest {
 
     @Test
     void theByteBoundCountsToo() throws Exception {
-        Admission a = new Admission(1000, 1000, Ticker.system());
+        Admission a = new Admission(1000, 1000, Time.SYSTEM);
         assertThat(a.acquire(1, 900, Duration.ZERO)).isEqualTo(Result.ADMITTED);
         assertThat(a.acquire(1, 200, Duration.ZERO)).isEqualTo(Result.FULL);
         assertThat(a.acquire(1, 100, Duration.ZERO)).isEqualTo(Result.ADMITTED);
@@ -30,7 +31,7 @@ class AdmissionTest {
 
     @Test
     void aWaitingWriterIsAdmittedWhenRoomIsReleased() throws Exception {
-        Admission a = new Admission(1, 1 << 20, Ticker.system());
+        Admission a = new Admission(1, 1 << 20, Time.SYSTEM);
         assertThat(a.acquire(1, 1, Duration.ZERO)).isEqualTo(Result.ADMITTED);
         CompletableFuture<Result> waiter = CompletableFuture.supplyAsync(() -> {
             try {
@@ -46,14 +47,14 @@ class AdmissionTest {
 
     @Test
     void aRequestLargerThanTheBoundIsAdmittedAloneNotStarved() throws Exception {
-        Admission a = new Admission(10, 1 << 20, Ticker.system());
+        Admission a = new Admission(10, 1 << 20, Time.SYSTEM);
         assertThat(a.acquire(50, 1, Duration.ZERO)).isEqualTo(Result.ADMITTED);
         assertThat(a.acquire(1, 1, Duration.ZERO)).isEqualTo(Result.FULL);
     }
 
     @Test
     void closingRefusesWaitersAndNewcomers() throws Exception {
-        Admission a = new Admission(1, 1 << 20, Ticker.system());
+        Admission a = new Admission(1, 1 << 20, Time.SYSTEM);
         a.acquire(1, 1, Duration.ZERO);
         CompletableFuture<Result> waiter = CompletableFuture.supplyAsync(() -> {
             try {

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.config.TemplateConfig;
 import io.sluice.write.Template;
 import io.sluice.write.WriteRequest;
+import io.sluice.time.ManualTime;
+import io.sluice.time.Time;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 class BatcherTest {
     static final Template T = Template.compile("t", new TemplateConfig("CREATE ({id: row.id})", List.of("id"), null));
-    final FakeTicker ticker = new FakeTicker();
+    final ManualTime time = new ManualTime();
 
     static Pending request(int firstId, int rows, long at) {
         List<Map<String, Object>> rowList = IntStream.range(firstId, firstId + rows)
@@ -34,46 +36,46 @@ class BatcherTest {
 
     @Test
     void aLoneWriteWaitsForMaxWaitThenGoesAlone() {
-        Batcher b = new Batcher(100, Duration.ofMillis(5), ticker);
-        b.enqueue(request(0, 1, ticker.read()));
+        Batcher b = new Batcher(100, Duration.ofMillis(5), time);
+        b.enqueue(request(0, 1, time.nanos()));
         assertThat(b.poll()).isEmpty();
-        ticker.advance(Duration.ofMillis(4));
+        time.advance(Duration.ofMillis(4));
         assertThat(b.poll()).isEmpty();
-        ticker.advance(Duration.ofMillis(1));
+        time.advance(Duration.ofMillis(1));
         assertThat(ids(b.poll())).containsExactly(0L);
         assertThat(b.queuedRows()).isZero();
     }
 
     @Test
     void writesArrivingWithinTheWaitCoalesceInArrivalOrder() {
-        Batcher b = new Batcher(100, Duration.ofMillis(5), ticker);
+        Batcher b = new Batcher(100, Duration.ofMillis(5), time);
         for (int i = 0; i < 10; i++) {
-            b.enqueue(request(i, 1, ticker.read()));
-            ticker.advance(Duration.ofNanos(100_000));
+            b.enqueue(request(i, 1, time.nanos()));
+            time.advance(Duration.ofNanos(100_000));
         }
-        ticker.advance(Duration.ofMillis(5));
+        time.advance(Duration.ofMillis(5));
         assertThat(ids(b.poll())).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
     }
 
     @Test
     void theRowLimitClosesABatchWithoutWaiting() {
-        Batcher b = new Batcher(10, Duration.ofSeconds(1), ticker);
+        Batcher b = new Batcher(10, Duration.ofSeconds(1), time);
         for (int i = 0; i < 25; i++) {
-            b.enqueue(request(i, 1, ticker.read()));
+            b.enqueue(request(i, 1, time.nanos()));
         }
         assertThat(ids(b.poll())).hasSize(10).startsWith(0L).endsWith(9L);
         assertThat(ids(b.poll())).hasSize(10).startsWith(10L).endsWith(19L);
         assertThat(b.poll()).as("5 rows left: below the limit, younger than max wait").isEmpty();
-        ticker.advance(Duration.ofSeconds(1));
+        time.advance(Duration.ofSeconds(1));
         assertThat(ids(b.poll())).containsExactly(20L, 21L, 22L, 23L, 24L);
     }
 
     @Test
     void aRequestIsNeverSplitAndAnOversizedOneGoesAlone() {
-        Batcher b = new Batcher(10, Duration.ZERO, ticker);
-        b.enqueue(request(0, 6, ticker.read()));
-        b.enqueue(request(100, 6, ticker.read()));
-        b.enqueue(request(200, 30, ticker.read()));
+        Batcher b = new Batcher(10, Duration.ZERO, time);
+        b.enqueue(request(0, 6, time.nanos()));
+        b.enqueue(request(100, 6, time.nanos()));
+        b.enqueue(request(200, 30, time.nanos()));
         assertThat(ids(b.poll())).hasSize(6).startsWith(0L);
         assertThat(ids(b.poll())).hasSize(6).startsWith(100L);
         assertThat(ids(b.poll())).hasSize(30).startsWith(200L);
@@ -81,10 +83,10 @@ class BatcherTest {
 
     @Test
     void closingHandsOutWhatIsQueuedAndRefusesNewWrites() throws Exception {
-        Batcher b = new Batcher(100, Duration.ofHours(1), ticker);
-        b.enqueue(request(0, 3, ticker.read()));
+        Batcher b = new Batcher(100, Duration.ofHours(1), time);
+        b.enqueue(request(0, 3, time.nanos()));
         b.close();
-        assertThat(b.enqueue(request(9, 1, ticker.read()))).isFalse();
+        assertThat(b.enqueue(request(9, 1, time.nanos()))).isFalse();
         assertThat(ids(b.take(Duration.ofSeconds(5)))).containsExactly(0L, 1L, 2L);
         assertThat(b.isDrained()).isTrue();
         assertThat(b.take(Duration.ofSeconds(5))).isEmpty();
@@ -92,7 +94,7 @@ class BatcherTest {
 
     @Test
     void takeWakesUpWhenTheRowLimitIsReached() throws Exception {
-        Batcher b = new Batcher(5, Duration.ofHours(1), Ticker.system());
+        Batcher b = new Batcher(5, Duration.ofHours(1), Time.SYSTEM);
         Thread writer = Thread.ofPlatform().start(() -> {
             for (int i = 0; i < 5; i++) {
                 b.enqueue(request(i, 1, System.nanoTime()));
@@ -104,7 +106,7 @@ class BatcherTest {
 
     @Test
     void takeTimesOutEmptyWhenNothingArrives() throws Exception {
-        Batcher b = new Batcher(5, Duration.ofMillis(1), Ticker.system());
+        Batcher b = new Batcher(5, Duration.ofMillis(1), Time.SYSTEM);
         assertThat(b.take(Duration.ofMillis(20))).isEmpty();
         assertThat(b.isDrained()).isFalse();
     }

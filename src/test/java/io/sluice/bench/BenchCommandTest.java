@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.sluice.batch.Ticker;
+import io.sluice.time.Time;
 import io.sluice.config.SluiceConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -29,7 +29,7 @@ class BenchCommandTest {
         BenchOptions o = new BenchOptions(Scenario.named("create-node"), BenchMode.parseList("sync,raw"), 4,
                 Duration.ofSeconds(2), Duration.ZERO, Duration.ZERO, 1, SluiceConfig.defaults(), dir.resolve("work"), 42,
                 LoadClient.NETTY);
-        BenchReport report = new Bench(o, Ticker.system(), new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
+        BenchReport report = new Bench(o, Time.SYSTEM, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
         Path out = dir.resolve("bench.json");
         report.writeJson(out);
 
@@ -62,7 +62,7 @@ class BenchCommandTest {
         BenchOptions o = new BenchOptions(Scenario.named("visited"), List.of(BenchMode.DIRECT), 4,
                 Duration.ofSeconds(2), Duration.ZERO, Duration.ZERO, 1, SluiceConfig.defaults(), dir.resolve("work"),
                 42, LoadClient.JDK);
-        ModeResult r = new Bench(o, Ticker.system(), new PrintStream(new ByteArrayOutputStream(), true,
+        ModeResult r = new Bench(o, Time.SYSTEM, new PrintStream(new ByteArrayOutputStream(), true,
                 StandardCharsets.UTF_8)).run().results().getFirst();
         assertThat(r.client()).isEqualTo("jdk");
         assertThat(r.writes()).isPositive();

@@ -3,7 +3,7 @@ package io.sluice.durable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.apply.RetryPolicy;
-import io.sluice.batch.Ticker;
+import io.sluice.time.Time;
 import io.sluice.config.TemplateConfig;
 import io.sluice.metrics.Metrics;
 import io.sluice.sink.EmbeddedNeo4j;
@@ -82,7 +82,7 @@ class UnavailableSinkTest {
         Template item = Template.compile("item", new TemplateConfig("CREATE (:Item {id: row.id})", List.of("id"), null));
         AsyncPath.Options o = new AsyncPath.Options(dir.resolve("journal"), dir.resolve("dead"), 20, 1 << 20, 1 << 20,
                 Duration.ofMillis(200), 1000, new RetryPolicy(Integer.MAX_VALUE, Duration.ofMillis(5), Duration.ofMillis(50)));
-        try (AsyncPath async = AsyncPath.start(o, sink, Map.of("item", item), Metrics.NONE, Ticker.system(),
+        try (AsyncPath async = AsyncPath.start(o, sink, Map.of("item", item), Metrics.NONE, Time.SYSTEM,
                 Thread.ofPlatform().name("test-journal-applier").factory())) {
             sink.down.set(true); // after start, which reads the offset; the journal is empty until the submits below
             long last = -1;
@@ -116,7 +116,7 @@ class UnavailableSinkTest {
         Template item = Template.compile("item", new TemplateConfig("CREATE (:Item {id: row.id})", List.of("id"), null));
         AsyncPath.Options o = new AsyncPath.Options(dir.resolve("journal"), dir.resolve("dead"), 1000, 1 << 20, 1 << 20,
                 Duration.ofMillis(200), 1000, new RetryPolicy(Integer.MAX_VALUE, Duration.ofMillis(5), Duration.ofMillis(50)));
-        try (AsyncPath async = AsyncPath.start(o, sink, Map.of("item", item), Metrics.NONE, Ticker.system(),
+        try (AsyncPath async = AsyncPath.start(o, sink, Map.of("item", item), Metrics.NONE, Time.SYSTEM,
                 Thread.ofPlatform().name("test-journal-applier").factory())) {
             sink.down.set(true); // journal everything first, so the applier takes all of it in one batch
             long last = -1;

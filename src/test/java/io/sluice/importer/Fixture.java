@@ -1,6 +1,6 @@
 package io.sluice.importer;
 
-import io.sluice.batch.Ticker;
+import io.sluice.time.Time;
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
 import java.io.ByteArrayOutputStream;
@@ -67,7 +67,7 @@ final class Fixture {
     }
 
     ImportSummary online(ImportOptions o, ImportOptions.Online online) throws Exception {
-        return new OnlineImport(o, online, new PrintStream(err, true, StandardCharsets.UTF_8), Ticker.system(), false).run();
+        return new OnlineImport(o, online, new PrintStream(err, true, StandardCharsets.UTF_8), Time.SYSTEM, false).run();
     }
 
     String errText() {

@@ -2,6 +2,7 @@ package io.sluice.importer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.time.Time;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +25,7 @@ class ImportBenchTest {
     void tinyMergeBenchRunsEveryModeAndLeavesNothingBehind() throws Exception {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         Map<String, Object> report = new ImportBench(new ImportBench.Options("merge", 0.002, dir, 2, 1000, true, false),
-                new PrintStream(err, true, StandardCharsets.UTF_8)).run();
+                new PrintStream(err, true, StandardCharsets.UTF_8), Time.SYSTEM).run();
         List<Map<String, Object>> results = (List<Map<String, Object>>) report.get("results");
         assertThat(results).extracting(r -> r.get("mode")).containsExactly("raw-unwind-1000",
                 "load-csv-concurrent-on-error-retry", "sluice-online-merge");

@@ -2,7 +2,7 @@ package io.sluice.importer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.batch.Ticker;
+import io.sluice.time.Time;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +26,7 @@ class ImportProgressTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         AtomicReference<ImportProgress.Sample> now = new AtomicReference<>(new ImportProgress.Sample("relationships", 0, 0, "rows", 0));
         ImportProgress p = ImportProgress.start(now::get, false, new PrintStream(out, true, StandardCharsets.UTF_8),
-                Duration.ofHours(1), Ticker.system());
+                Duration.ofHours(1), Time.SYSTEM);
         now.set(new ImportProgress.Sample("relationships", 500, 500, "rows", 2));
         p.close();
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("import relationships: 500 of ~500 rows (100.0%)")

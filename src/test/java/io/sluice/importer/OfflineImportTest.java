@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.sluice.batch.Ticker;
+import io.sluice.time.Time;
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
 import java.io.ByteArrayOutputStream;
@@ -31,7 +31,7 @@ class OfflineImportTest {
     ImportSummary run(List<InputGroup> groups, ImportOptions.Tolerance t, SluiceConfig c, Path into) throws Exception {
         ImportOptions o = new ImportOptions(groups, CsvFormat.DEFAULT, t, dir.resolve("import.report"), 2, c, Duration.ofMillis(200));
         return new OfflineImport(o, new ImportOptions.Offline(into, false, false, "256m", false),
-                new PrintStream(err, true, StandardCharsets.UTF_8), Ticker.system(), false).run();
+                new PrintStream(err, true, StandardCharsets.UTF_8), Time.SYSTEM, false).run();
     }
 
     @Test

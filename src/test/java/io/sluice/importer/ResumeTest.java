@@ -2,7 +2,7 @@ package io.sluice.importer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.batch.Ticker;
+import io.sluice.time.Time;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -45,7 +45,7 @@ class ResumeTest {
         ImportOptions.Online online = new ImportOptions.Online(db, false, 50, true, false);
 
         // the 16th batch is a relationship batch (about 12 node batches come first): nodes all in, relationships part-way
-        ImportSummary first = new OnlineImport(o, online, new PrintStream(f.err, true, StandardCharsets.UTF_8), Ticker.system(), false)
+        ImportSummary first = new OnlineImport(o, online, new PrintStream(f.err, true, StandardCharsets.UTF_8), Time.SYSTEM, false)
                 .decorate(t -> new FaultyTarget(t, 16)).run();
         assertThat(first.finished()).isFalse();
         assertThat(first.stopped()).contains("connection lost after the commit");

@@ -12,6 +12,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import io.sluice.time.Time;
 import org.neo4j.driver.AuthTokens;
 import org.neo4j.driver.GraphDatabase;
 import org.neo4j.driver.exceptions.ServiceUnavailableException;
@@ -34,7 +35,7 @@ class BoltSinkTest {
         neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(dir, address, 64L << 20, 0, "neo4j"));
         embedded = neo4j.sink();
         uri = "bolt://" + address;
-        bolt = BoltSink.connect(new BoltSink.Options(uri, null, null, "neo4j"), Duration.ofSeconds(30));
+        bolt = BoltSink.connect(new BoltSink.Options(uri, null, null, "neo4j"), Duration.ofSeconds(30), Time.SYSTEM);
     }
 
     @AfterAll
@@ -121,7 +122,7 @@ class BoltSinkTest {
     @Test
     void routingUrisWorkThroughTheDriverUnchanged() throws Exception {
         String routing = uri.replace("bolt://", "neo4j://");
-        try (BoltSink viaRouting = BoltSink.connect(new BoltSink.Options(routing, null, null, "neo4j"), Duration.ofSeconds(10))) {
+        try (BoltSink viaRouting = BoltSink.connect(new BoltSink.Options(routing, null, null, "neo4j"), Duration.ofSeconds(10), Time.SYSTEM)) {
             viaRouting.inTransaction(tx -> tx.run("CREATE (:Routed)", Map.of()));
             assertThat(viaRouting.inReadTransaction(tx -> tx.run("MATCH (r:Routed) RETURN count(r)", Map.of())).rows())
                     .isEqualTo(List.of(List.of(1L)));
@@ -134,11 +135,11 @@ class BoltSinkTest {
     @Test
     void anUnreachableServerIsATransientErrorAndUnavailable() throws Exception {
         String nowhere = "bolt://127.0.0.1:" + TestServer.freePort();
-        SinkException atStart = thrown(() -> BoltSink.connect(new BoltSink.Options(nowhere, null, null, "neo4j"), Duration.ZERO));
+        SinkException atStart = thrown(() -> BoltSink.connect(new BoltSink.Options(nowhere, null, null, "neo4j"), Duration.ZERO, Time.SYSTEM));
         assertThat(atStart.isTransient()).isTrue();
         assertThat(atStart.error().message()).contains(nowhere);
 
-        try (BoltSink down = new BoltSink(GraphDatabase.driver(nowhere, AuthTokens.none()), nowhere, "neo4j", System::nanoTime)) {
+        try (BoltSink down = new BoltSink(GraphDatabase.driver(nowhere, AuthTokens.none()), nowhere, "neo4j", Time.SYSTEM)) {
             SinkException e = thrown(() -> down.inTransaction(tx -> tx.run("CREATE ()", Map.of())));
             assertThat(e.error().code()).isEqualTo("Neo.TransientError.General.DatabaseUnavailable");
             assertThat(e.commitOutcomeUnknown()).as("it never got to commit").isFalse();
@@ -159,7 +160,7 @@ class BoltSinkTest {
 
     @Test
     void anUnknownDatabaseFailsAtStartWithoutWaiting() {
-        SinkException e = thrown(() -> BoltSink.connect(new BoltSink.Options(uri, null, null, "nosuchdb"), Duration.ofSeconds(30)));
+        SinkException e = thrown(() -> BoltSink.connect(new BoltSink.Options(uri, null, null, "nosuchdb"), Duration.ofSeconds(30), Time.SYSTEM));
         assertThat(e.isTransient()).isFalse();
         assertThat(e.error().code()).isEqualTo("Neo.ClientError.Database.DatabaseNotFound");
     }
