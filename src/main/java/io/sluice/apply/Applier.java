@@ -5,7 +5,6 @@ import io.sluice.batch.Pending;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,18 +89,21 @@ public final class Applier implements AutoCloseable {
         return batcher.maxRows();
     }
 
-    /** Closes the batcher (what is queued is still applied) and waits up to {@code wait} for the thread. */
+    /**
+     * Closes the batcher (what is queued is still applied) and waits up to {@code wait} for the thread. A thread
+     * still busy then is left to finish its batch and exit on its own: it is never interrupted, because an
+     * interrupt inside Neo4j's file I/O closes its channels. (Neo4j's shutdown, which comes later, ends a
+     * transaction that is still stuck, and the runner then answers its requests.)
+     */
     public void close(Duration wait) {
         batcher.close();
         try {
-            thread.join(wait.toMillis());
-            if (thread.isAlive()) {
-                log.warn("applier {} did not drain in {}; interrupting", thread.getName(), wait);
-                thread.interrupt();
-                thread.join(TimeUnit.SECONDS.toMillis(5));
-            }
+            thread.join(wait);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            log.warn("applier {} did not drain in {}; its batch in flight is left to finish", thread.getName(), wait);
         }
     }
 

@@ -108,7 +108,7 @@ public final class BatchRunner {
                     "sluice is shutting down; the write was not applied"));
         } catch (RuntimeException | Error e) {
             log.error("bug while applying a batch of {} requests", batch.size(), e);
-            failAll(batch, new Neo4jError("Neo.DatabaseError.General.UnknownError", "internal error: " + e));
+            failAll(batch, Neo4jError.unknown("internal error: " + e));
             throw e;
         }
     }

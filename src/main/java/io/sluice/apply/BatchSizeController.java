@@ -7,13 +7,14 @@ import java.time.Duration;
  * After each batch that filled the limit (the limit is what bounds it) and committed under the latency target,
  * the limit grows by a quarter, unless the last growth lowered throughput (rows per second of commit time), in
  * which case it steps back a tenth. A commit slower than the target halves it; so does an error. Always within
- * [min, max]. One per applier; not thread-safe (its applier thread is its only user).
+ * [min, max]. One per applier. Only its applier thread changes it ({@link #committed}, {@link #failed}); any
+ * thread may read {@link #limit()} (/health and the metrics gauges do), which is why the limit is volatile.
  */
 public final class BatchSizeController {
     private final int min;
     private final int max;
     private final long targetNanos;
-    private int limit;
+    private volatile int limit;
     private double lastRate;
     private boolean lastWasGrowth;
 

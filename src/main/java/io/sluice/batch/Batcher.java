@@ -20,7 +20,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>A batch never splits a request (a request is atomic) and takes at least one request, even one larger than
  * {@code maxRows}. Requests leave the queue in arrival order, so writes are applied in the order they were
- * admitted as long as batches are applied one after another (one applier; later, one per partition).
+ * admitted as long as batches are applied one after another: each partition has one batcher and one applier.
  *
  * <p>Readiness is decided by {@link #poll()}, which never blocks and reads time from the injected
  * {@link Time}; {@link #take} is a thin blocking loop around it. Tests drive {@code poll} with a manual clock.

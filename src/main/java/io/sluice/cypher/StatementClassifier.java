@@ -36,7 +36,9 @@ public final class StatementClassifier {
             return c;
         }
         try {
-            c = new Classified.Ok(sink.classify(cypher), CypherText.parameters(cypher));
+            // CALL {} IN TRANSACTIONS cannot run in an explicit transaction, so it is not planned in one either
+            QueryKind kind = CypherText.runsInTransactions(cypher) ? QueryKind.ALONE : sink.classify(cypher);
+            c = new Classified.Ok(kind, CypherText.parameters(cypher));
         } catch (SinkException e) {
             if (!e.error().isClientError()) {
                 // the database is unavailable or similar: do not cache, let the caller report it

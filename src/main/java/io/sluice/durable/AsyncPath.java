@@ -7,6 +7,7 @@ import io.sluice.journal.Journal;
 import io.sluice.journal.JournalOptions;
 import io.sluice.journal.JournalRecord;
 import io.sluice.metrics.Metrics;
+import io.sluice.sink.Neo4jError;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
 import io.sluice.time.Jitter;
@@ -123,7 +124,7 @@ public final class AsyncPath implements AutoCloseable {
             admit = lag.acquire(r.rows(), payload.length, options.admissionTimeout());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return new Outcome.Overloaded("sluice is shutting down", Duration.ofSeconds(5));
+            return Outcome.SHUTTING_DOWN;
         }
         switch (admit) {
             case FULL -> {
@@ -132,7 +133,7 @@ public final class AsyncPath implements AutoCloseable {
                         Duration.ofSeconds(Admission.retryAfterSeconds(options.admissionTimeout())));
             }
             case CLOSED -> {
-                return new Outcome.Overloaded("sluice is shutting down", Duration.ofSeconds(5));
+                return Outcome.SHUTTING_DOWN;
             }
             case ADMITTED -> { }
         }
@@ -143,7 +144,7 @@ public final class AsyncPath implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             lag.release(r.rows(), payload.length);
             log.error("journal append failed", e);
-            return new Outcome.Failed(new io.sluice.sink.Neo4jError("Neo.TransientError.General.StorageDamageDetected",
+            return new Outcome.Failed(new Neo4jError("Neo.TransientError.General.StorageDamageDetected",
                     "the journal could not make the write durable: " + e.getMessage() + "; it was not accepted"));
         }
     }
@@ -184,6 +185,11 @@ public final class AsyncPath implements AutoCloseable {
 
     public List<Map<String, Object>> deadLetters(long from, int limit) throws IOException {
         return deadLetters.list(from, limit);
+    }
+
+    /** Refuses new writes from now on (and wakes those waiting at the lag bound); the applier goes on. */
+    public void stopAccepting() {
+        lag.close();
     }
 
     /** Refuses new writes, stops the applier after its batch in flight, closes the journals. */

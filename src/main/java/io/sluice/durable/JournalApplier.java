@@ -183,7 +183,7 @@ final class JournalApplier implements AutoCloseable {
                 flush(batch, source);
                 batch.clear();
                 rows = 0;
-                deadLetters.add(r.offset(), Neo4jError.invalid(e.getMessage()), r.payload());
+                deadLetters.add(r.offset(), Neo4jError.invalidFormat("offset " + r.offset() + ": " + e.getMessage()), r.payload());
                 offsets.writeAlone(r.offset());
                 done(r.offset(), 0, r.payload().length);
                 next = r.offset() + 1;

@@ -32,7 +32,7 @@ final class OffsetStore {
         try {
             sink.runImplicit(SCHEMA, Map.of());
         } catch (SinkException e) {
-            if (!e.error().code().contains("AlreadyExists")) {
+            if (!e.error().isAlreadyExists()) {
                 throw e;
             }
         }

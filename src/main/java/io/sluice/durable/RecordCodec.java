@@ -59,29 +59,68 @@ final class RecordCodec {
         }
     }
 
-    @SuppressWarnings("unchecked")
+    /**
+     * The request a payload holds. Anything else, whatever its shape (not JSON, not an object, a version this
+     * code does not know, a field of the wrong type, an empty request, a template no longer configured), is
+     * {@link Undecodable} with a message that says what: a record must never stop the journal applier.
+     */
     static WriteRequest decode(byte[] payload, Map<String, Template> templates) throws Undecodable {
-        Map<String, Object> m;
+        Object parsed;
         try {
-            m = JSON.readValue(payload, Map.class);
+            parsed = JSON.readValue(payload, Object.class);
         } catch (IOException e) {
             throw new Undecodable("journal record is not valid JSON: " + e.getMessage());
         }
-        if (!Integer.valueOf(1).equals(((Number) m.getOrDefault("v", 0)).intValue())) {
+        if (!(parsed instanceof Map<?, ?> m)) {
+            throw new Undecodable("journal record is not a JSON object");
+        }
+        if (!(m.get("v") instanceof Number v) || v.longValue() != 1 || !(v instanceof Long || v instanceof Integer)) {
             throw new Undecodable("unknown journal record version " + m.get("v"));
         }
-        if (m.get("t") instanceof String name) {
+        if (m.containsKey("t")) {
+            if (!(m.get("t") instanceof String name)) {
+                throw new Undecodable("journal record's template name \"t\" is not a string");
+            }
             Template t = templates.get(name);
             if (t == null) {
                 throw new Undecodable("template '" + name + "' is no longer configured");
             }
-            return new WriteRequest.TemplateRequest(t, (List<Map<String, Object>>) m.get("r"), payload.length);
+            List<Map<String, Object>> rows = listOfMaps(m.get("r"), "rows \"r\"");
+            return new WriteRequest.TemplateRequest(t, rows, payload.length);
         }
         List<Statement> statements = new ArrayList<>();
-        for (Map<String, Object> s : (List<Map<String, Object>>) m.get("s")) {
-            statements.add(new Statement((String) s.get("q"), (Map<String, Object>) s.get("p")));
+        for (Map<String, Object> s : listOfMaps(m.get("s"), "statements \"s\"")) {
+            if (!(s.get("q") instanceof String cypher)) {
+                throw new Undecodable("a statement of the journal record has no Cypher text \"q\"");
+            }
+            Object params = s.get("p");
+            if (params != null && !(params instanceof Map)) {
+                throw new Undecodable("a statement's parameters \"p\" are not a JSON object");
+            }
+            statements.add(new Statement(cypher, params == null ? Map.of() : stringKeyed((Map<?, ?>) params)));
         }
         return new WriteRequest.CypherRequest(statements, payload.length);
+    }
+
+    /** A non-empty JSON array of objects, or Undecodable naming {@code what}. */
+    private static List<Map<String, Object>> listOfMaps(Object value, String what) throws Undecodable {
+        if (!(value instanceof List<?> list) || list.isEmpty()) {
+            throw new Undecodable("journal record's " + what + " is missing, empty or not an array");
+        }
+        List<Map<String, Object>> out = new ArrayList<>(list.size());
+        for (Object o : list) {
+            if (!(o instanceof Map<?, ?> map)) {
+                throw new Undecodable("journal record's " + what + " holds something other than JSON objects");
+            }
+            out.add(stringKeyed(map));
+        }
+        return out;
+    }
+
+    /** Jackson's maps from JSON objects always have string keys; this only says so to the compiler. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> stringKeyed(Map<?, ?> map) {
+        return (Map<String, Object>) map;
     }
 
     static Map<String, Object> toMap(byte[] payload) {

@@ -82,7 +82,7 @@ final class Api {
             return Reply.json(200, out);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return Reply.error(503, new Neo4jError("Neo.TransientError.General.DatabaseUnavailable", "shutting down"));
+            return Reply.overloaded(Outcome.SHUTTING_DOWN);
         }
     }
 
@@ -148,9 +148,7 @@ final class Api {
             case Outcome.Committed c -> Reply.json(200, encoder.encode(d, c));
             case Outcome.Accepted a -> Reply.json(202, Map.of("offset", a.offset(), "rows", a.rows()));
             case Outcome.Failed f -> Reply.error(f.error());
-            case Outcome.Overloaded ov -> Reply.error(503,
-                    new Neo4jError("Neo.TransientError.Request.ResourceExhaustion", ov.reason()))
-                    .retryAfter(ov.retryAfter().toSeconds());
+            case Outcome.Overloaded ov -> Reply.overloaded(ov);
         };
     }
 

@@ -4,6 +4,7 @@ import io.sluice.metrics.Metrics;
 import io.sluice.sink.Neo4jError;
 import io.sluice.write.Mode;
 import io.sluice.time.Time;
+import io.sluice.write.Outcome;
 import io.sluice.write.WritePath;
 import io.undertow.Handlers;
 import io.undertow.Undertow;
@@ -90,7 +91,17 @@ public final class HttpServer implements AutoCloseable {
                 .setServerOption(UndertowOptions.MAX_ENTITY_SIZE, maxBodyBytes + (1 << 20))
                 .setHandler(gate)
                 .build();
-        undertow.start();
+        try {
+            undertow.start();
+        } catch (RuntimeException e) { // the port is taken, say: leave no worker or executor behind
+            try {
+                undertow.stop();
+            } catch (RuntimeException alsoFailed) {
+                e.addSuppressed(alsoFailed);
+            }
+            handlers.shutdownNow();
+            throw new IllegalStateException("cannot listen on " + host + ":" + port + ": " + e.getMessage(), e);
+        }
         this.address = (InetSocketAddress) undertow.getListenerInfo().getFirst().getAddress();
         log.info("HTTP API on http://{}:{}/", address.getHostString(), address.getPort());
     }
@@ -161,10 +172,10 @@ public final class HttpServer implements AutoCloseable {
             return Reply.error(400, Neo4jError.invalid("cannot process the request: " + e.getMessage()));
         } catch (RuntimeException | StackOverflowError e) {
             log.error("bug handling {} {}", ex.getRequestMethod(), ex.getRequestPath(), e);
-            return Reply.error(500, new Neo4jError("Neo.DatabaseError.General.UnknownError", "internal error: " + e));
+            return Reply.error(500, Neo4jError.unknown("internal error: " + e));
         } catch (Error e) { // OutOfMemoryError and worse: still answer, then let it propagate
             ex.getIoThread().execute(() -> send(ex, Reply.error(500,
-                    new Neo4jError("Neo.DatabaseError.General.UnknownError", "internal error: " + e))));
+                    Neo4jError.unknown("internal error: " + e))));
             throw e;
         }
     }
@@ -265,8 +276,7 @@ public final class HttpServer implements AutoCloseable {
 
     private static void refuse(HttpServerExchange ex) {
         ex.setPersistent(false); // a client retrying on this connection would only be refused again
-        send(ex, Reply.error(503, new Neo4jError("Neo.TransientError.Request.ResourceExhaustion",
-                "sluice is shutting down")).retryAfter(5));
+        send(ex, Reply.overloaded(Outcome.SHUTTING_DOWN));
     }
 
     /** Stops taking requests: new ones get 503 with Retry-After; in-flight ones go on. */

@@ -1,6 +1,7 @@
 package io.sluice.http;
 
 import io.sluice.sink.Neo4jError;
+import io.sluice.write.Outcome;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +28,12 @@ record Reply(int status, byte[] body, String contentType, long retryAfterSeconds
     static Reply error(Neo4jError e) {
         Reply r = error(statusOf(e), e);
         return e.isTransient() ? r.retryAfter(1) : r;
+    }
+
+    /** 503 with Retry-After: sluice is full or shutting down; nothing was applied. */
+    static Reply overloaded(Outcome.Overloaded ov) {
+        return error(503, new Neo4jError("Neo.TransientError.Request.ResourceExhaustion", ov.reason()))
+                .retryAfter(ov.retryAfter().toSeconds());
     }
 
     Reply retryAfter(long seconds) {

@@ -1,11 +1,13 @@
 package io.sluice.server;
 
+import io.sluice.apply.BatchRunner;
 import io.sluice.apply.BatchSizeController;
+import io.sluice.apply.Partitions;
 import io.sluice.apply.RetryPolicy;
-import io.sluice.time.Time;
-import io.sluice.durable.AsyncPath;
-import java.io.IOException;
+import io.sluice.batch.Admission;
 import io.sluice.config.SluiceConfig;
+import io.sluice.cypher.StatementClassifier;
+import io.sluice.durable.AsyncPath;
 import io.sluice.gateway.Gateway;
 import io.sluice.http.HttpServer;
 import io.sluice.metrics.PrometheusMetrics;
@@ -14,27 +16,41 @@ import io.sluice.sink.EmbeddedNeo4j;
 import io.sluice.sink.EmbeddedNeo4j.HostPort;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
+import io.sluice.time.Jitter;
+import io.sluice.time.Time;
 import io.sluice.write.Template;
+import io.sluice.write.WritePath;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running sluice: the sink (embedded Neo4j, or a Neo4j of one's own over Bolt), the write path and the HTTP
- * API, started in that order and closed in the reverse one. Closing refuses new requests, applies everything
- * admitted, answers in-flight requests, then closes the sink (shutting embedded Neo4j down, or closing the
- * driver). This is what {@code sluice serve} runs and what tests and benchmarks start in-process.
+ * A running sluice, and the one owner of its parts: the sink (embedded Neo4j, or a Neo4j of one's own over
+ * Bolt), metrics, admission, the batch runner, the partitions' appliers, the async path with its journal
+ * applier, the gateway that routes between them, and the HTTP API. {@link #start} builds them in that order and
+ * {@link #close} closes them in the reverse one; a start-up that fails part-way closes what it had built, so
+ * no thread, lock or port is left behind.
+ *
+ * <p>Closing first refuses new work everywhere (HTTP 503, admission and the journal's lag bound closed), then
+ * closes in reverse order: HTTP waits for the requests in flight (the appliers, still running, answer them),
+ * the journal applier stops after its batch in flight, the partitions drain and answer what is left, then
+ * metrics, the sink, and embedded Neo4j. This is what {@code sluice serve} runs and what tests and benchmarks
+ * start in-process.
  */
 public final class SluiceServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SluiceServer.class);
-    private static final Set<String> ALREADY_EXISTS = Set.of(
-            "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
-            "Neo.ClientError.Schema.ConstraintAlreadyExists",
-            "Neo.ClientError.Schema.IndexAlreadyExists");
+    /** How long start-up waits for a remote Neo4j to answer (it may be starting alongside sluice). */
+    private static final Duration REMOTE_WAIT = Duration.ofSeconds(60);
+    /** How long closing waits for in-flight HTTP requests to be answered. */
+    private static final Duration HTTP_WAIT = Duration.ofSeconds(30);
+    /** How long closing lets the appliers drain what was admitted. */
+    private static final Duration APPLIER_DRAIN = Duration.ofSeconds(60);
+    private static final int CLASSIFIER_CACHE = 10_000;
 
     /**
      * Where and how to run. {@code remote} null: embedded Neo4j in {@code dataDir}, with a Bolt connector on
@@ -60,94 +76,122 @@ public final class SluiceServer implements AutoCloseable {
         }
     }
 
-    /** How long start-up waits for a remote Neo4j to answer (it may be starting alongside sluice). */
-    private static final Duration REMOTE_WAIT = Duration.ofSeconds(60);
-
+    private final Owned owned;
     private final EmbeddedNeo4j neo4j;
-    private final PrometheusMetrics metrics;
+    private final Sink sink;
+    private final Admission admission;
+    private final AsyncPath async;
     private final Gateway gateway;
     private final HttpServer http;
-    private final Sink sink;
 
-    private SluiceServer(EmbeddedNeo4j neo4j, Sink sink, PrometheusMetrics metrics, Gateway gateway, HttpServer http) {
+    private SluiceServer(Owned owned, EmbeddedNeo4j neo4j, Sink sink, Admission admission, AsyncPath async,
+            Gateway gateway, HttpServer http) {
+        this.owned = owned;
         this.neo4j = neo4j;
         this.sink = sink;
-        this.metrics = metrics;
+        this.admission = admission;
+        this.async = async;
         this.gateway = gateway;
         this.http = http;
     }
 
     public static SluiceServer start(Options o) {
-        SluiceConfig c = o.config();
-        EmbeddedNeo4j neo4j = null;
-        Sink sink;
-        if (o.remote() == null) {
-            neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(o.dataDir(), o.bolt(),
-                    c.neo4j().pagecache().bytes(), c.neo4j().txMemoryMax().bytes(), c.neo4j().database(),
-                    c.neo4j().importDir() == null ? null : java.nio.file.Path.of(c.neo4j().importDir())));
-            sink = neo4j.sink();
-        } else {
-            try {
-                sink = BoltSink.connect(o.remote(), REMOTE_WAIT, Time.SYSTEM);
-            } catch (SinkException e) {
-                throw new IllegalStateException("cannot start: " + e.getMessage(), e);
-            }
-        }
-        PrometheusMetrics metrics = null;
-        Gateway gateway = null;
+        return start(o, Time.SYSTEM);
+    }
+
+    public static SluiceServer start(Options o, Time time) {
+        Owned owned = new Owned();
         try {
-            applySchema(c, sink);
-            Map<String, Template> templates = Gateway.compileTemplates(c, sink);
-            metrics = new PrometheusMetrics();
-            var j = c.journal();
-            var r = c.retry();
-            AsyncPath async = AsyncPath.start(new AsyncPath.Options(o.dataDir().resolve("journal"),
-                    o.dataDir().resolve("dead-letters"), j.maxLagRows(), j.maxLagBytes().bytes(), j.segmentBytes().bytes(),
-                    c.admission().timeout(), c.batch().maxRows(),
-                    new RetryPolicy(Integer.MAX_VALUE, r.initialBackoff(), r.maxBackoff())),
-                    sink, templates, metrics, Time.SYSTEM, Thread.ofPlatform().name("sluice-journal-applier").factory(),
-                    c.batch().adaptive() ? new BatchSizeController(c.batch().minRows(), c.batch().maxRows(),
-                            c.batch().targetCommit(), c.batch().maxRows()) : null);
-            gateway = new Gateway(sink, c, templates, metrics, Time.SYSTEM,
-                    Thread.ofPlatform().name("sluice-applier-", 0).factory(), async);
-            Gateway g = gateway;
-            metrics.gauge("sluice.pending.rows", "admitted rows not yet committed", g::pendingRows);
-            metrics.gauge("sluice.pending.bytes", "admitted request bytes not yet committed", g::pendingBytes);
-            for (int i = 0; i < c.apply().appliers(); i++) {
-                int partition = i;
-                metrics.gauge("sluice.batch.limit.rows", "adaptive row limit of an applier", partition,
-                        () -> g.batchLimits().get(partition));
-            }
-            metrics.gauge("sluice.journal.batch.limit.rows", "adaptive row limit of the journal applier",
-                    async::batchLimit);
-            metrics.gauge("sluice.journal.lag.rows", "journaled rows not yet applied", async::lagRows);
-            metrics.gauge("sluice.journal.lag.bytes", "journaled bytes not yet applied", async::lagBytes);
-            metrics.gauge("sluice.journal.applied.offset", "highest journal offset applied", async::appliedOffset);
-            metrics.gauge("sluice.dead.letters", "writes that failed on apply", async::deadLetterCount);
-            PrometheusMetrics m = metrics;
-            HttpServer http = o.http() == null ? null : new HttpServer(o.http().host(), o.http().port(), gateway,
-                    metrics, m::scrape, c.admission().maxBodyBytes().bytes(), Time.SYSTEM);
-            return new SluiceServer(neo4j, sink, metrics, gateway, http);
+            return build(o, time, owned);
         } catch (IOException | SinkException e) {
-            closeQuietly(gateway, metrics, sink, neo4j);
+            owned.close();
             throw new IllegalStateException("cannot start: " + e.getMessage(), e);
-        } catch (RuntimeException e) {
-            closeQuietly(gateway, metrics, sink, neo4j);
+        } catch (RuntimeException | Error e) {
+            owned.close();
             throw e;
         }
     }
 
-    private static void closeQuietly(Gateway gateway, PrometheusMetrics metrics, Sink sink, EmbeddedNeo4j neo4j) {
-        if (gateway != null) {
-            gateway.close();
+    /** Builds every part in order, recording each in {@code owned} as soon as it exists. */
+    private static SluiceServer build(Options o, Time time, Owned owned) throws IOException, SinkException {
+        SluiceConfig c = o.config();
+        EmbeddedNeo4j neo4j = null;
+        Sink sink;
+        if (o.remote() == null) {
+            var n = c.neo4j();
+            neo4j = owned.add("embedded Neo4j", EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(o.dataDir(), o.bolt(),
+                    n.pagecache().bytes(), n.txMemoryMax().bytes(), n.database(),
+                    n.importDir() == null ? null : Path.of(n.importDir())), time));
+            sink = neo4j.sink();
+        } else {
+            sink = owned.add("the Bolt sink", BoltSink.connect(o.remote(), REMOTE_WAIT, time));
         }
-        if (metrics != null) {
-            metrics.close();
+        applySchema(c, sink);
+        Map<String, Template> templates = compileTemplates(c, sink);
+        PrometheusMetrics metrics = owned.add("metrics", new PrometheusMetrics());
+
+        var a = c.admission();
+        var b = c.batch();
+        var r = c.retry();
+        Admission admission = new Admission(a.maxPendingRows(), a.maxPendingBytes().bytes(), time);
+        BatchRunner runner = new BatchRunner(sink, new RetryPolicy(r.maxAttempts(), r.initialBackoff(),
+                r.maxBackoff()), time, Jitter.RANDOM, metrics, c.apply().lockOrder());
+        Partitions partitions = owned.add("the appliers", Partitions.start(c.apply().appliers(), b.maxRows(),
+                b.maxWait(), runner, i -> b.adaptive()
+                        ? new BatchSizeController(b.minRows(), b.maxRows(), b.targetCommit(), b.minRows() * 4) : null,
+                Thread.ofPlatform().name("sluice-applier-", 0).factory(), time, APPLIER_DRAIN));
+
+        var j = c.journal();
+        AsyncPath async = owned.add("the journal", AsyncPath.start(new AsyncPath.Options(
+                o.dataDir().resolve("journal"), o.dataDir().resolve("dead-letters"), j.maxLagRows(),
+                j.maxLagBytes().bytes(), j.segmentBytes().bytes(), a.timeout(), b.maxRows(),
+                new RetryPolicy(Integer.MAX_VALUE, r.initialBackoff(), r.maxBackoff())),
+                sink, templates, metrics, time, Thread.ofPlatform().name("sluice-journal-applier").factory(),
+                b.adaptive() ? new BatchSizeController(b.minRows(), b.maxRows(), b.targetCommit(), b.maxRows()) : null));
+
+        Gateway gateway = new Gateway(new Gateway.Parts(sink, new StatementClassifier(sink, CLASSIFIER_CACHE),
+                admission, partitions, runner, async, templates), c, time);
+        gauges(metrics, admission, partitions, async);
+
+        HttpServer http = null;
+        if (o.http() != null) {
+            HttpServer h = new HttpServer(o.http().host(), o.http().port(), gateway, metrics, metrics::scrape,
+                    a.maxBodyBytes().bytes(), time);
+            owned.add("HTTP", () -> h.close(HTTP_WAIT));
+            http = h;
         }
-        sink.close();
-        if (neo4j != null) {
-            neo4j.close();
+        return new SluiceServer(owned, neo4j, sink, admission, async, gateway, http);
+    }
+
+    private static void gauges(PrometheusMetrics metrics, Admission admission, Partitions partitions, AsyncPath async) {
+        metrics.gauge("sluice.pending.rows", "admitted rows not yet committed", admission::pendingRows);
+        metrics.gauge("sluice.pending.bytes", "admitted request bytes not yet committed", admission::pendingBytes);
+        for (int i = 0; i < partitions.count(); i++) {
+            int partition = i;
+            metrics.gauge("sluice.batch.limit.rows", "adaptive row limit of an applier", partition,
+                    () -> partitions.batchLimits().get(partition));
         }
+        metrics.gauge("sluice.journal.batch.limit.rows", "adaptive row limit of the journal applier",
+                async::batchLimit);
+        metrics.gauge("sluice.journal.lag.rows", "journaled rows not yet applied", async::lagRows);
+        metrics.gauge("sluice.journal.lag.bytes", "journaled bytes not yet applied", async::lagBytes);
+        metrics.gauge("sluice.journal.applied.offset", "highest journal offset applied", async::appliedOffset);
+        metrics.gauge("sluice.dead.letters", "writes that failed on apply", async::deadLetterCount);
+    }
+
+    /** Compiles the config's templates; a template whose Cypher does not plan is a start-up error. */
+    static Map<String, Template> compileTemplates(SluiceConfig config, Sink sink) {
+        Map<String, Template> out = new LinkedHashMap<>();
+        config.templates().forEach((name, tc) -> {
+            Template t = Template.compile(name, tc);
+            try {
+                sink.classify(t.unwindCypher());
+            } catch (SinkException e) {
+                throw new IllegalArgumentException("template '" + name + "' does not compile: " + e.getMessage(), e);
+            }
+            out.put(name, t);
+        });
+        return out;
     }
 
     /** Runs the config's schema statements; ones that already exist are fine (start-up is idempotent). */
@@ -156,7 +200,7 @@ public final class SluiceServer implements AutoCloseable {
             try {
                 sink.runImplicit(s, Map.of());
             } catch (SinkException e) {
-                if (!ALREADY_EXISTS.contains(e.error().code())) {
+                if (!e.error().isAlreadyExists()) {
                     throw new IllegalArgumentException("schema statement failed: " + s + ": " + e.getMessage(), e);
                 }
             }
@@ -191,10 +235,11 @@ public final class SluiceServer implements AutoCloseable {
     }
 
     /** The write path behind the HTTP API, for in-process callers (the online importer). */
-    public io.sluice.write.WritePath writePath() {
+    public WritePath writePath() {
         return gateway;
     }
 
+    /** Refuses new work everywhere, then closes every part in reverse order of creation (see the class note). */
     @Override
     public void close() {
         log.info("sluice stopping: refusing new writes, applying what was admitted");
@@ -202,14 +247,9 @@ public final class SluiceServer implements AutoCloseable {
             http.stopAccepting();
         }
         gateway.close();
-        if (http != null) {
-            http.close(Duration.ofSeconds(30));
-        }
-        metrics.close();
-        sink.close();
-        if (neo4j != null) {
-            neo4j.close();
-        }
+        admission.close();
+        async.stopAccepting();
+        owned.close();
         log.info("sluice stopped");
     }
 }

@@ -1,10 +1,8 @@
 package io.sluice.sink;
 
-import io.sluice.cypher.CypherText;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -226,9 +224,6 @@ public final class BoltSink implements Sink {
 
     @Override
     public QueryKind classify(String cypher) throws SinkException {
-        if (CypherText.runsInTransactions(cypher)) {
-            return QueryKind.ALONE; // CALL {} IN TRANSACTIONS cannot run in an explicit transaction
-        }
         try (Session s = driver.session(writeSession)) {
             QueryType type = s.run("EXPLAIN " + cypher).consume().queryType();
             if (type == null) {
@@ -321,24 +316,23 @@ public final class BoltSink implements Sink {
         return new StatementResult(columns, rows, counters(r.consume().counters()));
     }
 
-    /** The same counter names as {@link EmbeddedSink#counters}. */
     static Map<String, Object> counters(SummaryCounters s) {
-        Map<String, Object> c = new LinkedHashMap<>();
-        c.put("contains_updates", s.containsUpdates());
-        c.put("nodes_created", s.nodesCreated());
-        c.put("nodes_deleted", s.nodesDeleted());
-        c.put("properties_set", s.propertiesSet());
-        c.put("relationships_created", s.relationshipsCreated());
-        c.put("relationship_deleted", s.relationshipsDeleted());
-        c.put("labels_added", s.labelsAdded());
-        c.put("labels_removed", s.labelsRemoved());
-        c.put("indexes_added", s.indexesAdded());
-        c.put("indexes_removed", s.indexesRemoved());
-        c.put("constraints_added", s.constraintsAdded());
-        c.put("constraints_removed", s.constraintsRemoved());
-        c.put("contains_system_updates", s.containsSystemUpdates());
-        c.put("system_updates", s.systemUpdates());
-        return c;
+        return Counter.read(c -> switch (c) {
+            case CONTAINS_UPDATES -> s.containsUpdates();
+            case NODES_CREATED -> s.nodesCreated();
+            case NODES_DELETED -> s.nodesDeleted();
+            case PROPERTIES_SET -> s.propertiesSet();
+            case RELATIONSHIPS_CREATED -> s.relationshipsCreated();
+            case RELATIONSHIP_DELETED -> s.relationshipsDeleted();
+            case LABELS_ADDED -> s.labelsAdded();
+            case LABELS_REMOVED -> s.labelsRemoved();
+            case INDEXES_ADDED -> s.indexesAdded();
+            case INDEXES_REMOVED -> s.indexesRemoved();
+            case CONSTRAINTS_ADDED -> s.constraintsAdded();
+            case CONSTRAINTS_REMOVED -> s.constraintsRemoved();
+            case CONTAINS_SYSTEM_UPDATES -> s.containsSystemUpdates();
+            case SYSTEM_UPDATES -> s.systemUpdates();
+        });
     }
 
     /**
@@ -368,7 +362,7 @@ public final class BoltSink implements Sink {
         if (committing) {
             return lostConnection(e, message, true); // no word from the server about the commit: assume the worst
         }
-        return new SinkException(new Neo4jError("Neo.DatabaseError.General.UnknownError", message), e);
+        return new SinkException(Neo4jError.unknown(message), e);
     }
 
     private static SinkException lostConnection(RuntimeException e, String message, boolean committing) {

@@ -1,7 +1,6 @@
 package io.sluice.sink;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.neo4j.graphdb.GraphDatabaseService;
@@ -64,9 +63,6 @@ public final class EmbeddedSink implements Sink {
 
     @Override
     public QueryKind classify(String cypher) throws SinkException {
-        if (io.sluice.cypher.CypherText.runsInTransactions(cypher)) {
-            return QueryKind.ALONE; // CALL {} IN TRANSACTIONS cannot run in an explicit transaction
-        }
         try (Transaction tx = db.beginTx(); Result r = tx.execute("EXPLAIN " + cypher)) {
             QueryExecutionType.QueryType type = r.getQueryExecutionType().queryType();
             return switch (type) {
@@ -153,28 +149,25 @@ public final class EmbeddedSink implements Sink {
     }
 
     static Map<String, Object> counters(QueryStatistics s) {
-        Map<String, Object> c = new LinkedHashMap<>();
-        c.put("contains_updates", s.containsUpdates());
-        c.put("nodes_created", s.getNodesCreated());
-        c.put("nodes_deleted", s.getNodesDeleted());
-        c.put("properties_set", s.getPropertiesSet());
-        c.put("relationships_created", s.getRelationshipsCreated());
-        c.put("relationship_deleted", s.getRelationshipsDeleted());
-        c.put("labels_added", s.getLabelsAdded());
-        c.put("labels_removed", s.getLabelsRemoved());
-        c.put("indexes_added", s.getIndexesAdded());
-        c.put("indexes_removed", s.getIndexesRemoved());
-        c.put("constraints_added", s.getConstraintsAdded());
-        c.put("constraints_removed", s.getConstraintsRemoved());
-        c.put("contains_system_updates", s.containsSystemUpdates());
-        c.put("system_updates", s.getSystemUpdates());
-        return c;
+        return Counter.read(c -> switch (c) {
+            case CONTAINS_UPDATES -> s.containsUpdates();
+            case NODES_CREATED -> s.getNodesCreated();
+            case NODES_DELETED -> s.getNodesDeleted();
+            case PROPERTIES_SET -> s.getPropertiesSet();
+            case RELATIONSHIPS_CREATED -> s.getRelationshipsCreated();
+            case RELATIONSHIP_DELETED -> s.getRelationshipsDeleted();
+            case LABELS_ADDED -> s.getLabelsAdded();
+            case LABELS_REMOVED -> s.getLabelsRemoved();
+            case INDEXES_ADDED -> s.getIndexesAdded();
+            case INDEXES_REMOVED -> s.getIndexesRemoved();
+            case CONSTRAINTS_ADDED -> s.getConstraintsAdded();
+            case CONSTRAINTS_REMOVED -> s.getConstraintsRemoved();
+            case CONTAINS_SYSTEM_UPDATES -> s.containsSystemUpdates();
+            case SYSTEM_UPDATES -> s.getSystemUpdates();
+        });
     }
 
-    /**
-     * Neo4j's status code for a failure, found by walking the cause chain: a transient code anywhere in the
-     * chain wins (a deadlock inside {@code CALL {} IN TRANSACTIONS} arrives wrapped in a non-transient one).
-     */
+    /** A {@code LOAD CSV} whose file could not be read as CSV (Neo4j's CSV reader threw). */
     private static boolean badCsv(Throwable e) {
         for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
             if (c.getClass().getName().startsWith("org.neo4j.csv.reader.")) {
@@ -184,6 +177,10 @@ public final class EmbeddedSink implements Sink {
         return false;
     }
 
+    /**
+     * Neo4j's status code for a failure, found by walking the cause chain: a transient code anywhere in the
+     * chain wins (a deadlock inside {@code CALL {} IN TRANSACTIONS} arrives wrapped in a non-transient one).
+     */
     static SinkException translate(Throwable e) {
         ResultBudget.Exceeded big = ResultBudget.Exceeded.in(e);
         if (big != null) {
@@ -215,6 +212,6 @@ public final class EmbeddedSink implements Sink {
             first = new Neo4jError("Neo.ClientError.Statement.ExternalResourceFailed", String.valueOf(e.getMessage()));
         }
         return new SinkException(first != null ? first
-                : new Neo4jError("Neo.DatabaseError.General.UnknownError", String.valueOf(e)), e);
+                : Neo4jError.unknown(String.valueOf(e)), e);
     }
 }

@@ -22,6 +22,24 @@ public record Neo4jError(String code, String message) {
         return code.startsWith("Neo.TransientError.");
     }
 
+    /**
+     * A schema command found its index or constraint already there (the equivalent one, or one of that name):
+     * for an idempotent start-up, not an error.
+     */
+    public boolean isAlreadyExists() {
+        return switch (code) {
+            case "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+                 "Neo.ClientError.Schema.ConstraintAlreadyExists",
+                 "Neo.ClientError.Schema.IndexAlreadyExists" -> true;
+            default -> false;
+        };
+    }
+
+    /** Something went wrong that has no better code: a bug, or an exception sluice did not expect. */
+    public static Neo4jError unknown(String message) {
+        return new Neo4jError("Neo.DatabaseError.General.UnknownError", message);
+    }
+
     public static Neo4jError invalidFormat(String message) {
         return new Neo4jError("Neo.ClientError.Request.InvalidFormat", message);
     }

@@ -32,7 +32,11 @@ public interface Sink extends AutoCloseable {
     /** Runs one statement as an implicit (auto-commit) transaction: schema, {@code CALL {} IN TRANSACTIONS}. */
     StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException;
 
-    /** Plans a statement without running it and says what kind it is; a syntax error throws. */
+    /**
+     * Plans a statement without running it (EXPLAIN, in an explicit transaction) and says what kind it is; a
+     * syntax error throws. {@code CALL {} IN TRANSACTIONS} is the caller's to recognise: it plans only outside
+     * an explicit transaction.
+     */
     QueryKind classify(String cypher) throws SinkException;
 
     /** A short description for /health and logs, e.g. {@code embedded neo4j 2026.08.1}. */

@@ -19,4 +19,7 @@ public sealed interface Outcome {
 
     /** Refused at admission (full, or shutting down): nothing was applied; try again after {@code retryAfter}. */
     record Overloaded(String reason, Duration retryAfter) implements Outcome {}
+
+    /** The one answer to a write that arrives, or is still waiting, while sluice shuts down. */
+    Overloaded SHUTTING_DOWN = new Overloaded("sluice is shutting down", Duration.ofSeconds(5));
 }
