@@ -1,5 +1,7 @@
 package io.sluice.importer;
 
+import io.sluice.csv.EntityKind;
+import io.sluice.csv.Row;
 import java.util.List;
 
 /**

@@ -1,8 +1,13 @@
 package io.sluice.importer;
 
-import io.sluice.time.Time;
-import io.sluice.importer.Rejection.Problem;
+import io.sluice.csv.EntityKind;
+import io.sluice.csv.Rejection;
+import io.sluice.csv.Rejection.Problem;
+import io.sluice.csv.ReportFile;
+import io.sluice.csv.Row;
+import io.sluice.csv.Tolerance;
 import io.sluice.sink.Neo4jError;
+import io.sluice.time.Time;
 import io.sluice.write.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -60,7 +65,7 @@ final class BatchApplier implements AutoCloseable {
     private final Resume resume;
     private final Ledger ledger;
     private final ReportFile report;
-    private final ImportOptions.Tolerance tolerance;
+    private final Tolerance tolerance;
     private final Time time;
     private final List<BlockingQueue<Batch>> queues = new ArrayList<>();
     private final List<Thread> workers = new ArrayList<>();
@@ -68,7 +73,7 @@ final class BatchApplier implements AutoCloseable {
     private final Condition idle = lock.newCondition();
     private long outstanding;
 
-    BatchApplier(Target target, Resume resume, Ledger ledger, ReportFile report, ImportOptions.Tolerance tolerance,
+    BatchApplier(Target target, Resume resume, Ledger ledger, ReportFile report, Tolerance tolerance,
             ThreadFactory threads, Time time) {
         this.target = target;
         this.time = time;

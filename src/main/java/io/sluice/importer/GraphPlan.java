@@ -1,6 +1,13 @@
 package io.sluice.importer;
 
-import io.sluice.importer.Column.Kind;
+import io.sluice.csv.Column;
+import io.sluice.csv.Column.Kind;
+import io.sluice.csv.CsvFormat;
+import io.sluice.csv.EntityKind;
+import io.sluice.csv.Header;
+import io.sluice.csv.InputGroup;
+import io.sluice.csv.RowParser;
+import io.sluice.csv.ValueType;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -28,10 +35,20 @@ import java.util.function.Consumer;
 final class GraphPlan {
 
     /** A node group: its static labels (command line plus the key label), its ID space (null: no ID column). */
-    record NodeGroup(int index, InputGroup input, Header header, List<String> labels, IdSpace space) {}
+    record NodeGroup(int index, InputGroup input, Header header, List<String> labels, IdSpace space) {
+        /** Reads the group's rows, its IDs as its space's type. */
+        RowParser parser(CsvFormat format) {
+            return RowParser.nodes(header, format, space == null ? null : space.idType());
+        }
+    }
 
     /** A relationship group and the spaces of its two ends. */
-    record RelGroup(int index, InputGroup input, Header header, IdSpace start, IdSpace end) {}
+    record RelGroup(int index, InputGroup input, Header header, IdSpace start, IdSpace end) {
+        /** Reads the group's rows, its IDs as their spaces' types. */
+        RowParser parser(CsvFormat format) {
+            return RowParser.relationships(header, format, start.idType(), end.idType(), input.type());
+        }
+    }
 
     private final List<NodeGroup> nodeGroups;
     private final List<RelGroup> relGroups;
@@ -65,7 +82,7 @@ final class GraphPlan {
                     throw new IllegalArgumentException(groups.get(i).describe() + ": --merge needs an :ID column to merge on");
                 }
                 if (!ids.isEmpty()) {
-                    bySpace.computeIfAbsent(space(ids.getFirst()), k -> new ArrayList<>()).add(i);
+                    bySpace.computeIfAbsent(ids.getFirst().space(), k -> new ArrayList<>()).add(i);
                 }
             }
         }
@@ -77,7 +94,7 @@ final class GraphPlan {
             InputGroup g = groups.get(i);
             Header h = headers.get(i);
             if (g.kind() == EntityKind.NODES) {
-                IdSpace s = h.first(Kind.ID).map(c -> spaces.get(space(c))).orElse(null);
+                IdSpace s = h.first(Kind.ID).map(c -> spaces.get(c.space())).orElse(null);
                 Set<String> labels = new LinkedHashSet<>();
                 if (s != null) {
                     labels.add(s.label());
@@ -94,10 +111,6 @@ final class GraphPlan {
         }
         checkDistinct(spaces);
         return new GraphPlan(nodes, rels, spaces);
-    }
-
-    private static String space(Column c) {
-        return c.group() == null ? "" : c.group();
     }
 
     private static IdSpace declared(String name, List<Integer> members, List<InputGroup> groups, List<Header> headers,
@@ -150,7 +163,7 @@ final class GraphPlan {
     private static IdSpace end(Header h, Kind kind, Map<String, IdSpace> spaces, ValueType defaultIdType,
             Consumer<String> warn) {
         Column c = h.first(kind).orElseThrow();
-        String name = space(c);
+        String name = c.space();
         IdSpace s = spaces.get(name);
         if (s != null) {
             return s;

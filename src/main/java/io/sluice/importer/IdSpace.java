@@ -1,5 +1,8 @@
 package io.sluice.importer;
 
+import io.sluice.csv.Column;
+import io.sluice.csv.ValueType;
+
 /**
  * How an online import finds the nodes of one ID space ({@code :ID(space)}): by a label and a property, kept
  * unique by a uniqueness constraint. Offline, Neo4j's importer resolves IDs in memory; a live database needs a
@@ -15,20 +18,6 @@ package io.sluice.importer;
 record IdSpace(String name, String label, String property, ValueType idType, boolean fromNodes) {
 
     String describe() {
-        return name.isEmpty() ? "the global ID space" : "ID space '" + name + "'";
-    }
-
-    /** Parses an ID value of this space. */
-    Object parseId(String text, boolean trim) {
-        String t = trim ? text.strip() : text;
-        if (idType == ValueType.LONG) {
-            try {
-                return Long.parseLong(t.strip());
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("ID '" + Column.abbreviate(text) + "' of " + describe()
-                        + " is not an integer");
-            }
-        }
-        return t;
+        return Column.describeSpace(name);
     }
 }

@@ -2,11 +2,18 @@ package io.sluice.importer;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.sluice.time.Time;
 import io.sluice.config.SluiceConfig;
+import io.sluice.csv.CsvFormat;
+import io.sluice.csv.CsvSource;
+import io.sluice.csv.EntityKind;
+import io.sluice.csv.Header;
+import io.sluice.csv.InputGroup;
+import io.sluice.csv.RowParser;
+import io.sluice.csv.Tolerance;
 import io.sluice.server.SluiceServer;
 import io.sluice.sink.EmbeddedNeo4j.HostPort;
 import io.sluice.sink.SinkException;
+import io.sluice.time.Time;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -253,7 +260,7 @@ public final class ImportBench {
         err.println("import-bench: " + mode);
         try (SluiceServer s = server(dir, mode, List.of())) {
             Path db = dir.resolve("db-" + mode);
-            ImportOptions opts = new ImportOptions(groups, CsvFormat.DEFAULT, new ImportOptions.Tolerance(false, false, 0),
+            ImportOptions opts = new ImportOptions(groups, CsvFormat.DEFAULT, new Tolerance(false, false, 0),
                     dir.resolve(mode + ".report"), o.threads(), SluiceConfig.defaults(), Duration.ofSeconds(10));
             ImportSummary sum = new OnlineImport(opts, new ImportOptions.Online(db.toString(), merge, o.batchRows(), o.direct(), true), err,
                     time, false).into(GatewayTarget.over(s, db, o.direct())).run();
@@ -280,8 +287,8 @@ public final class ImportBench {
                         + "MERGE (a)-[r:VISITED]->(b) SET r.when = datetime(row.c2), r.weight = row.p3");
         List<List<Map<String, Object>>> rows = new ArrayList<>();
         for (int i = 0; i < groups.size(); i++) {
-            RowParser p = i < 2 ? RowParser.nodes(plan.nodeGroups().get(i), CsvFormat.DEFAULT)
-                    : RowParser.relationships(plan.relGroups().getFirst(), CsvFormat.DEFAULT);
+            RowParser p = i < 2 ? plan.nodeGroups().get(i).parser(CsvFormat.DEFAULT)
+                    : plan.relGroups().getFirst().parser(CsvFormat.DEFAULT);
             List<Map<String, Object>> list = new ArrayList<>();
             try (CsvSource src = new CsvSource(groups.get(i).files(), CsvFormat.DEFAULT, new AtomicLong())) {
                 src.next();

@@ -1,5 +1,6 @@
 package io.sluice.importer;
 
+import io.sluice.csv.Rejection;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;

@@ -1,5 +1,6 @@
 package io.sluice.importer;
 
+import io.sluice.csv.Tolerance;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -9,7 +10,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * progress thread; every field is atomic, the first stop reason wins.
  */
 final class Ledger {
-    private final ImportOptions.Tolerance tolerance;
+    private final Tolerance tolerance;
     final AtomicLong rowsRead = new AtomicLong();
     final AtomicLong bytesRead = new AtomicLong();
     final AtomicLong done = new AtomicLong();
@@ -22,7 +23,7 @@ final class Ledger {
     final AtomicLong resends = new AtomicLong();
     private final AtomicReference<String> stopped = new AtomicReference<>();
 
-    Ledger(ImportOptions.Tolerance tolerance, long rejectedBefore) {
+    Ledger(Tolerance tolerance, long rejectedBefore) {
         this.tolerance = tolerance;
         this.rejected.set(rejectedBefore);
     }

@@ -1,10 +1,15 @@
 package io.sluice.importer;
 
-import io.sluice.time.Time;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.csv.CsvFormat;
+import io.sluice.csv.EntityKind;
+import io.sluice.csv.InputGroup;
+import io.sluice.csv.Rejection;
+import io.sluice.csv.Tolerance;
 import io.sluice.importer.ImportOptions.Offline;
 import io.sluice.server.SluiceServer;
 import io.sluice.sink.EmbeddedNeo4j.HostPort;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.time.Time;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -94,7 +99,7 @@ final class OfflineImport {
     /** The admin command line: the database name first (a name after the file options is read as a file). */
     List<String> arguments(String database, Path reportFile) {
         CsvFormat f = options.format();
-        ImportOptions.Tolerance t = options.tolerance();
+        Tolerance t = options.tolerance();
         List<String> a = new ArrayList<>(List.of("database", "import", "full", database));
         for (InputGroup g : options.groups()) {
             String prefix = g.kind() == EntityKind.NODES ? String.join(":", g.labels()) : g.type() == null ? "" : g.type();

@@ -1,8 +1,15 @@
 package io.sluice.importer;
 
-import io.sluice.time.Time;
 import io.sluice.config.SluiceConfig;
+import io.sluice.csv.CsvSource;
+import io.sluice.csv.EntityKind;
+import io.sluice.csv.Header;
+import io.sluice.csv.InputGroup;
+import io.sluice.csv.ReportFile;
+import io.sluice.csv.Row;
+import io.sluice.csv.RowParser;
 import io.sluice.importer.ImportOptions.Online;
+import io.sluice.time.Time;
 import io.sluice.write.Statement;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -95,7 +102,7 @@ final class OnlineImport {
                         Thread.ofPlatform().name("sluice-import-", 0).factory(), time)) {
                     phase(plan.nodeGroups().stream().map(GraphPlan.NodeGroup::input).toList(), "nodes");
                     for (GraphPlan.NodeGroup g : plan.nodeGroups()) {
-                        read(g.input(), RowParser.nodes(g, options.format()), new Batch.Work(g.index(), EntityKind.NODES,
+                        read(g.input(), g.parser(options.format()), new Batch.Work(g.index(), EntityKind.NODES,
                                 Statements.nodes(g, online.merge()), g.input().files(), g.space(), null, null, null), resume, applier);
                     }
                     applier.awaitIdle();
@@ -103,7 +110,7 @@ final class OnlineImport {
                         phase(plan.relGroups().stream().map(GraphPlan.RelGroup::input).toList(), "relationships");
                     }
                     for (GraphPlan.RelGroup g : plan.relGroups()) {
-                        read(g.input(), RowParser.relationships(g, options.format()), new Batch.Work(g.index(),
+                        read(g.input(), g.parser(options.format()), new Batch.Work(g.index(),
                                 EntityKind.RELATIONSHIPS, Statements.relationships(g, online.merge()), g.input().files(), null,
                                 g.start(), g.end(), g.input().type()), resume, applier);
                     }

@@ -1,5 +1,7 @@
 package io.sluice.importer;
 
+import io.sluice.csv.CsvFormat;
+import io.sluice.csv.InputGroup;
 import io.sluice.write.Statement;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,9 @@
 package io.sluice.importer;
 
-import io.sluice.importer.Column.Kind;
+import io.sluice.csv.Column;
+import io.sluice.csv.Column.Kind;
+import io.sluice.csv.Header;
+import io.sluice.csv.RowParser;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -95,7 +98,7 @@ final class Statements {
     private static List<String> literal(Header h) {
         List<String> out = new ArrayList<>();
         for (Column c : h.of(Kind.PROPERTY)) {
-            out.add(name(c.name()) + ": " + c.valueExpression());
+            out.add(name(c.name()) + ": " + value(c));
         }
         return out;
     }
@@ -105,9 +108,19 @@ final class Statements {
         List<String> out = new ArrayList<>();
         for (Column c : h.of(Kind.PROPERTY)) {
             String target = var + "." + name(c.name());
-            out.add(target + " = coalesce(" + c.valueExpression() + ", " + target + ")");
+            out.add(target + " = coalesce(" + value(c) + ", " + target + ")");
         }
         return out;
+    }
+
+    /** The Cypher expression of a property's value in {@code row}: the sent form, converted back where it must be. */
+    private static String value(Column c) {
+        String f = "row." + c.field();
+        String fn = c.type().cypherFunction();
+        if (fn == null) {
+            return f;
+        }
+        return c.array() ? "[v IN " + f + " | " + fn + "(v)]" : fn + "(" + f + ")";
     }
 
     /** The uniqueness constraint an ID space's nodes are found by. */

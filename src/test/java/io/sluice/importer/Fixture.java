@@ -1,8 +1,13 @@
 package io.sluice.importer;
 
-import io.sluice.time.Time;
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
+import io.sluice.csv.CsvFormat;
+import io.sluice.csv.EntityKind;
+import io.sluice.csv.Files2;
+import io.sluice.csv.InputGroup;
+import io.sluice.csv.Tolerance;
+import io.sluice.time.Time;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -62,7 +67,7 @@ final class Fixture {
         }
     }
 
-    ImportOptions options(Path report, ImportOptions.Tolerance t) {
+    ImportOptions options(Path report, Tolerance t) {
         return new ImportOptions(groups, CsvFormat.DEFAULT, t, report, 2, smallConfig(), Duration.ofMillis(100));
     }
 

@@ -3,6 +3,12 @@ package io.sluice.importer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.csv.CsvFormat;
+import io.sluice.csv.EntityKind;
+import io.sluice.csv.Files2;
+import io.sluice.csv.Header;
+import io.sluice.csv.InputGroup;
+import io.sluice.csv.ValueType;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

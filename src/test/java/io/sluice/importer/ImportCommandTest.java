@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.cli.Main;
+import io.sluice.csv.Files2;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;

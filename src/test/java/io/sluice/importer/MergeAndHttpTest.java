@@ -2,6 +2,11 @@ package io.sluice.importer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.csv.CsvFormat;
+import io.sluice.csv.CsvSource;
+import io.sluice.csv.Files2;
+import io.sluice.csv.InputGroup;
+import io.sluice.csv.Tolerance;
 import io.sluice.support.TestServer;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -24,7 +29,7 @@ class MergeAndHttpTest {
         try (Graph g = Graph.open(db)) {
             g.one("CREATE (u:User {userId: 'u1', age: 99, extra: 'keep'}) RETURN 1");
         }
-        ImportOptions o = f.options(dir.resolve("import.report"), new ImportOptions.Tolerance(false, false, 0));
+        ImportOptions o = f.options(dir.resolve("import.report"), new Tolerance(false, false, 0));
         ImportSummary s = f.online(o, new ImportOptions.Online(db.toString(), true, 100, true, false));
         assertThat(s.finished()).as(s.text() + f.errText()).isTrue();
         assertThat(s.nodes()).isEqualTo(Fixture.USERS + Fixture.SITES - 1);
@@ -50,7 +55,7 @@ class MergeAndHttpTest {
         Fixture f = new Fixture(dir, true);
         Path report = dir.resolve("import.report");
         try (TestServer server = TestServer.start("", false)) {
-            ImportSummary s = f.online(f.options(report, new ImportOptions.Tolerance(true, true, -1)),
+            ImportSummary s = f.online(f.options(report, new Tolerance(true, true, -1)),
                     new ImportOptions.Online(server.server.baseUrl(), false, 100, true, false));
             assertThat(s.finished()).as(s.text() + f.errText()).isTrue();
             assertThat(s.nodes()).isEqualTo(Fixture.USERS + Fixture.SITES);

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.sluice.importer.Rejection.Problem;
+import io.sluice.csv.Files2;
+import io.sluice.csv.Rejection.Problem;
+import io.sluice.csv.Tolerance;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.time.ZonedDateTime;
@@ -26,7 +28,7 @@ class OnlineImportTest {
         Fixture f = new Fixture(dir, true);
         Path report = dir.resolve("import.report");
         Path db = dir.resolve("db");
-        ImportOptions o = f.options(report, new ImportOptions.Tolerance(true, true, -1));
+        ImportOptions o = f.options(report, new Tolerance(true, true, -1));
         ImportSummary s = f.online(o, new ImportOptions.Online(db.toString(), false, 100, true, false));
 
         assertThat(s.finished()).as(s.text() + f.errText()).isTrue();

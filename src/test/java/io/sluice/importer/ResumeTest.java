@@ -2,6 +2,8 @@ package io.sluice.importer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.csv.Files2;
+import io.sluice.csv.Tolerance;
 import io.sluice.time.Time;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -22,12 +24,12 @@ class ResumeTest {
         Path report = dir.resolve("import.report");
         String db = dir.resolve("db").toString();
 
-        ImportSummary first = f.online(f.options(report, new ImportOptions.Tolerance(true, true, 1)),
+        ImportSummary first = f.online(f.options(report, new Tolerance(true, true, 1)),
                 new ImportOptions.Online(db, false, 50, true, false));
         assertThat(first.finished()).isFalse();
         assertThat(first.stopped()).contains("exceed --bad-tolerance 1").contains("Read up to").contains("run the same command again");
 
-        ImportSummary second = f.online(f.options(report, new ImportOptions.Tolerance(true, true, 10)),
+        ImportSummary second = f.online(f.options(report, new Tolerance(true, true, 10)),
                 new ImportOptions.Online(db, false, 50, true, false));
         assertThat(second.finished()).as(second.text()).isTrue();
         assertThat(second.resumed()).isPositive();
@@ -41,7 +43,7 @@ class ResumeTest {
         Fixture f = new Fixture(dir, true);
         Path report = dir.resolve("import.report");
         String db = dir.resolve("db").toString();
-        ImportOptions o = f.options(report, new ImportOptions.Tolerance(true, true, -1));
+        ImportOptions o = f.options(report, new Tolerance(true, true, -1));
         ImportOptions.Online online = new ImportOptions.Online(db, false, 50, true, false);
 
         // the 16th batch is a relationship batch (about 12 node batches come first): nodes all in, relationships part-way

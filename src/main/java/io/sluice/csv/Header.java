@@ -1,6 +1,6 @@
-package io.sluice.importer;
+package io.sluice.csv;
 
-import io.sluice.importer.Column.Kind;
+import io.sluice.csv.Column.Kind;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -18,14 +18,14 @@ import java.util.Set;
  * string; {@code :IGNORE} and empty entries skip the column. Parsing follows Neo4j's {@code DataFactories}:
  * options are the last {@code {...}}, the type follows the last {@code :}, the group is a {@code (...)} after it.
  */
-record Header(EntityKind entity, List<Column> columns, String source) {
+public record Header(EntityKind entity, List<Column> columns, String source) {
 
-    Header {
+    public Header {
         columns = List.copyOf(columns);
     }
 
     /** Parses the header entries (the group's first line); a bad header throws with the file named. */
-    static Header parse(EntityKind entity, String[] entries, String source) {
+    public static Header parse(EntityKind entity, String[] entries, String source) {
         List<Column> columns = new ArrayList<>();
         for (int i = 0; i < entries.length; i++) {
             columns.add(entry(entity, i, entries[i], source));
@@ -180,16 +180,16 @@ record Header(EntityKind entity, List<Column> columns, String source) {
         return new IllegalArgumentException("header of " + source + ", entry '" + raw + "': " + why);
     }
 
-    List<Column> of(Kind kind) {
+    public List<Column> of(Kind kind) {
         return columns.stream().filter(c -> c.kind() == kind).toList();
     }
 
-    Optional<Column> first(Kind kind) {
+    public Optional<Column> first(Kind kind) {
         return columns.stream().filter(c -> c.kind() == kind).findFirst();
     }
 
     /** The header's entries as written, for recognising a repeated header line. */
-    List<String> rawEntries() {
+    public List<String> rawEntries() {
         return columns.stream().map(Column::raw).toList();
     }
 }

@@ -1,22 +1,18 @@
-package io.sluice.importer;
+package io.sluice.csv;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.importer.Rejection.Problem;
-import java.nio.file.Path;
+import io.sluice.csv.Rejection.Problem;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 class RowParserTest {
-    @TempDir
-    Path dir;
-
-    RowParser nodes(String prefix, String header, CsvFormat f) {
-        InputGroup g = InputGroup.parse(EntityKind.NODES, prefix + "=" + Files2.write(dir.resolve("n.csv"), header));
+    /** A node group's parser, its IDs read as its header says (strings unless {@code {id-type:...}}). */
+    static RowParser nodes(String header, CsvFormat f) {
         Header h = Header.parse(EntityKind.NODES, header.split(","), "n.csv");
-        return RowParser.nodes(GraphPlan.build(List.of(g), List.of(h), f, false, w -> { }).nodeGroups().getFirst(), f);
+        ValueType idType = h.first(Column.Kind.ID).map(Column::type).orElse(null);
+        return RowParser.nodes(h, f, idType == null ? ValueType.STRING : idType);
     }
 
     static Row row(RowParser p, String... fields) {
@@ -25,7 +21,7 @@ class RowParserTest {
 
     @Test
     void typedValuesInTheFormTheyAreSent() {
-        RowParser p = nodes("User", "id:ID(User){id-type:long},:LABEL,name,age:int,score:double,ok:boolean,tags:string[],"
+        RowParser p = nodes("id:ID(User){id-type:long},:LABEL,name,age:int,score:double,ok:boolean,tags:string[],"
                 + "nums:long[],born:date,seen:datetime{timezone:Europe/Stockholm},loc:point,dur:duration", CsvFormat.DEFAULT);
         Row r = row(p, "42", "A;B", "Ann", "37", "1.5", "TRUE", "x;y", "1;2;3", "2000-01-02", "2020-05-06T07:08",
                 "{latitude:55.6,longitude:12.9}", "PT90M");
@@ -44,10 +40,10 @@ class RowParserTest {
 
     @Test
     void emptyFieldsAreNoValueAndQuotedEmptyStringsAreKeptUnlessIgnored() {
-        RowParser p = nodes("User", "id:ID(User),name,nick,age:int", CsvFormat.DEFAULT);
+        RowParser p = nodes("id:ID(User),name,nick,age:int", CsvFormat.DEFAULT);
         Row r = row(p, "1", null, "", null);
         assertThat(r.values()).isEqualTo(Map.of("k", "1", "p2", ""));
-        RowParser ignoring = nodes("User", "id:ID(User),name,nick,age:int",
+        RowParser ignoring = nodes("id:ID(User),name,nick,age:int",
                 new CsvFormat(',', ';', '"', true, false, false, false, CsvFormat.IdType.STRING));
         assertThat(row(ignoring, "1", null, "", "").values()).isEqualTo(Map.of("k", "1"));
         assertThat(row(p, "1").values()).as("missing trailing fields are empty").isEqualTo(Map.of("k", "1"));
@@ -55,7 +51,7 @@ class RowParserTest {
 
     @Test
     void unparsableValuesAreRejectedWithColumnAndValue() {
-        RowParser p = nodes("User", "id:ID(User){id-type:long},age:int,born:date", CsvFormat.DEFAULT);
+        RowParser p = nodes("id:ID(User){id-type:long},age:int,born:date", CsvFormat.DEFAULT);
         Row bad = row(p, "1", "12x", "2000-01-01");
         assertThat(bad.rejection().problem()).isEqualTo(Problem.BadValue);
         assertThat(bad.rejection().message()).startsWith("n.csv:7: ").contains("'age:int'").contains("'12x'");
@@ -68,26 +64,20 @@ class RowParserTest {
 
     @Test
     void extraColumnsAreRejectedUnlessIgnored() {
-        RowParser p = nodes("User", "id:ID(User),name", CsvFormat.DEFAULT);
+        RowParser p = nodes("id:ID(User),name", CsvFormat.DEFAULT);
         Row r = row(p, "1", "a", "extra");
         assertThat(r.rejection().problem()).isEqualTo(Problem.ExtraColumns);
         assertThat(r.rejection().details()).containsEntry("fields", 3).containsEntry("columns", 2);
         assertThat(row(p, "1", "a", null).isRejected()).as("an empty trailing field is not extra").isFalse();
-        RowParser ignoring = nodes("User", "id:ID(User),name",
+        RowParser ignoring = nodes("id:ID(User),name",
                 new CsvFormat(',', ';', '"', false, true, false, false, CsvFormat.IdType.STRING));
         assertThat(row(ignoring, "1", "a", "extra").values()).isEqualTo(Map.of("k", "1", "p1", "a"));
     }
 
     @Test
     void relationshipsTakeTheirTypeFromTheColumnOrTheGroup() {
-        Path n = Files2.write(dir.resolve("u.csv"), "id:ID(U)");
-        Path r = Files2.write(dir.resolve("r.csv"), ":START_ID(U),:END_ID(U),:TYPE,w:float");
-        List<InputGroup> groups = List.of(InputGroup.parse(EntityKind.NODES, "U=" + n),
-                InputGroup.parse(EntityKind.RELATIONSHIPS, "KNOWS=" + r));
-        List<Header> headers = List.of(Header.parse(EntityKind.NODES, new String[] {"id:ID(U)"}, "u.csv"),
-                Header.parse(EntityKind.RELATIONSHIPS, ":START_ID(U),:END_ID(U),:TYPE,w:float".split(","), "r.csv"));
-        RowParser p = RowParser.relationships(GraphPlan.build(groups, headers, CsvFormat.DEFAULT, false, w -> { })
-                .relGroups().getFirst(), CsvFormat.DEFAULT);
+        Header h = Header.parse(EntityKind.RELATIONSHIPS, ":START_ID(U),:END_ID(U),:TYPE,w:float".split(","), "r.csv");
+        RowParser p = RowParser.relationships(h, CsvFormat.DEFAULT, ValueType.STRING, ValueType.STRING, "KNOWS");
         Row a = p.parse(new CsvSource.Raw(new String[] {"1", "2", null, "0.5"}, 0, 2), "r.csv");
         assertThat(a.values()).containsEntry("s", "1").containsEntry("e", "2").containsEntry("t", "KNOWS")
                 .containsEntry("p3", 0.5);

@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.csv;
 
 /** What a group of input files holds: nodes ({@code --nodes}) or relationships ({@code --relationships}). */
 public enum EntityKind {

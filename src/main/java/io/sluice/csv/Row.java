@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.csv;
 
 import java.util.Map;
 
@@ -12,9 +12,9 @@ import java.util.Map;
  * The position in its batch, {@code i},
  * is added when the batch is formed; the map is the row's own and is not shared.
  */
-record Row(int file, long line, String partitionKey, Map<String, Object> values, Rejection rejection) {
+public record Row(int file, long line, String partitionKey, Map<String, Object> values, Rejection rejection) {
 
-    boolean isRejected() {
+    public boolean isRejected() {
         return rejection != null;
     }
 }

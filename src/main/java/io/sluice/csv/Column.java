@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.csv;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -18,15 +18,15 @@ import org.neo4j.values.storable.CSVHeaderInformation;
  * @param options the {@code {key:value}} options
  * @param info    the options as Neo4j's value parsers take them ({@code timezone}, {@code crs}), or null
  */
-record Column(int index, String raw, String name, Kind kind, ValueType type, boolean array, String group,
+public record Column(int index, String raw, String name, Kind kind, ValueType type, boolean array, String group,
         Map<String, String> options, CSVHeaderInformation info) {
 
-    Column {
+    public Column {
         options = Map.copyOf(options);
     }
 
     /** Column kinds of the header format. */
-    enum Kind { ID, START_ID, END_ID, LABEL, TYPE, IGNORE, PROPERTY }
+    public enum Kind { ID, START_ID, END_ID, LABEL, TYPE, IGNORE, PROPERTY }
 
     /**
      * Parses a value of this property (or ID) column; null for an empty value.
@@ -63,18 +63,18 @@ record Column(int index, String raw, String name, Kind kind, ValueType type, boo
     }
 
     /** The field of a row that carries this property: {@code p<index>}, or {@code c<index>} when converted. */
-    String field() {
+    public String field() {
         return (type.cypherFunction() == null ? "p" : "c") + index;
     }
 
-    /** The Cypher expression of this property's value in row {@code row}. */
-    String valueExpression() {
-        String f = "row." + field();
-        String fn = type.cypherFunction();
-        if (fn == null) {
-            return f;
-        }
-        return array ? "[v IN " + f + " | " + fn + "(v)]" : fn + "(" + f + ")";
+    /** The ID space of an ID, START_ID or END_ID column: its group, or {@code ""} for the global space. */
+    public String space() {
+        return group == null ? "" : group;
+    }
+
+    /** An ID space as messages name it: {@code ID space 'User'}, or {@code the global ID space}. */
+    public static String describeSpace(String space) {
+        return space.isEmpty() ? "the global ID space" : "ID space '" + space + "'";
     }
 
     static String abbreviate(String s) {

@@ -1,12 +1,12 @@
-package io.sluice.importer;
+package io.sluice.csv;
 
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import org.neo4j.values.storable.CSVHeaderInformation;
 import org.neo4j.values.storable.DateTimeValue;
 import org.neo4j.values.storable.DateValue;
@@ -23,7 +23,7 @@ import org.neo4j.values.storable.TimeValue;
  * forms accepted (and the {@code {timezone:...}} and {@code {crs:...}} header options) are the importer's.
  * Like neo4j-admin's default {@code --normalize-types}, int/short/byte become long and float becomes double.
  */
-enum ValueType {
+public enum ValueType {
     STRING(null),
     LONG(null),
     DOUBLE(null),
@@ -71,7 +71,7 @@ enum ValueType {
     }
 
     /** The Cypher function that turns the sent form back into the Neo4j value, or null: sent as itself. */
-    String cypherFunction() {
+    public String cypherFunction() {
         return cypherFunction;
     }
 

@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.csv;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -10,14 +10,14 @@ import java.util.List;
 import java.util.zip.GZIPOutputStream;
 
 /** Writes small CSV files for tests: plain, or gzipped when the name ends in .gz. */
-final class Files2 {
+public final class Files2 {
     private Files2() {}
 
-    static Path write(Path file, String... lines) {
+    public static Path write(Path file, String... lines) {
         return write(file, List.of(lines));
     }
 
-    static Path write(Path file, List<String> lines) {
+    public static Path write(Path file, List<String> lines) {
         try {
             Files.createDirectories(file.toAbsolutePath().getParent());
             try (OutputStream raw = Files.newOutputStream(file);
@@ -32,7 +32,7 @@ final class Files2 {
         }
     }
 
-    static List<String> lines(Path file) {
+    public static List<String> lines(Path file) {
         try {
             return Files.readAllLines(file);
         } catch (IOException e) {

@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.csv;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -22,7 +22,7 @@ import java.util.Map;
  * Appended to (a resumed import adds to the report of the interrupted run). Thread-safe; each line is written
  * whole and flushed, so a crash loses at most the line being written.
  */
-final class ReportFile implements AutoCloseable {
+public final class ReportFile implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper().disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
 
     private final Path path;
@@ -34,7 +34,7 @@ final class ReportFile implements AutoCloseable {
         this.out = out;
     }
 
-    static ReportFile append(Path path) {
+    public static ReportFile append(Path path) {
         try {
             Path parent = path.toAbsolutePath().getParent();
             if (parent != null) {
@@ -47,7 +47,7 @@ final class ReportFile implements AutoCloseable {
         }
     }
 
-    synchronized void write(Rejection r) {
+    public synchronized void write(Rejection r) {
         try {
             out.write(JSON.writeValueAsString(r.toMap()));
             out.newLine();
@@ -59,7 +59,7 @@ final class ReportFile implements AutoCloseable {
     }
 
     /** Rejections written by this run, per problem. */
-    synchronized Map<Rejection.Problem, Long> counts() {
+    public synchronized Map<Rejection.Problem, Long> counts() {
         return new EnumMap<>(counts);
     }
 

@@ -1,9 +1,9 @@
-package io.sluice.importer;
+package io.sluice.csv;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.importer.Column.Kind;
+import io.sluice.csv.Column.Kind;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

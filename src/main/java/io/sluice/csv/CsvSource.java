@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.csv;
 
 import de.siegmar.fastcsv.reader.AbstractBaseCsvCallbackHandler;
 import de.siegmar.fastcsv.reader.CloseableIterator;
@@ -25,9 +25,9 @@ import java.util.zip.GZIPInputStream;
  *
  * <p>Not thread-safe: one reader thread.
  */
-final class CsvSource implements AutoCloseable {
+public final class CsvSource implements AutoCloseable {
     /** One record: its fields, the file (index in the group) and the line it starts on (1-based). */
-    record Raw(String[] fields, int file, long line) {}
+    public record Raw(String[] fields, int file, long line) {}
 
     private final List<Path> files;
     private final CsvFormat format;
@@ -36,14 +36,14 @@ final class CsvSource implements AutoCloseable {
     private CsvReader<Raw> reader;
     private CloseableIterator<Raw> records;
 
-    CsvSource(List<Path> files, CsvFormat format, AtomicLong bytesRead) {
+    public CsvSource(List<Path> files, CsvFormat format, AtomicLong bytesRead) {
         this.files = List.copyOf(files);
         this.format = format;
         this.bytesRead = bytesRead;
     }
 
     /** The next record, or null at the end of the last file. */
-    Raw next() throws IOException {
+    public Raw next() throws IOException {
         while (true) {
             if (records != null) {
                 try {
@@ -64,7 +64,7 @@ final class CsvSource implements AutoCloseable {
     }
 
     /** The file of a record, for messages and the report. */
-    Path file(int index) {
+    public Path file(int index) {
         return files.get(index);
     }
 

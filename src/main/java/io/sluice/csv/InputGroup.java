@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.csv;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,40 +1,39 @@
-package io.sluice.importer;
+package io.sluice.csv;
 
-import io.sluice.importer.Column.Kind;
-import io.sluice.importer.Rejection.Problem;
+import io.sluice.csv.Column.Kind;
+import io.sluice.csv.Rejection.Problem;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Turns the records of one group into {@link Row}s: typed values in the form {@link Statements} expects, or a
- * {@link Rejection} for a row that does not parse (a bad number, an empty ID, extra fields). Missing trailing
- * fields are empty, as in neo4j-admin. Stateless apart from its configuration; one per group.
+ * Turns the records of one group into {@link Row}s: typed values in the form they are sent in (see {@link Row}),
+ * or a {@link Rejection} for a row that does not parse (a bad number, an empty ID, extra fields). Missing trailing
+ * fields are empty, as in neo4j-admin. IDs are read as the type of their ID space, which the caller settles
+ * (several groups share a space). Stateless apart from its configuration; one per group.
  */
-final class RowParser {
-    private final EntityKind entity;
+public final class RowParser {
     private final Header header;
     private final CsvFormat format;
-    private final IdSpace space;
-    private final IdSpace start;
-    private final IdSpace end;
+    private final ValueType idType;
+    private final ValueType startType;
+    private final ValueType endType;
     private final String defaultType;
     private final Column[] columns;
     private final int keyIndex;
     private final String[] fields;
 
-    private RowParser(EntityKind entity, Header header, CsvFormat format, IdSpace space, IdSpace start, IdSpace end,
+    private RowParser(Header header, CsvFormat format, ValueType idType, ValueType startType, ValueType endType,
             String defaultType) {
-        this.entity = entity;
         this.header = header;
         this.format = format;
-        this.space = space;
-        this.start = start;
-        this.end = end;
+        this.idType = idType;
+        this.startType = startType;
+        this.endType = endType;
         this.defaultType = defaultType;
         this.columns = header.columns().toArray(Column[]::new);
-        Kind k = entity == EntityKind.NODES ? Kind.ID : Kind.START_ID;
+        Kind k = header.entity() == EntityKind.NODES ? Kind.ID : Kind.START_ID;
         this.keyIndex = header.first(k).map(Column::index).orElse(-1);
         this.fields = new String[columns.length];
         for (Column c : columns) {
@@ -44,15 +43,29 @@ final class RowParser {
         }
     }
 
-    static RowParser nodes(GraphPlan.NodeGroup g, CsvFormat format) {
-        return new RowParser(EntityKind.NODES, g.header(), format, g.space(), null, null, null);
+    /**
+     * A node group's parser.
+     *
+     * @param idType how its IDs are read: {@link ValueType#STRING} or {@link ValueType#LONG}; null without an ID column
+     */
+    public static RowParser nodes(Header header, CsvFormat format, ValueType idType) {
+        return new RowParser(header, format, idType, null, null, null);
     }
 
-    static RowParser relationships(GraphPlan.RelGroup g, CsvFormat format) {
-        return new RowParser(EntityKind.RELATIONSHIPS, g.header(), format, null, g.start(), g.end(), g.input().type());
+    /**
+     * A relationship group's parser.
+     *
+     * @param startType   how the start IDs are read (the type of the start's ID space)
+     * @param endType     how the end IDs are read
+     * @param defaultType the group's type for rows whose {@code :TYPE} field is empty; null when it has none
+     */
+    public static RowParser relationships(Header header, CsvFormat format, ValueType startType, ValueType endType,
+            String defaultType) {
+        return new RowParser(header, format, null, startType, endType, defaultType);
     }
 
-    Row parse(CsvSource.Raw raw, String source) {
+    /** The row of a record; {@code source} names its file in rejections. */
+    public Row parse(CsvSource.Raw raw, String source) {
         String[] f = raw.fields();
         if (f.length > columns.length && !format.ignoreExtraColumns()) {
             for (int i = columns.length; i < f.length; i++) {
@@ -68,9 +81,9 @@ final class RowParser {
             String text = c.index() < f.length ? f[c.index()] : null;
             try {
                 switch (c.kind()) {
-                    case ID -> values.put("k", id(text, space, "ID"));
-                    case START_ID -> values.put("s", id(text, start, "START_ID"));
-                    case END_ID -> values.put("e", id(text, end, "END_ID"));
+                    case ID -> values.put("k", id(text, c, idType, "ID"));
+                    case START_ID -> values.put("s", id(text, c, startType, "START_ID"));
+                    case END_ID -> values.put("e", id(text, c, endType, "END_ID"));
                     case LABEL -> values.put("l", labels(text));
                     case TYPE -> values.put("t", type(text));
                     case PROPERTY -> {
@@ -89,11 +102,20 @@ final class RowParser {
         return new Row(raw.file(), raw.line(), key(f), values, null);
     }
 
-    private Object id(String text, IdSpace s, String what) {
+    private Object id(String text, Column c, ValueType type, String what) {
         if (text == null || text.isBlank()) {
             throw new IllegalArgumentException("empty " + what);
         }
-        return s.parseId(text, format.trimStrings());
+        String t = format.trimStrings() ? text.strip() : text;
+        if (type == ValueType.LONG) {
+            try {
+                return Long.parseLong(t.strip());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("ID '" + Column.abbreviate(text) + "' of " + Column.describeSpace(c.space())
+                        + " is not an integer");
+            }
+        }
+        return t;
     }
 
     private List<String> labels(String text) {
@@ -133,7 +155,7 @@ final class RowParser {
                 source, raw.line(), details));
     }
 
-    Header header() {
+    public Header header() {
         return header;
     }
 }

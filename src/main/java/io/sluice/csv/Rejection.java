@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.csv;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -13,15 +13,15 @@ import java.util.Objects;
  * @param line    the line it starts on (1-based, within that file)
  * @param details more fields for the report (ids, column, value), in the order given
  */
-record Rejection(Problem problem, String message, String source, long line, Map<String, Object> details) {
+public record Rejection(Problem problem, String message, String source, long line, Map<String, Object> details) {
 
-    Rejection {
+    public Rejection {
         Objects.requireNonNull(problem, "problem");
         details = details == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(details));
     }
 
     /** Kinds of faults. The first two are neo4j-admin's own names, as in its report file. */
-    enum Problem {
+    public enum Problem {
         /** An ID already used in its ID space (in this import or already in the database). */
         DuplicateNode,
         /** A relationship whose start or end ID names no node. */
