@@ -10,6 +10,8 @@ import io.sluice.csv.Header;
 import io.sluice.csv.InputGroup;
 import io.sluice.csv.RowParser;
 import io.sluice.csv.Tolerance;
+import io.sluice.csv.ValueType;
+import io.sluice.online.OnlineImport;
 import io.sluice.server.SluiceServer;
 import io.sluice.sink.EmbeddedNeo4j.HostPort;
 import io.sluice.sink.SinkException;
@@ -260,10 +262,11 @@ public final class ImportBench {
         err.println("import-bench: " + mode);
         try (SluiceServer s = server(dir, mode, List.of())) {
             Path db = dir.resolve("db-" + mode);
-            ImportOptions opts = new ImportOptions(groups, CsvFormat.DEFAULT, new Tolerance(false, false, 0),
-                    dir.resolve(mode + ".report"), o.threads(), SluiceConfig.defaults(), Duration.ofSeconds(10));
-            ImportSummary sum = new OnlineImport(opts, new ImportOptions.Online(db.toString(), merge, o.batchRows(), o.direct(), true), err,
-                    time, false).into(GatewayTarget.over(s, db, o.direct())).run();
+            OnlineImport.Options opts = new OnlineImport.Options(groups, CsvFormat.DEFAULT, new Tolerance(false, false, 0),
+                    dir.resolve(mode + ".report"), o.threads(), SluiceConfig.defaults(), db.toString(), merge, o.batchRows(),
+                    o.direct(), true);
+            ImportSummary sum = ImportSummary.online(new OnlineImport(opts, err, time).over(s)
+                    .showing(ImportProgress.online(false, err, Duration.ofSeconds(10), time)).run());
             err.print(sum.text());
             return new Result(mode, rows, sum.seconds(), sum.finished(), sum.stopped(), sum.deadlockRetries());
         }
@@ -278,7 +281,6 @@ public final class ImportBench {
                 headers.add(Header.parse(g.kind(), src.next().fields(), g.files().getFirst().toString()));
             }
         }
-        GraphPlan plan = GraphPlan.build(groups, headers, CsvFormat.DEFAULT, true, w -> { });
         List<String> statements = List.of(
                 "UNWIND $rows AS row MERGE (n:User {userId: row.k}) SET n.name = row.p1, n.age = row.p2, n.score = row.p3, "
                         + "n.active = row.p4, n.tags = row.p5, n.born = date(row.c6)",
@@ -287,8 +289,10 @@ public final class ImportBench {
                         + "MERGE (a)-[r:VISITED]->(b) SET r.when = datetime(row.c2), r.weight = row.p3");
         List<List<Map<String, Object>>> rows = new ArrayList<>();
         for (int i = 0; i < groups.size(); i++) {
-            RowParser p = i < 2 ? plan.nodeGroups().get(i).parser(CsvFormat.DEFAULT)
-                    : plan.relGroups().getFirst().parser(CsvFormat.DEFAULT);
+            // the headers give no {id-type}: every ID is a string, as the online import reads them
+            RowParser p = i < 2 ? RowParser.nodes(headers.get(i), CsvFormat.DEFAULT, ValueType.STRING)
+                    : RowParser.relationships(headers.get(i), CsvFormat.DEFAULT, ValueType.STRING, ValueType.STRING,
+                            groups.get(i).type());
             List<Map<String, Object>> list = new ArrayList<>();
             try (CsvSource src = new CsvSource(groups.get(i).files(), CsvFormat.DEFAULT, new AtomicLong())) {
                 src.next();

@@ -5,6 +5,7 @@ import io.sluice.csv.CsvFormat;
 import io.sluice.csv.EntityKind;
 import io.sluice.csv.InputGroup;
 import io.sluice.csv.Tolerance;
+import io.sluice.online.OnlineImport;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -74,9 +75,11 @@ public record ImportOptions(List<InputGroup> groups, CsvFormat format, Tolerance
                 throw new IllegalArgumentException("--batch-size must be >= 1, got " + batchRows);
             }
         }
+    }
 
-        public boolean isHttp() {
-            return target.startsWith("http://") || target.startsWith("https://");
-        }
+    /** What the online engine is given for this import. */
+    OnlineImport.Options online(Online online) {
+        return new OnlineImport.Options(groups, format, tolerance, reportFile, threads, config, online.target(),
+                online.merge(), online.batchRows(), online.direct(), online.restart());
     }
 }

@@ -13,6 +13,7 @@ import io.sluice.csv.Files2;
 import io.sluice.csv.InputGroup;
 import io.sluice.csv.Rejection;
 import io.sluice.csv.Tolerance;
+import io.sluice.online.Graph;
 import io.sluice.time.Time;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.online;
 
 import io.sluice.csv.CsvFormat;
 import io.sluice.csv.InputGroup;
@@ -48,8 +48,8 @@ final class Resume {
         this.rejectedBefore = rejectedBefore;
     }
 
-    static String importId(ImportOptions o, boolean merge) {
-        StringBuilder b = new StringBuilder(merge ? "merge" : "create");
+    static String importId(OnlineImport.Options o) {
+        StringBuilder b = new StringBuilder(o.merge() ? "merge" : "create");
         CsvFormat f = o.format();
         b.append('|').append(f.delimiter()).append(f.arrayDelimiter()).append(f.quote()).append(f.idType());
         for (InputGroup g : o.groups()) {

@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.online;
 
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
@@ -7,6 +7,9 @@ import io.sluice.csv.EntityKind;
 import io.sluice.csv.Files2;
 import io.sluice.csv.InputGroup;
 import io.sluice.csv.Tolerance;
+import io.sluice.importer.Datasets;
+import io.sluice.importer.ImportProgress;
+import io.sluice.importer.ImportSummary;
 import io.sluice.time.Time;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -17,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * A generated dataset with planted bad rows, and a way to run an online import of it.
@@ -67,12 +71,21 @@ final class Fixture {
         }
     }
 
-    ImportOptions options(Path report, Tolerance t) {
-        return new ImportOptions(groups, CsvFormat.DEFAULT, t, report, 2, smallConfig(), Duration.ofMillis(100));
+    /** Two threads, direct mode, a small embedded database. */
+    OnlineImport.Options options(Path report, Tolerance t, String target, boolean merge, int batchRows, boolean restart) {
+        return new OnlineImport.Options(groups, CsvFormat.DEFAULT, t, report, 2, smallConfig(), target, merge, batchRows,
+                true, restart);
     }
 
-    ImportSummary online(ImportOptions o, ImportOptions.Online online) throws Exception {
-        return new OnlineImport(o, online, new PrintStream(err, true, StandardCharsets.UTF_8), Time.SYSTEM, false).run();
+    ImportSummary online(OnlineImport.Options o) throws Exception {
+        return online(o, t -> t);
+    }
+
+    /** Runs it as {@code sluice import} does, progress lines every 100 ms, through {@code decorate}'s target. */
+    ImportSummary online(OnlineImport.Options o, UnaryOperator<Target> decorate) throws Exception {
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+        return ImportSummary.online(new OnlineImport(o, e, Time.SYSTEM).decorate(decorate)
+                .showing(ImportProgress.online(false, e, Duration.ofMillis(100), Time.SYSTEM)).run());
     }
 
     String errText() {

@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.online;
 
 import io.sluice.sink.EmbeddedNeo4j;
 import java.nio.file.Path;
@@ -7,23 +7,23 @@ import java.util.List;
 import java.util.Map;
 
 /** Opens a sluice data directory's embedded database for checks in Cypher. */
-final class Graph implements AutoCloseable {
+public final class Graph implements AutoCloseable {
     final EmbeddedNeo4j neo4j;
 
     private Graph(EmbeddedNeo4j neo4j) {
         this.neo4j = neo4j;
     }
 
-    static Graph open(Path dataDir) {
+    public static Graph open(Path dataDir) {
         return new Graph(EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(dataDir, null, 64L << 20, 0, "neo4j")));
     }
 
-    long count(String cypher) {
+    public long count(String cypher) {
         return neo4j.database().executeTransactionally(cypher, Map.of(),
                 r -> ((Number) r.next().values().iterator().next()).longValue());
     }
 
-    List<Map<String, Object>> rows(String cypher) {
+    public List<Map<String, Object>> rows(String cypher) {
         return neo4j.database().executeTransactionally(cypher, Map.of(), r -> {
             List<Map<String, Object>> out = new ArrayList<>();
             r.forEachRemaining(out::add);
@@ -31,7 +31,7 @@ final class Graph implements AutoCloseable {
         });
     }
 
-    Object one(String cypher) {
+    public Object one(String cypher) {
         return neo4j.database().executeTransactionally(cypher, Map.of(), r -> r.next().values().iterator().next());
     }
 

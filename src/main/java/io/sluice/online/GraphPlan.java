@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.online;
 
 import io.sluice.csv.Column;
 import io.sluice.csv.Column.Kind;

@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.online;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,6 +7,7 @@ import io.sluice.csv.CsvSource;
 import io.sluice.csv.Files2;
 import io.sluice.csv.InputGroup;
 import io.sluice.csv.Tolerance;
+import io.sluice.importer.ImportSummary;
 import io.sluice.support.TestServer;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -29,14 +30,15 @@ class MergeAndHttpTest {
         try (Graph g = Graph.open(db)) {
             g.one("CREATE (u:User {userId: 'u1', age: 99, extra: 'keep'}) RETURN 1");
         }
-        ImportOptions o = f.options(dir.resolve("import.report"), new Tolerance(false, false, 0));
-        ImportSummary s = f.online(o, new ImportOptions.Online(db.toString(), true, 100, true, false));
+        Path report = dir.resolve("import.report");
+        Tolerance none = new Tolerance(false, false, 0);
+        ImportSummary s = f.online(f.options(report, none, db.toString(), true, 100, false));
         assertThat(s.finished()).as(s.text() + f.errText()).isTrue();
         assertThat(s.nodes()).isEqualTo(Fixture.USERS + Fixture.SITES - 1);
         long pairs = distinctVisitPairs(f);
         assertThat(s.relationships()).isEqualTo(pairs);
 
-        ImportSummary again = f.online(o, new ImportOptions.Online(db.toString(), true, 100, true, true));
+        ImportSummary again = f.online(f.options(report, none, db.toString(), true, 100, true));
         assertThat(again.finished()).isTrue();
         assertThat(again.nodes()).isZero();
         assertThat(again.relationships()).isZero();
@@ -55,8 +57,8 @@ class MergeAndHttpTest {
         Fixture f = new Fixture(dir, true);
         Path report = dir.resolve("import.report");
         try (TestServer server = TestServer.start("", false)) {
-            ImportSummary s = f.online(f.options(report, new Tolerance(true, true, -1)),
-                    new ImportOptions.Online(server.server.baseUrl(), false, 100, true, false));
+            ImportSummary s = f.online(f.options(report, new Tolerance(true, true, -1), server.server.baseUrl(), false, 100,
+                    false));
             assertThat(s.finished()).as(s.text() + f.errText()).isTrue();
             assertThat(s.nodes()).isEqualTo(Fixture.USERS + Fixture.SITES);
             assertThat(s.relationships()).isEqualTo(Fixture.VISITS);

@@ -1,13 +1,15 @@
-package io.sluice.importer;
+package io.sluice.online;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.csv.CsvFormat;
+import io.sluice.csv.CsvSource;
 import io.sluice.csv.EntityKind;
 import io.sluice.csv.Files2;
 import io.sluice.csv.Header;
 import io.sluice.csv.InputGroup;
+import io.sluice.csv.Row;
 import io.sluice.csv.ValueType;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -70,6 +72,17 @@ class GraphPlanTest {
         assertThat(site.property()).isEqualTo("id");
         assertThat(w).singleElement().asString().contains("'Site'");
         assertThat(p.declaredSpaces()).extracting(IdSpace::name).containsExactly("User");
+    }
+
+    @Test
+    void parsersReadIdsAsTheTypeOfTheirSpace() {
+        GraphPlan p = plan(List.of(group(EntityKind.NODES, "User"), group(EntityKind.RELATIONSHIPS, "KNOWS")),
+                List.of(header(EntityKind.NODES, "id:ID(User){id-type:long}"),
+                        header(EntityKind.RELATIONSHIPS, ":START_ID(User),:END_ID(User)")), false, new ArrayList<>());
+        Row r = p.relGroups().getFirst().parser(CsvFormat.DEFAULT).parse(new CsvSource.Raw(new String[] {"1", "2"}, 0, 2), "r.csv");
+        assertThat(r.values()).containsEntry("s", 1L).containsEntry("e", 2L);
+        Row bad = p.nodeGroups().getFirst().parser(CsvFormat.DEFAULT).parse(new CsvSource.Raw(new String[] {"x"}, 0, 2), "n.csv");
+        assertThat(bad.rejection().message()).contains("ID 'x' of ID space 'User' is not an integer");
     }
 
     @Test

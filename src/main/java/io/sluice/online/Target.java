@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.online;
 
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.StatementResult;

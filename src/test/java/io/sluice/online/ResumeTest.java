@@ -1,12 +1,10 @@
-package io.sluice.importer;
+package io.sluice.online;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.csv.Files2;
 import io.sluice.csv.Tolerance;
-import io.sluice.time.Time;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import io.sluice.importer.ImportSummary;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -24,13 +22,11 @@ class ResumeTest {
         Path report = dir.resolve("import.report");
         String db = dir.resolve("db").toString();
 
-        ImportSummary first = f.online(f.options(report, new Tolerance(true, true, 1)),
-                new ImportOptions.Online(db, false, 50, true, false));
+        ImportSummary first = f.online(f.options(report, new Tolerance(true, true, 1), db, false, 50, false));
         assertThat(first.finished()).isFalse();
         assertThat(first.stopped()).contains("exceed --bad-tolerance 1").contains("Read up to").contains("run the same command again");
 
-        ImportSummary second = f.online(f.options(report, new Tolerance(true, true, 10)),
-                new ImportOptions.Online(db, false, 50, true, false));
+        ImportSummary second = f.online(f.options(report, new Tolerance(true, true, 10), db, false, 50, false));
         assertThat(second.finished()).as(second.text()).isTrue();
         assertThat(second.resumed()).isPositive();
         assertThat(f.errText()).contains("resuming import");
@@ -43,16 +39,14 @@ class ResumeTest {
         Fixture f = new Fixture(dir, true);
         Path report = dir.resolve("import.report");
         String db = dir.resolve("db").toString();
-        ImportOptions o = f.options(report, new Tolerance(true, true, -1));
-        ImportOptions.Online online = new ImportOptions.Online(db, false, 50, true, false);
+        OnlineImport.Options o = f.options(report, new Tolerance(true, true, -1), db, false, 50, false);
 
         // the 16th batch is a relationship batch (about 12 node batches come first): nodes all in, relationships part-way
-        ImportSummary first = new OnlineImport(o, online, new PrintStream(f.err, true, StandardCharsets.UTF_8), Time.SYSTEM, false)
-                .decorate(t -> new FaultyTarget(t, 16)).run();
+        ImportSummary first = f.online(o, t -> new FaultyTarget(t, 16));
         assertThat(first.finished()).isFalse();
         assertThat(first.stopped()).contains("connection lost after the commit");
 
-        ImportSummary second = f.online(o, online);
+        ImportSummary second = f.online(o);
         assertThat(second.finished()).as(second.text()).isTrue();
         assertExactlyOnce(db, report);
     }

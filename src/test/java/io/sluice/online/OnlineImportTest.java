@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.online;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.csv.Files2;
 import io.sluice.csv.Rejection.Problem;
 import io.sluice.csv.Tolerance;
+import io.sluice.importer.Datasets;
+import io.sluice.importer.ImportSummary;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.time.ZonedDateTime;
@@ -28,8 +30,8 @@ class OnlineImportTest {
         Fixture f = new Fixture(dir, true);
         Path report = dir.resolve("import.report");
         Path db = dir.resolve("db");
-        ImportOptions o = f.options(report, new Tolerance(true, true, -1));
-        ImportSummary s = f.online(o, new ImportOptions.Online(db.toString(), false, 100, true, false));
+        OnlineImport.Options o = f.options(report, new Tolerance(true, true, -1), db.toString(), false, 100, false);
+        ImportSummary s = f.online(o);
 
         assertThat(s.finished()).as(s.text() + f.errText()).isTrue();
         assertThat(s.nodes()).isEqualTo(Fixture.USERS + Fixture.SITES);
@@ -76,7 +78,7 @@ class OnlineImportTest {
             assertThat(g.count("MATCH (m:SluiceImportMark) RETURN count(m)")).as("marks are cleared at the end").isZero();
             assertThat(g.count("MATCH (i:SluiceImport) WHERE i.completed IS NOT NULL RETURN count(i)")).isEqualTo(1);
         }
-        assertThatThrownBy(() -> f.online(o, new ImportOptions.Online(db.toString(), false, 100, true, false)))
+        assertThatThrownBy(() -> f.online(o))
                 .hasMessageContaining("already finished").hasMessageContaining("--restart");
     }
 

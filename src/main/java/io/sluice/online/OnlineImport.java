@@ -1,14 +1,17 @@
-package io.sluice.importer;
+package io.sluice.online;
 
 import io.sluice.config.SluiceConfig;
+import io.sluice.csv.CsvFormat;
 import io.sluice.csv.CsvSource;
 import io.sluice.csv.EntityKind;
 import io.sluice.csv.Header;
 import io.sluice.csv.InputGroup;
+import io.sluice.csv.Rejection;
 import io.sluice.csv.ReportFile;
 import io.sluice.csv.Row;
 import io.sluice.csv.RowParser;
-import io.sluice.importer.ImportOptions.Online;
+import io.sluice.csv.Tolerance;
+import io.sluice.server.SluiceServer;
 import io.sluice.time.Time;
 import io.sluice.write.Statement;
 import java.io.IOException;
@@ -17,7 +20,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * {@code sluice import --online}: the rows of the CSV groups streamed into a live database through sluice's
@@ -27,16 +33,88 @@ import java.util.Set;
  * from a few threads; wait for them; then the relationship groups likewise (they need the nodes); finally clear
  * the progress marks. One reader thread parses; the workers write. {@link #stop} (Ctrl-C) stops it cleanly at
  * any point; the next run of the same command resumes.
+ *
+ * <p>The engine knows nothing of the command: {@code importer.Importer} gives it its {@link Options}, shows its
+ * {@link Status} and prints its {@link Result}.
  */
-final class OnlineImport {
+public final class OnlineImport {
     private static final Set<String> ALREADY_EXISTS = Set.of("Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
             "Neo.ClientError.Schema.ConstraintAlreadyExists", "Neo.ClientError.Schema.IndexAlreadyExists");
 
-    private final ImportOptions options;
-    private final Online online;
+    /**
+     * What to import, and how.
+     *
+     * @param groups     the {@code --nodes} and {@code --relationships} groups, in command-line order
+     * @param format     how the CSV is read
+     * @param tolerance  what happens to bad rows
+     * @param reportFile where rejected rows are appended
+     * @param threads    concurrent batches (partitions); 0 = the number of cores
+     * @param config     sluice's config: the embedded database's (its schema is created, its {@code neo4j}
+     *                   section sizes it), or the name of a remote sluice's database ({@code neo4j.database})
+     * @param target     {@code http(s)://...} (a running sluice), or a directory (embedded Neo4j, as {@code serve --data})
+     * @param merge      MERGE nodes on their ID and relationships on their ends, instead of CREATE
+     * @param batchRows  rows per transaction
+     * @param direct     each batch in a transaction of its own, concurrently ({@code mode=direct}); otherwise
+     *                   through the group-committing batcher ({@code mode=sync})
+     * @param restart    ignore the progress of an earlier interrupted or finished run of the same import
+     */
+    public record Options(List<InputGroup> groups, CsvFormat format, Tolerance tolerance, Path reportFile, int threads,
+            SluiceConfig config, String target, boolean merge, int batchRows, boolean direct, boolean restart) {
+        public Options {
+            groups = List.copyOf(groups);
+            Objects.requireNonNull(format, "format");
+            Objects.requireNonNull(tolerance, "tolerance");
+            Objects.requireNonNull(reportFile, "reportFile");
+            Objects.requireNonNull(config, "config");
+            Objects.requireNonNull(target, "target");
+            if (threads < 0) {
+                throw new IllegalArgumentException("--threads must be >= 0, got " + threads);
+            }
+            if (batchRows < 1) {
+                throw new IllegalArgumentException("--batch-size must be >= 1, got " + batchRows);
+            }
+        }
+
+        boolean isHttp() {
+            return target.startsWith("http://") || target.startsWith("https://");
+        }
+    }
+
+    /**
+     * Where an import is, for a progress display.
+     *
+     * @param phase    {@code starting}, {@code nodes} or {@code relationships}
+     * @param done     rows of this phase done (imported, rejected or done by an earlier run)
+     * @param total    rows of this phase, estimated from the bytes read so far; 0 when not known yet
+     * @param rejected rejected rows so far, the whole import's
+     */
+    public record Status(String phase, long done, long total, long rejected) {}
+
+    /**
+     * What an import did.
+     *
+     * @param nodes         nodes created
+     * @param relationships relationships created
+     * @param properties    properties set
+     * @param rejected      rows rejected by this run, per problem
+     * @param rows          data rows read
+     * @param resumed       rows skipped because an earlier run had done them
+     * @param seconds       wall-clock time
+     * @param stopped       why the import stopped before the end and how far it got, or null when it finished
+     * @param retries       transient errors retried by sluice's write path, per Neo4j status code, plus
+     *                      {@code resent}: batches the import sent again
+     */
+    public record Result(long nodes, long relationships, long properties, Map<Rejection.Problem, Long> rejected,
+            long rows, long resumed, double seconds, String stopped, Map<String, Long> retries) {
+        public Result {
+            rejected = Map.copyOf(rejected);
+            retries = Map.copyOf(retries);
+        }
+    }
+
+    private final Options options;
     private final PrintStream err;
     private final Time time;
-    private final boolean terminal;
     private volatile Ledger ledger;
     private volatile String phase = "starting";
     private volatile long phaseBytes;
@@ -45,24 +123,31 @@ final class OnlineImport {
     private volatile long phaseBytesAtStart;
     private volatile String lastRead = "nothing";
     private java.util.function.UnaryOperator<Target> decorate = t -> t;
+    private Function<Supplier<Status>, Runnable> progress = status -> () -> { };
     private Target given;
 
-    OnlineImport(ImportOptions options, Online online, PrintStream err, Time time, boolean terminal) {
+    /** @param err where warnings and notes go ({@code import: ...}) */
+    public OnlineImport(Options options, PrintStream err, Time time) {
         this.options = options;
-        this.online = online;
         this.err = err;
         this.time = time;
-        this.terminal = terminal;
     }
 
-    static ImportSummary run(ImportOptions options, Online online, PrintStream err, Time time, boolean terminal)
-            throws IOException, InterruptedException {
-        return new OnlineImport(options, online, err, time, terminal).run();
+    /**
+     * Imports through the write path of this sluice, which the caller started and will close (the benchmark's),
+     * instead of opening {@link Options#target()}.
+     */
+    public OnlineImport over(SluiceServer server) {
+        this.given = GatewayTarget.over(server, Path.of(options.target()), options.direct());
+        return this;
     }
 
-    /** Imports into this target instead of opening one (the benchmark's, over a database it started). */
-    OnlineImport into(Target t) {
-        this.given = t;
+    /**
+     * Shows the import's progress: {@code display} gets the status when the rows start to be read, and returns
+     * what ends the display, run after the last batch (before the progress marks are cleared).
+     */
+    public OnlineImport showing(Function<Supplier<Status>, Runnable> display) {
+        this.progress = display;
         return this;
     }
 
@@ -73,37 +158,37 @@ final class OnlineImport {
     }
 
     /** Asks a running import to stop after the statements in flight; its progress is kept for a resume. */
-    void stop(String reason) {
+    public void stop(String reason) {
         Ledger l = ledger;
         if (l != null) {
             l.stop(reason);
         }
     }
 
-    ImportSummary run() throws IOException, InterruptedException {
+    public Result run() throws IOException, InterruptedException {
         long t0 = time.nanos();
         List<Header> headers = new ArrayList<>();
         for (InputGroup g : options.groups()) {
             headers.add(header(g));
         }
-        GraphPlan plan = GraphPlan.build(options.groups(), headers, options.format(), online.merge(),
+        GraphPlan plan = GraphPlan.build(options.groups(), headers, options.format(), options.merge(),
                 w -> err.println("import: " + w));
         int partitions = options.threads() > 0 ? options.threads() : Runtime.getRuntime().availableProcessors();
         try (Target target = decorate.apply(given != null ? given : open(partitions))) {
             Map<String, Long> retriesBefore = target.transientRetries();
             createSchema(target, plan);
-            Resume resume = Resume.open(target, Resume.importId(options, online.merge()), online.restart(), partitions,
-                    online.batchRows(), err);
+            Resume resume = Resume.open(target, Resume.importId(options), options.restart(), partitions,
+                    options.batchRows(), err);
             Ledger l = new Ledger(options.tolerance(), resume.rejectedBefore());
             ledger = l;
             try (ReportFile report = ReportFile.append(options.reportFile())) {
-                ImportProgress progress = ImportProgress.start(this::sample, terminal, err, options.progressInterval(), time);
+                Runnable endProgress = progress.apply(this::status);
                 try (BatchApplier applier = new BatchApplier(target, resume, l, report, options.tolerance(),
                         Thread.ofPlatform().name("sluice-import-", 0).factory(), time)) {
                     phase(plan.nodeGroups().stream().map(GraphPlan.NodeGroup::input).toList(), "nodes");
                     for (GraphPlan.NodeGroup g : plan.nodeGroups()) {
                         read(g.input(), g.parser(options.format()), new Batch.Work(g.index(), EntityKind.NODES,
-                                Statements.nodes(g, online.merge()), g.input().files(), g.space(), null, null, null), resume, applier);
+                                Statements.nodes(g, options.merge()), g.input().files(), g.space(), null, null, null), resume, applier);
                     }
                     applier.awaitIdle();
                     if (!plan.relGroups().isEmpty()) {
@@ -111,12 +196,12 @@ final class OnlineImport {
                     }
                     for (GraphPlan.RelGroup g : plan.relGroups()) {
                         read(g.input(), g.parser(options.format()), new Batch.Work(g.index(),
-                                EntityKind.RELATIONSHIPS, Statements.relationships(g, online.merge()), g.input().files(), null,
+                                EntityKind.RELATIONSHIPS, Statements.relationships(g, options.merge()), g.input().files(), null,
                                 g.start(), g.end(), g.input().type()), resume, applier);
                     }
                     applier.awaitIdle();
                 } finally {
-                    progress.close();
+                    endProgress.run();
                 }
                 if (!l.isStopped()) {
                     resume.complete(target);
@@ -141,14 +226,14 @@ final class OnlineImport {
     }
 
     private Target open(int partitions) {
-        if (online.isHttp()) {
-            return new HttpTarget(online.target(), options.config().neo4j().database(), online.direct());
+        if (options.isHttp()) {
+            return new HttpTarget(options.target(), options.config().neo4j().database(), options.direct());
         }
         SluiceConfig c = options.config();
         var a = c.admission();
-        long rows = Math.max(a.maxPendingRows(), 4L * partitions * online.batchRows());
+        long rows = Math.max(a.maxPendingRows(), 4L * partitions * options.batchRows());
         c = c.withAdmission(new SluiceConfig.Admission(rows, a.maxPendingBytes(), a.timeout(), a.maxBodyBytes()));
-        return GatewayTarget.start(Path.of(online.target()), c, online.direct());
+        return GatewayTarget.start(Path.of(options.target()), c, options.direct());
     }
 
     /** The ID spaces' uniqueness constraints (created when missing) and the progress marks' index. */
@@ -234,7 +319,7 @@ final class OnlineImport {
         phase = name;
     }
 
-    private ImportProgress.Sample sample() {
+    private Status status() {
         Ledger l = ledger;
         if (l == null) {
             return null;
@@ -242,17 +327,17 @@ final class OnlineImport {
         long read = l.rowsRead.get() - phaseReadAtStart;
         long bytes = l.bytesRead.get() - phaseBytesAtStart;
         long total = bytes > 0 ? Math.round((double) read * phaseBytes / bytes) : 0;
-        return new ImportProgress.Sample(phase, l.done.get() - phaseDoneAtStart, total, "rows", l.rejected.get());
+        return new Status(phase, l.done.get() - phaseDoneAtStart, total, l.rejected.get());
     }
 
-    private ImportSummary summary(Ledger l, ReportFile report, long t0, Map<String, Long> retries) {
+    private Result summary(Ledger l, ReportFile report, long t0, Map<String, Long> retries) {
         String stopped = l.stopReason();
         if (stopped != null) {
             stopped += String.format(java.util.Locale.ROOT,
                     ".%n  Read up to %s; imported so far: %,d nodes, %,d relationships. Progress is kept: run the same "
                     + "command again to resume where it stopped.", lastRead, l.nodes.get(), l.relationships.get());
         }
-        return new ImportSummary("online", l.nodes.get(), l.relationships.get(), l.properties.get(), report.counts(),
-                l.rowsRead.get(), l.resumed.get(), (time.nanos() - t0) / 1e9, stopped, retries);
+        return new Result(l.nodes.get(), l.relationships.get(), l.properties.get(), report.counts(), l.rowsRead.get(),
+                l.resumed.get(), (time.nanos() - t0) / 1e9, stopped, retries);
     }
 }

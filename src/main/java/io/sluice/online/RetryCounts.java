@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.online;
 
 import java.io.IOException;
 import java.net.URI;

@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.online;
 
 import io.sluice.csv.EntityKind;
 import io.sluice.csv.Rejection;

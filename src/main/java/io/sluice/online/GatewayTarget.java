@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.online;
 
 import io.sluice.config.SluiceConfig;
 import io.sluice.server.SluiceServer;

@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.online;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
