@@ -8,7 +8,6 @@ import io.sluice.csv.Rejection;
 import io.sluice.csv.Tolerance;
 import io.sluice.importer.ImportOptions.Offline;
 import io.sluice.server.SluiceServer;
-import io.sluice.sink.EmbeddedNeo4j.HostPort;
 import io.sluice.time.Time;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -88,7 +87,7 @@ final class OfflineImport {
         }
         if (!options.config().schema().isEmpty()) {
             err.println("import: creating " + options.config().schema().size() + " schema statement(s) of the config");
-            SluiceServer.start(new SluiceServer.Options(options.config(), home, new HostPort("127.0.0.1", 0), null)).close();
+            SluiceServer.start(new SluiceServer.Options(options.config(), home, null, null)).close();
         }
         long nodes = Math.max(0, output.nodes());
         long rels = Math.max(0, output.relationships());

@@ -2,7 +2,7 @@ package io.sluice.online;
 
 import io.sluice.config.SluiceConfig;
 import io.sluice.server.SluiceServer;
-import io.sluice.sink.EmbeddedNeo4j.HostPort;
+import io.sluice.sink.StoreInUseException;
 import io.sluice.write.Mode;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
@@ -14,8 +14,8 @@ import java.util.List;
 /**
  * The embedded database in a sluice data directory, driven in-process through sluice's own write path
  * ({@link WritePath}): the same admission, batching, retry and failure isolation an HTTP client gets, without
- * HTTP. Owns the in-process sluice it starts (HTTP on an ephemeral loopback port, no Bolt); {@link #close}
- * applies what is admitted and shuts Neo4j down cleanly.
+ * HTTP. Owns the in-process sluice it starts (no HTTP listener, no Bolt); {@link #close} applies what is
+ * admitted and shuts Neo4j down cleanly.
  */
 final class GatewayTarget implements Target {
     private final SluiceServer server;
@@ -39,24 +39,12 @@ final class GatewayTarget implements Target {
 
     static GatewayTarget start(Path dataDir, SluiceConfig config, boolean direct) {
         try {
-            return new GatewayTarget(SluiceServer.start(new SluiceServer.Options(config, dataDir,
-                    new HostPort("127.0.0.1", 0), null)), direct ? Mode.DIRECT : Mode.SYNC, dataDir, true);
-        } catch (RuntimeException e) {
-            if (String.valueOf(e.getMessage()).contains("lock") || causedBy(e, "FileLockException")) {
-                throw new IllegalStateException("the database in " + dataDir + " is in use (is 'sluice serve' running on it? "
-                        + "then import through it: --online http://HOST:PORT)", e);
-            }
-            throw e;
+            return new GatewayTarget(SluiceServer.start(new SluiceServer.Options(config, dataDir, null, null)),
+                    direct ? Mode.DIRECT : Mode.SYNC, dataDir, true);
+        } catch (StoreInUseException e) {
+            throw new IllegalStateException("the database in " + dataDir + " is in use (is 'sluice serve' running on it? "
+                    + "then import through it: --online http://HOST:PORT)", e);
         }
-    }
-
-    private static boolean causedBy(Throwable e, String simpleName) {
-        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (c.getClass().getSimpleName().equals(simpleName)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     @Override
@@ -80,9 +68,7 @@ final class GatewayTarget implements Target {
 
     @Override
     public java.util.Map<String, Long> transientRetries() {
-        try (java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient()) {
-            return RetryCounts.read(http, server.baseUrl());
-        }
+        return writes.transientRetries();
     }
 
     @Override

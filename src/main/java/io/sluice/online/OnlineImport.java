@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -206,13 +207,25 @@ public final class OnlineImport {
                 if (!l.isStopped()) {
                     resume.complete(target);
                 }
-                Map<String, Long> retries = new java.util.HashMap<>(RetryCounts.since(retriesBefore, target.transientRetries()));
+                Map<String, Long> retries = since(retriesBefore, target.transientRetries());
                 if (l.resends.get() > 0) {
                     retries.put("resent", l.resends.get());
                 }
                 return summary(l, report, t0, retries);
             }
         }
+    }
+
+    /** The transient retries made during the import: {@code after - before}, per code, without the zeros. */
+    private static Map<String, Long> since(Map<String, Long> before, Map<String, Long> after) {
+        Map<String, Long> out = new HashMap<>();
+        after.forEach((code, n) -> {
+            long d = n - before.getOrDefault(code, 0L);
+            if (d > 0) {
+                out.put(code, d);
+            }
+        });
+        return out;
     }
 
     private Header header(InputGroup g) throws IOException {
@@ -227,7 +240,7 @@ public final class OnlineImport {
 
     private Target open(int partitions) {
         if (options.isHttp()) {
-            return new HttpTarget(options.target(), options.config().neo4j().database(), options.direct());
+            return new RemoteTarget(options.target(), options.config().neo4j().database(), options.direct());
         }
         SluiceConfig c = options.config();
         var a = c.admission();

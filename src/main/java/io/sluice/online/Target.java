@@ -7,8 +7,8 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Where an online import sends its statements: sluice's write path, in-process ({@link GatewayTarget}) or over
- * HTTP ({@link HttpTarget}). Each {@link #write} is one request: its statements commit together or not at all.
+ * Where an online import sends its statements: sluice's write path, in-process ({@link GatewayTarget}) or of a
+ * running sluice over HTTP ({@link RemoteTarget}). Each {@link #write} is one request: its statements commit together or not at all.
  * Thread-safe: the import's workers call it concurrently.
  */
 interface Target extends AutoCloseable {
@@ -19,7 +19,10 @@ interface Target extends AutoCloseable {
     /** Runs one statement alone: a read, or a schema command. */
     Result run(Statement statement) throws InterruptedException;
 
-    /** Transient retries sluice's write path has made so far, per Neo4j status code (see {@link RetryCounts}). */
+    /**
+     * Transient retries (deadlocks, lock timeouts ...) sluice's write path has made since it started, per Neo4j
+     * status code; an import reports the difference between its start and its end.
+     */
     java.util.Map<String, Long> transientRetries();
 
     /** For messages: {@code embedded neo4j in ./data}, {@code sluice at http://...}. */

@@ -10,6 +10,7 @@ import io.sluice.csv.Rejection.Problem;
 import io.sluice.csv.Tolerance;
 import io.sluice.importer.Datasets;
 import io.sluice.importer.ImportSummary;
+import io.sluice.sink.StoreInUseException;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.time.ZonedDateTime;
@@ -80,6 +81,18 @@ class OnlineImportTest {
         }
         assertThatThrownBy(() -> f.online(o))
                 .hasMessageContaining("already finished").hasMessageContaining("--restart");
+    }
+
+    @Test
+    @Timeout(60)
+    void aDatabaseInUseIsRefusedWithTheWayInThatRemains() {
+        Path db = dir.resolve("db");
+        try (Graph g = Graph.open(db)) {
+            assertThat(g.count("RETURN 1")).as("the database is open here").isEqualTo(1);
+            assertThatThrownBy(() -> GatewayTarget.start(db, Fixture.smallConfig(), true))
+                    .isInstanceOf(IllegalStateException.class).hasCauseInstanceOf(StoreInUseException.class)
+                    .hasMessageContaining("is in use").hasMessageContaining("--online http://HOST:PORT");
+        }
     }
 
     static JsonNode json(String line) {

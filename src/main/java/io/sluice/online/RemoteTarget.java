@@ -12,19 +12,24 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * A running sluice over HTTP. A remote sluice knows only the templates of its own config, so the import sends its
+ * A running sluice, over HTTP. A remote sluice knows only the templates of its own config, so the import sends its
  * statements as raw Cypher through {@code POST /db/{db}/tx/commit?mode=direct|sync} (Neo4j's classic transactional
  * format), one request per batch: the statements of a request commit together, and sluice's write path admits,
  * retries and isolates them as it does any client's. A 503 is {@link Result.Busy} (retried after its
- * Retry-After); a connection failure too.
+ * Retry-After); a connection failure too. Its transient retries are read from its {@code /metrics}.
  */
-final class HttpTarget implements Target {
+final class RemoteTarget implements Target {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Pattern RETRIES = Pattern.compile(
+            "^sluice_transient_retries_total\\{code=\"([^\"]+)\"[^}]*} ([0-9.eE+]+)$");
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10)).build();
@@ -32,7 +37,7 @@ final class HttpTarget implements Target {
     private final String database;
     private final String mode;
 
-    HttpTarget(String url, String database, boolean direct) {
+    RemoteTarget(String url, String database, boolean direct) {
         this.base = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
         this.database = database;
         this.mode = direct ? "direct" : "sync";
@@ -104,9 +109,27 @@ final class HttpTarget implements Target {
         return new StatementResult(columns, rows, counters);
     }
 
+    /** {@code sluice_transient_retries_total{code="..."}} of the sluice's metrics; empty when they cannot be read. */
     @Override
     public Map<String, Long> transientRetries() {
-        return RetryCounts.read(http, base);
+        Map<String, Long> out = new HashMap<>();
+        try {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics"))
+                    .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() == 200) {
+                for (String line : r.body().split("\n")) {
+                    Matcher m = RETRIES.matcher(line.strip());
+                    if (m.matches()) {
+                        out.merge(m.group(1), (long) Double.parseDouble(m.group(2)), Long::sum);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            return out;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return out;
     }
 
     @Override
