@@ -1,5 +1,6 @@
 package io.sluice.online;
 
+import io.sluice.bench.Datasets;
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
 import io.sluice.csv.CsvFormat;
@@ -7,7 +8,6 @@ import io.sluice.csv.EntityKind;
 import io.sluice.csv.Files2;
 import io.sluice.csv.InputGroup;
 import io.sluice.csv.Tolerance;
-import io.sluice.importer.Datasets;
 import io.sluice.importer.ImportProgress;
 import io.sluice.importer.ImportSummary;
 import io.sluice.time.Time;

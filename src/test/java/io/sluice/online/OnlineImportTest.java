@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.bench.Datasets;
 import io.sluice.csv.Files2;
 import io.sluice.csv.Rejection.Problem;
 import io.sluice.csv.Tolerance;
-import io.sluice.importer.Datasets;
 import io.sluice.importer.ImportSummary;
 import io.sluice.sink.StoreInUseException;
 import java.nio.file.Path;

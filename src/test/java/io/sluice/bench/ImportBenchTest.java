@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.bench;
 
 import java.io.BufferedWriter;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.sluice.importer;
+package io.sluice.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -11,9 +11,10 @@ import io.sluice.csv.InputGroup;
 import io.sluice.csv.RowParser;
 import io.sluice.csv.Tolerance;
 import io.sluice.csv.ValueType;
+import io.sluice.importer.ImportProgress;
+import io.sluice.importer.ImportSummary;
 import io.sluice.online.OnlineImport;
 import io.sluice.server.SluiceServer;
-import io.sluice.sink.EmbeddedNeo4j.HostPort;
 import io.sluice.sink.SinkException;
 import io.sluice.time.Time;
 import java.io.IOException;
@@ -232,12 +233,12 @@ public final class ImportBench {
 
     // ---- the modes ----
 
+    /** A fresh sluice over an embedded database, without HTTP: every mode runs in-process. */
     private SluiceServer server(Path dir, String name, List<String> schema) {
         // LOAD CSV's file URLs are confined to the import folder: here the bench's work folder
         SluiceConfig c = SluiceConfig.defaults().withTemplates(Map.of(), schema)
                 .withNeo4j(new SluiceConfig.Neo4j(null, null, null, dir.toAbsolutePath().toString()));
-        return SluiceServer.start(new SluiceServer.Options(c, dir.resolve("db-" + name + "-" + (++servers)),
-                new HostPort("127.0.0.1", 0), null));
+        return SluiceServer.start(new SluiceServer.Options(c, dir.resolve("db-" + name + "-" + (++servers)), null, null));
     }
 
     private Result loadCsv(Path dir, String mode, List<String> schema, List<String> statements, Map<String, Object> params,
