@@ -35,8 +35,12 @@ class LayeringTest {
             Map.entry("http", Set.of("write", "sink", "metrics", "config")),
             // the gateway routes between parts others build; it never reaches the HTTP layer or its owner
             Map.entry("gateway", Set.of("apply", "batch", "config", "cypher", "durable", "sink", "write")),
-            // the importer drives sluice like a client: through the write path of a server it starts, or over HTTP
-            Map.entry("importer", Set.of("config", "write", "sink", "server", "batch")));
+            // neo4j-admin import's input format: pure format code
+            Map.entry("csv", Set.of()),
+            // the online import drives sluice like a client: through the write path of a server it starts, or over HTTP
+            Map.entry("online", Set.of("csv", "config", "write", "sink", "server")),
+            // sluice import: the command over the online engine, and the offline path (Neo4j's importer, then the schema)
+            Map.entry("importer", Set.of("csv", "online", "config", "server")));
 
     /** The one clock: time is read, slept and jittered through {@code io.sluice.time}, nowhere else. */
     static final Pattern CLOCK = Pattern.compile(
@@ -82,7 +86,7 @@ class LayeringTest {
     @Test
     void packagesUseOnlyWhatTheLayeringAllows() throws IOException {
         Map<String, Set<String>> uses = uses();
-        assertThat(uses).containsKeys("http", "batch", "apply", "sink", "write");
+        assertThat(uses).containsKeys("http", "batch", "apply", "sink", "write", "csv", "online", "importer");
         ALLOWED.forEach((pkg, allowed) -> assertThat(uses.getOrDefault(pkg, Set.of()))
                 .as("sluice packages used by '%s'", pkg).isSubsetOf(allowed));
     }

@@ -1,7 +1,8 @@
 /**
  * {@code sluice bench}: measures sluice's write modes against each other and against the raw limit, on the
  * machine at hand, and reports ratios (absolute numbers on a shared 2-core machine are noise; ratios of modes
- * measured in the same run are what to compare).
+ * measured in the same run are what to compare). {@code sluice import-bench} ({@link io.sluice.bench.ImportBench},
+ * on {@link io.sluice.bench.Datasets}) does the same for the import paths.
  *
  * <pre>
  *   ./sluice bench visited --modes direct,sync,raw --clients 64 --duration 20 --out /tmp/bench-visited.json

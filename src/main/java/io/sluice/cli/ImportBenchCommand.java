@@ -1,6 +1,6 @@
 package io.sluice.cli;
 
-import io.sluice.importer.ImportBench;
+import io.sluice.bench.ImportBench;
 import io.sluice.time.Time;
 import java.nio.file.Path;
 import java.util.Map;

@@ -2,12 +2,13 @@ package io.sluice.cli;
 
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
-import io.sluice.importer.CsvFormat;
-import io.sluice.importer.EntityKind;
+import io.sluice.csv.CsvFormat;
+import io.sluice.csv.EntityKind;
+import io.sluice.csv.InputGroup;
+import io.sluice.csv.Tolerance;
 import io.sluice.importer.ImportOptions;
 import io.sluice.importer.ImportSummary;
 import io.sluice.importer.Importer;
-import io.sluice.importer.InputGroup;
 import io.sluice.importer.LegacyArguments;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -131,7 +132,7 @@ final class ImportCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--progress-interval must be > 0 seconds, got " + progressInterval);
         }
         ImportOptions o = new ImportOptions(groups, format,
-                new ImportOptions.Tolerance(skipDuplicateNodes, skipBadRelationships, badTolerance), reportFile, threads, c,
+                new Tolerance(skipDuplicateNodes, skipBadRelationships, badTolerance), reportFile, threads, c,
                 Duration.ofMillis(Math.round(progressInterval * 1000)));
         ImportSummary s;
         if (into != null) {

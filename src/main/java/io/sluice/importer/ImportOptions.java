@@ -1,6 +1,11 @@
 package io.sluice.importer;
 
 import io.sluice.config.SluiceConfig;
+import io.sluice.csv.CsvFormat;
+import io.sluice.csv.EntityKind;
+import io.sluice.csv.InputGroup;
+import io.sluice.csv.Tolerance;
+import io.sluice.online.OnlineImport;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -39,28 +44,6 @@ public record ImportOptions(List<InputGroup> groups, CsvFormat format, Tolerance
     }
 
     /**
-     * What is done with bad rows, as in neo4j-admin import.
-     *
-     * @param skipDuplicateNodes   a node whose ID is already taken in its space is reported and skipped; without
-     *                             it, the first duplicate stops the import
-     * @param skipBadRelationships a relationship with a missing end is reported and skipped; without it, the
-     *                             first one stops the import
-     * @param badTolerance         how many bad rows are tolerated before the import stops; -1 = no limit
-     */
-    public record Tolerance(boolean skipDuplicateNodes, boolean skipBadRelationships, long badTolerance) {
-        public Tolerance {
-            if (badTolerance < -1) {
-                throw new IllegalArgumentException("--bad-tolerance must be >= 0, or -1 for no limit; got " + badTolerance);
-            }
-        }
-
-        /** Whether {@code bad} rejected rows are past the tolerance. */
-        public boolean exceeded(long bad) {
-            return badTolerance >= 0 && bad > badTolerance;
-        }
-    }
-
-    /**
      * A new database, written by Neo4j's own importer.
      *
      * @param into             sluice's data directory ({@code sluice serve --data DIR} serves it)
@@ -92,9 +75,11 @@ public record ImportOptions(List<InputGroup> groups, CsvFormat format, Tolerance
                 throw new IllegalArgumentException("--batch-size must be >= 1, got " + batchRows);
             }
         }
+    }
 
-        public boolean isHttp() {
-            return target.startsWith("http://") || target.startsWith("https://");
-        }
+    /** What the online engine is given for this import. */
+    OnlineImport.Options online(Online online) {
+        return new OnlineImport.Options(groups, format, tolerance, reportFile, threads, config, online.target(),
+                online.merge(), online.batchRows(), online.direct(), online.restart());
     }
 }

@@ -1,5 +1,6 @@
 package io.sluice.importer;
 
+import io.sluice.online.OnlineImport;
 import io.sluice.time.Time;
 import java.io.Console;
 import java.io.PrintStream;
@@ -8,6 +9,7 @@ import java.util.Locale;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
@@ -22,9 +24,10 @@ import me.tongfei.progressbar.ProgressBarStyle;
  * </pre>
  * Polls a {@link Sample} supplier on a thread of its own ({@code sluice-import-progress}), started here and
  * stopped by {@link #close()}, which prints a last line (plain output) or completes the bar. A failing poll
- * is reported and the next one still runs.
+ * is reported and the next one still runs. The offline path feeds it the importer's stages; {@link #online}
+ * adapts it to the online engine's status.
  */
-final class ImportProgress implements AutoCloseable {
+public final class ImportProgress implements AutoCloseable {
 
     /**
      * Where an import is.
@@ -64,6 +67,18 @@ final class ImportProgress implements AutoCloseable {
         long every = terminal ? 250 : Math.max(50, Math.min(1000, interval.toMillis()));
         p.timer.scheduleAtFixedRate(p::safeTick, every, every, TimeUnit.MILLISECONDS);
         return p;
+    }
+
+    /**
+     * The display of an online import's progress, in rows ({@link OnlineImport#showing}): started when the import
+     * starts reading, closed after its last batch.
+     */
+    public static Function<Supplier<OnlineImport.Status>, Runnable> online(boolean terminal, PrintStream err,
+            Duration interval, Time time) {
+        return status -> start(() -> {
+            OnlineImport.Status s = status.get();
+            return s == null ? null : new Sample(s.phase(), s.done(), s.total(), "rows", s.rejected());
+        }, terminal, err, interval, time)::close;
     }
 
     /** Whether standard output is an interactive terminal (JDK 22+ can tell a redirected console apart). */

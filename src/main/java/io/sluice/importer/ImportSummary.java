@@ -1,5 +1,7 @@
 package io.sluice.importer;
 
+import io.sluice.csv.Rejection;
+import io.sluice.online.OnlineImport;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
@@ -29,6 +31,12 @@ public record ImportSummary(String path, long nodes, long relationships, long pr
     public ImportSummary {
         rejected = rejected.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(new EnumMap<>(rejected));
         retries = retries == null ? Map.of() : Map.copyOf(retries);
+    }
+
+    /** An online import's result. */
+    public static ImportSummary online(OnlineImport.Result r) {
+        return new ImportSummary("online", r.nodes(), r.relationships(), r.properties(), r.rejected(), r.rows(),
+                r.resumed(), r.seconds(), r.stopped(), r.retries());
     }
 
     /** Deadlocks that sluice retried (each retried batch then committed, or the import says it stopped). */

@@ -1,5 +1,6 @@
 package io.sluice.importer;
 
+import io.sluice.online.OnlineImport;
 import io.sluice.time.Time;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -27,7 +28,8 @@ public final class Importer {
      */
     public static ImportSummary online(ImportOptions options, ImportOptions.Online online, PrintStream out,
             PrintStream err) throws IOException, InterruptedException {
-        OnlineImport run = new OnlineImport(options, online, err, Time.SYSTEM, ImportProgress.isTerminal());
+        OnlineImport run = new OnlineImport(options.online(online), err, Time.SYSTEM).showing(
+                ImportProgress.online(ImportProgress.isTerminal(), err, options.progressInterval(), Time.SYSTEM));
         CountDownLatch finished = new CountDownLatch(1);
         Thread hook = Thread.ofPlatform().name("sluice-import-shutdown").unstarted(() -> {
             run.stop("interrupted");
@@ -39,7 +41,7 @@ public final class Importer {
         });
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            ImportSummary s = run.run();
+            ImportSummary s = ImportSummary.online(run.run());
             print(s, options, out);
             return s;
         } finally {

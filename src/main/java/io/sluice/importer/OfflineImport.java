@@ -1,10 +1,14 @@
 package io.sluice.importer;
 
-import io.sluice.time.Time;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.csv.CsvFormat;
+import io.sluice.csv.EntityKind;
+import io.sluice.csv.InputGroup;
+import io.sluice.csv.Rejection;
+import io.sluice.csv.Tolerance;
 import io.sluice.importer.ImportOptions.Offline;
 import io.sluice.server.SluiceServer;
-import io.sluice.sink.EmbeddedNeo4j.HostPort;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.time.Time;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -83,7 +87,7 @@ final class OfflineImport {
         }
         if (!options.config().schema().isEmpty()) {
             err.println("import: creating " + options.config().schema().size() + " schema statement(s) of the config");
-            SluiceServer.start(new SluiceServer.Options(options.config(), home, new HostPort("127.0.0.1", 0), null)).close();
+            SluiceServer.start(new SluiceServer.Options(options.config(), home, null, null)).close();
         }
         long nodes = Math.max(0, output.nodes());
         long rels = Math.max(0, output.relationships());
@@ -94,7 +98,7 @@ final class OfflineImport {
     /** The admin command line: the database name first (a name after the file options is read as a file). */
     List<String> arguments(String database, Path reportFile) {
         CsvFormat f = options.format();
-        ImportOptions.Tolerance t = options.tolerance();
+        Tolerance t = options.tolerance();
         List<String> a = new ArrayList<>(List.of("database", "import", "full", database));
         for (InputGroup g : options.groups()) {
             String prefix = g.kind() == EntityKind.NODES ? String.join(":", g.labels()) : g.type() == null ? "" : g.type();

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.cli.Main;
+import io.sluice.csv.Files2;
+import io.sluice.online.Graph;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;

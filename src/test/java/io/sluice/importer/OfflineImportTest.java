@@ -5,9 +5,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.sluice.time.Time;
+import io.sluice.bench.Datasets;
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
+import io.sluice.csv.CsvFormat;
+import io.sluice.csv.EntityKind;
+import io.sluice.csv.Files2;
+import io.sluice.csv.InputGroup;
+import io.sluice.csv.Rejection;
+import io.sluice.csv.Tolerance;
+import io.sluice.online.Graph;
+import io.sluice.time.Time;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +36,7 @@ class OfflineImportTest {
 
     final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
-    ImportSummary run(List<InputGroup> groups, ImportOptions.Tolerance t, SluiceConfig c, Path into) throws Exception {
+    ImportSummary run(List<InputGroup> groups, Tolerance t, SluiceConfig c, Path into) throws Exception {
         ImportOptions o = new ImportOptions(groups, CsvFormat.DEFAULT, t, dir.resolve("import.report"), 2, c, Duration.ofMillis(200));
         return new OfflineImport(o, new ImportOptions.Offline(into, false, false, "256m", false),
                 new PrintStream(err, true, StandardCharsets.UTF_8), Time.SYSTEM, false).run();
@@ -52,7 +60,7 @@ class OfflineImportTest {
                 + "neo4j: {pagecache: 64m}\n");
         Path into = dir.resolve("db");
 
-        ImportSummary s = run(groups, new ImportOptions.Tolerance(true, true, -1), c, into);
+        ImportSummary s = run(groups, new Tolerance(true, true, -1), c, into);
 
         assertThat(s.finished()).as(s.text()).isTrue();
         assertThat(s.nodes()).isEqualTo(350);
@@ -92,7 +100,7 @@ class OfflineImportTest {
     void aValueNeo4jsImporterCannotReadStopsItWithItsMessage() throws Exception {
         Path f = Files2.write(dir.resolve("bad.csv"), "id:ID(User),age:int", "1,12x");
         ImportSummary s = run(List.of(InputGroup.parse(EntityKind.NODES, "User=" + f)),
-                new ImportOptions.Tolerance(false, false, -1), SluiceConfig.defaults(), dir.resolve("db"));
+                new Tolerance(false, false, -1), SluiceConfig.defaults(), dir.resolve("db"));
         assertThat(s.finished()).isFalse();
         assertThat(s.stopped()).contains("Neo4j's importer failed").contains("12x");
     }
@@ -103,7 +111,7 @@ class OfflineImportTest {
         Files2.write(into.resolve("data/databases/neo4j/neostore"), "x");
         Path f = Files2.write(dir.resolve("n.csv"), "id:ID(User)", "1");
         assertThatThrownBy(() -> run(List.of(InputGroup.parse(EntityKind.NODES, "User=" + f)),
-                new ImportOptions.Tolerance(false, false, -1), SluiceConfig.defaults(), into))
+                new Tolerance(false, false, -1), SluiceConfig.defaults(), into))
                 .hasMessageContaining("already holds database 'neo4j'").hasMessageContaining("--overwrite-destination");
     }
 }
