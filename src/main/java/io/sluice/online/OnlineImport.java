@@ -22,7 +22,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -39,8 +38,6 @@ import java.util.function.Supplier;
  * {@link Status} and prints its {@link Result}.
  */
 public final class OnlineImport {
-    private static final Set<String> ALREADY_EXISTS = Set.of("Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
-            "Neo.ClientError.Schema.ConstraintAlreadyExists", "Neo.ClientError.Schema.IndexAlreadyExists");
 
     /**
      * What to import, and how.
@@ -256,7 +253,7 @@ public final class OnlineImport {
         schema.add(Statements.markIndex());
         for (String s : schema) {
             Target.Result r = target.run(new Statement(s, Map.of()));
-            if (r instanceof Target.Result.Failed f && ALREADY_EXISTS.contains(f.error().code())) {
+            if (r instanceof Target.Result.Failed f && f.error().isAlreadyExists()) {
                 if (f.error().code().endsWith("IndexAlreadyExists")) {
                     err.println("import: an index already covers " + s.substring(s.indexOf("FOR ")) + "; it is used to find "
                             + "nodes, but without a uniqueness constraint duplicates are not detected");

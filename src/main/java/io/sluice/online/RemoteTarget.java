@@ -83,8 +83,7 @@ final class RemoteTarget implements Target {
                 return Result.of(e);
             }
             if (r.statusCode() != 200) {
-                return new Result.Failed(new Neo4jError("Neo.DatabaseError.General.UnknownError",
-                        "HTTP " + r.statusCode() + " from " + base));
+                return new Result.Failed(Neo4jError.unknown("HTTP " + r.statusCode() + " from " + base));
             }
             List<StatementResult> results = new ArrayList<>();
             for (JsonNode res : root.path("results")) {
@@ -92,8 +91,7 @@ final class RemoteTarget implements Target {
             }
             return new Result.Done(results);
         } catch (IOException e) {
-            return new Result.Failed(new Neo4jError("Neo.DatabaseError.General.UnknownError",
-                    "HTTP " + r.statusCode() + " with an unreadable body from " + base + ": " + e.getMessage()));
+            return new Result.Failed(Neo4jError.unknown("HTTP " + r.statusCode() + " with an unreadable body from " + base + ": " + e.getMessage()));
         }
     }
 
