@@ -11,6 +11,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.neo4j.graphdb.Transaction;
 
 /** mode=async over real HTTP: 202 with an offset, read-your-writes, dead letters, lag backpressure. */
@@ -109,6 +110,7 @@ class AsyncModeTest {
      * and is refused; once the lock is released and the backlog applied, the next write is accepted.
      */
     @Test
+    @Timeout(120) // starts a server of its own
     void atTheLagBoundAsyncWritesWaitThenGet503AndRecover() throws Exception {
         try (TestServer lagged = TestServer.start("""
                 templates:

@@ -101,7 +101,7 @@ class WriteApiTest {
                 }));
             }
             for (Future<?> f : fs) {
-                f.get(120, TimeUnit.SECONDS);
+                f.get(50, TimeUnit.SECONDS);
             }
         }
         assertThat(other.get()).isZero();

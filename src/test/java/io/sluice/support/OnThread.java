@@ -49,6 +49,12 @@ public final class OnThread<T> implements AutoCloseable {
         }
     }
 
+    /** Parked in a timed wait on a {@link java.util.concurrent.locks.Condition} (e.g. {@code awaitNanos}). */
+    public boolean isParkedOnACondition() {
+        return thread.getState() == Thread.State.TIMED_WAITING
+                && java.util.concurrent.locks.LockSupport.getBlocker(thread) instanceof java.util.concurrent.locks.Condition;
+    }
+
     public boolean isDone() {
         return result.isDone();
     }
