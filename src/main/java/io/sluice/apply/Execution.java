@@ -8,6 +8,8 @@ import io.sluice.write.Statement;
 import io.sluice.write.Template;
 import io.sluice.write.WriteRequest.CypherRequest;
 import io.sluice.write.WriteRequest.TemplateRequest;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -99,21 +101,158 @@ final class Execution {
         return v;
     }
 
-    /** A total order over JSON values: nulls first, then by type, then naturally within a type. */
-    @SuppressWarnings({"unchecked", "rawtypes"})
+    /**
+     * A total order over the values rows carry (JSON's, and the {@code Integer}s a Java caller may put in): null,
+     * then booleans, numbers, strings, lists, maps, then anything else by class name. Numbers compare by exact
+     * value whatever their types: a long is not rounded to a double to meet one (2^53 + 1 as a long is above
+     * 2^53 as a double, which equals 2^53 as a long), -0.0 equals 0, NaN comes after every other number. Lists
+     * compare element by element, a prefix first; maps by their entries in key order. Transitive, so a sort
+     * by it is one global order every transaction agrees on.
+     */
     static int compare(Object a, Object b) {
         if (a == b) {
             return 0;
         }
-        if (a == null || b == null) {
-            return a == null ? -1 : 1;
+        int byKind = Integer.compare(kind(a), kind(b));
+        if (byKind != 0) {
+            return byKind;
         }
-        if (a instanceof Number x && b instanceof Number y) {
-            return (x instanceof Long && y instanceof Long) ? Long.compare((Long) x, (Long) y)
-                    : Double.compare(x.doubleValue(), y.doubleValue());
+        return switch (a) {
+            case Boolean x -> Boolean.compare(x, (Boolean) b);
+            case Number x -> compareNumbers(x, (Number) b);
+            case String x -> x.compareTo((String) b);
+            case List<?> x -> compareLists(x, (List<?>) b);
+            case Map<?, ?> x -> compareMaps(x, (Map<?, ?>) b);
+            default -> compareOthers(a, b);
+        };
+    }
+
+    private static int kind(Object v) {
+        return switch (v) {
+            case null -> 0;
+            case Boolean x -> 1;
+            case Number x when isIntegral(x) || isFloating(x) || isBig(x) -> 2;
+            case String x -> 3;
+            case List<?> x -> 4;
+            case Map<?, ?> x -> 5;
+            default -> 6;
+        };
+    }
+
+    private static boolean isIntegral(Number n) {
+        return n instanceof Long || n instanceof Integer || n instanceof Short || n instanceof Byte;
+    }
+
+    private static boolean isFloating(Number n) {
+        return n instanceof Double || n instanceof Float;
+    }
+
+    private static boolean isBig(Number n) {
+        return n instanceof BigInteger || n instanceof BigDecimal;
+    }
+
+    /** By exact value; without allocation for longs and doubles, the types JSON decodes to. */
+    private static int compareNumbers(Number a, Number b) {
+        if (isIntegral(a) && isIntegral(b)) {
+            return Long.compare(a.longValue(), b.longValue());
         }
-        if (a.getClass() != b.getClass()) {
-            return a.getClass().getName().compareTo(b.getClass().getName());
+        if (isFloating(a) && isFloating(b)) {
+            return compareDoubles(a.doubleValue(), b.doubleValue());
+        }
+        if (isIntegral(a) && isFloating(b)) {
+            return compareLongDouble(a.longValue(), b.doubleValue());
+        }
+        if (isFloating(a) && isIntegral(b)) {
+            return -compareLongDouble(b.longValue(), a.doubleValue());
+        }
+        return compareBig(a, b);
+    }
+
+    /** -0.0 equals 0.0 (as it equals the long 0); NaN after everything. */
+    private static int compareDoubles(double x, double y) {
+        if (x < y) {
+            return -1;
+        }
+        if (x > y) {
+            return 1;
+        }
+        return Boolean.compare(Double.isNaN(x), Double.isNaN(y)); // equal, or at least one NaN
+    }
+
+    private static int compareLongDouble(long l, double d) {
+        if (Double.isNaN(d) || d >= 0x1p63) {
+            return -1; // NaN, +Infinity and doubles from 2^63 up are above every long
+        }
+        if (d < -0x1p63) {
+            return 1;
+        }
+        long t = (long) d; // d's integer part, exactly: |d| <= 2^63 here
+        if (l != t) {
+            return Long.compare(l, t);
+        }
+        double whole = t; // exact: an integer part of a double is a double
+        return d > whole ? -1 : d < whole ? 1 : 0;
+    }
+
+    /** A BigInteger or BigDecimal on one side: exact decimals, with the infinities and NaN of doubles around them. */
+    private static int compareBig(Number a, Number b) {
+        int sa = special(a);
+        int sb = special(b);
+        if (sa != 0 || sb != 0) {
+            return Integer.compare(sa, sb);
+        }
+        return decimal(a).compareTo(decimal(b));
+    }
+
+    /** -1 for -Infinity, 1 for +Infinity, 2 for NaN, 0 for a finite number. */
+    private static int special(Number n) {
+        if (!isFloating(n)) {
+            return 0;
+        }
+        double d = n.doubleValue();
+        return Double.isNaN(d) ? 2 : d == Double.POSITIVE_INFINITY ? 1 : d == Double.NEGATIVE_INFINITY ? -1 : 0;
+    }
+
+    private static BigDecimal decimal(Number n) {
+        return switch (n) {
+            case BigDecimal x -> x;
+            case BigInteger x -> new BigDecimal(x);
+            default -> isFloating(n) ? new BigDecimal(n.doubleValue()) : BigDecimal.valueOf(n.longValue());
+        };
+    }
+
+    private static int compareLists(List<?> a, List<?> b) {
+        for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+            int c = compare(a.get(i), b.get(i));
+            if (c != 0) {
+                return c;
+            }
+        }
+        return Integer.compare(a.size(), b.size());
+    }
+
+    private static int compareMaps(Map<?, ?> a, Map<?, ?> b) {
+        return compareLists(entries(a), entries(b));
+    }
+
+    /** A map as [k1, v1, k2, v2, ...] in key order. */
+    private static List<Object> entries(Map<?, ?> m) {
+        List<Object> keys = new ArrayList<>(m.keySet());
+        keys.sort(Execution::compare);
+        List<Object> out = new ArrayList<>(2 * keys.size());
+        for (Object k : keys) {
+            out.add(k);
+            out.add(m.get(k));
+        }
+        return out;
+    }
+
+    /** Values JSON cannot carry: by class name, then naturally if comparable, else by hash (a total preorder). */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static int compareOthers(Object a, Object b) {
+        int byClass = a.getClass().getName().compareTo(b.getClass().getName());
+        if (byClass != 0) {
+            return byClass;
         }
         if (a instanceof Comparable c) {
             return c.compareTo(b);

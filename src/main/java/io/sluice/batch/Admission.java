@@ -110,6 +110,19 @@ public final class Admission {
         }
     }
 
+    /**
+     * How many threads wait in {@link #acquire} for room at this moment. For tests: a waiter counted here is
+     * parked on the condition, so only a wake-up (release or close) or its own timeout can let it go.
+     */
+    int waiters() {
+        lock.lock();
+        try {
+            return lock.getWaitQueueLength(released);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** A hint for Retry-After: the configured wait, rounded up to whole seconds, at least one. */
     public static long retryAfterSeconds(Duration timeout) {
         return Math.max(1, (timeout.toMillis() + 999) / 1000);

@@ -163,6 +163,19 @@ public final class Batcher {
         }
     }
 
+    /**
+     * How many appliers wait in {@link #take} at this moment. For tests: an applier counted here is parked on
+     * the condition, so only a signal (a write, close) or its own deadline can wake it.
+     */
+    int waiters() {
+        lock.lock();
+        try {
+            return lock.getWaitQueueLength(changed);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     public long queuedRows() {
         lock.lock();
         try {

@@ -114,6 +114,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             ServerStats s = r.server();
             m.put("transactions", Math.round(s.batches()));
             m.put("rows_per_tx", round(s.rowsPerBatch(), 2));
+            m.put("max_rows_per_tx", Math.round(s.maxRowsPerBatch()));
             m.put("tx_ms", round(s.commitMs(), 3));
             m.put("tx_in_flight", round(s.inTransaction(r.seconds()), 3));
             m.put("deadlock_retries", (long) s.deadlockRetries());

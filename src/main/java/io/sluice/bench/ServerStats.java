@@ -8,23 +8,31 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /**
- * What the server did, read from its {@code GET /metrics} (counters only, so two readings subtract): batches
+ * What the server did, read from its {@code GET /metrics} (counters, so two readings subtract): batches
  * committed, rows in them, time spent applying and committing them, and JVM GC pause time (the JVM the bench
  * shares with the server). The difference over the measured window says where the time went: an applier busy
  * near 100% means the database is the limit; well below, the requests do not arrive fast enough (clients,
  * HTTP, or the hand-off to the applier). Raw mode has no server side: its figures come from its own loop.
+ * Besides the counters, the largest batch.
+ *
+ * <p>Batches and rows are the count and sum of one meter, the rows-per-batch summary, which a scrape reads
+ * together. They used to come from two meters (batches from {@code sluice_batches_total}), which a batch commit
+ * updates one after the other and a scrape reads at different moments, so a reading taken under load could
+ * count a batch without its rows: direct mode showed 1534 rows in 1535 one-row batches. Even one meter's count
+ * and sum are two adders, so the mean may still be off by a batch committing at the instant of a reading;
+ * {@code maxRowsPerBatch} is exact.
+ *
+ * @param maxRowsPerBatch the largest batch the server committed recently (Micrometer's window of about two
+ *                        minutes before the reading, so possibly from before the measured time); 0 if none
  */
 public record ServerStats(double batches, double rows, double commitSeconds, double gcPauseSeconds,
-        double deadlockRetries) {
-    public static final ServerStats NONE = new ServerStats(0, 0, 0, 0, 0);
+        double deadlockRetries, double maxRowsPerBatch) {
+    public static final ServerStats NONE = new ServerStats(0, 0, 0, 0, 0, 0);
 
-    public ServerStats(double batches, double rows, double commitSeconds, double gcPauseSeconds) {
-        this(batches, rows, commitSeconds, gcPauseSeconds, 0);
-    }
-
+    /** The later reading minus the earlier one; the max is a recent maximum, not a counter: the later one's. */
     public ServerStats minus(ServerStats o) {
         return new ServerStats(batches - o.batches, rows - o.rows, commitSeconds - o.commitSeconds,
-                gcPauseSeconds - o.gcPauseSeconds, deadlockRetries - o.deadlockRetries);
+                gcPauseSeconds - o.gcPauseSeconds, deadlockRetries - o.deadlockRetries, maxRowsPerBatch);
     }
 
     public double rowsPerBatch() {
@@ -51,6 +59,7 @@ public record ServerStats(double batches, double rows, double commitSeconds, dou
         double commit = 0;
         double gc = 0;
         double deadlocks = 0;
+        double max = 0;
         for (String line : text.split("\n")) {
             if (line.startsWith("#") || line.isBlank()) {
                 continue;
@@ -58,10 +67,12 @@ public record ServerStats(double batches, double rows, double commitSeconds, dou
             int space = line.lastIndexOf(' ');
             String name = line.substring(0, space);
             double v = Double.parseDouble(line.substring(space + 1));
-            if (name.equals("sluice_batches_total")) {
+            if (name.equals("sluice_batch_rows_count")) {
                 batches = v;
             } else if (name.equals("sluice_batch_rows_sum")) {
                 rows = v;
+            } else if (name.equals("sluice_batch_rows_max")) {
+                max = v;
             } else if (name.equals("sluice_commit_seconds_sum")) {
                 commit = v;
             } else if (name.startsWith("jvm_gc_pause_seconds_sum")) {
@@ -70,7 +81,7 @@ public record ServerStats(double batches, double rows, double commitSeconds, dou
                 deadlocks += v;
             }
         }
-        return new ServerStats(batches, rows, commit, gc, deadlocks);
+        return new ServerStats(batches, rows, commit, gc, deadlocks, max);
     }
 
     /** Reads the server's metrics; a failure to read is logged by the caller and counts as {@link #NONE}. */

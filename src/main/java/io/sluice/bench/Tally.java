@@ -106,7 +106,8 @@ final class Tally {
             for (long l : sorted) {
                 sum += l;
             }
-            server = new ServerStats(sorted.length, w, sum / 1e9, server.gcPauseSeconds());
+            server = new ServerStats(sorted.length, w, sum / 1e9, server.gcPauseSeconds(), 0,
+                    sorted.length > 0 ? rowsPerRequest : 0);
         }
         return new ModeResult(mode, client, clients.size(), rowsPerRequest, w, window.seconds(),
                 Latencies.percentileMs(sorted, 50), Latencies.percentileMs(sorted, 99), e, byStatus, sink, appliers,

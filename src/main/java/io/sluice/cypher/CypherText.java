@@ -10,6 +10,11 @@ import java.util.Set;
  * A small Cypher lexer: enough to find parameters ({@code $name}), the fields a template reads from its row
  * ({@code row.name}) and {@code CALL {} IN [n] [CONCURRENT] TRANSACTIONS}, while skipping string literals,
  * comments and backquoted names, so a {@code $} inside a string is not taken for a parameter.
+ *
+ * <p>As Neo4j lexes them: a {@code //} comment ends at a line feed or a carriage return; a backquoted name
+ * writes a backquote as two ({@code `a``b`} is {@code a`b}); a parameter's name may follow its {@code $}
+ * after spaces and comments ({@code $ x}); Cypher 25's interpolated strings ({@code s'Hello {$name}'}) hold
+ * expressions, which are lexed like the rest (their braces as symbols), while their text is skipped.
  */
 public final class CypherText {
     private CypherText() {}
@@ -19,63 +24,142 @@ public final class CypherText {
     record Token(Kind kind, String text) {}
 
     static List<Token> tokens(String s) {
-        List<Token> out = new ArrayList<>();
-        int i = 0;
-        int n = s.length();
-        while (i < n) {
-            char c = s.charAt(i);
-            if (Character.isWhitespace(c)) {
-                i++;
-            } else if (c == '/' && i + 1 < n && s.charAt(i + 1) == '/') {
-                while (i < n && s.charAt(i) != '\n') {
+        Lexer lexer = new Lexer(s);
+        lexer.lex(false);
+        return lexer.out;
+    }
+
+    /** One pass over a statement; interpolated strings recurse into {@link #lex} for their expressions. */
+    private static final class Lexer {
+        private final String s;
+        private final int n;
+        private final List<Token> out = new ArrayList<>();
+        private int i;
+
+        Lexer(String s) {
+            this.s = s;
+            this.n = s.length();
+        }
+
+        /** Up to the end; in an interpolation, up to and including the brace that closes it. */
+        void lex(boolean interpolation) {
+            int depth = 0;
+            while (i < n) {
+                char c = s.charAt(i);
+                if (Character.isWhitespace(c)) {
                     i++;
-                }
-            } else if (c == '/' && i + 1 < n && s.charAt(i + 1) == '*') {
-                int end = s.indexOf("*/", i + 2);
-                i = end < 0 ? n : end + 2;
-            } else if (c == '\'' || c == '"') {
-                i = skipString(s, i, c);
-            } else if (c == '`') {
-                int end = s.indexOf('`', i + 1);
-                end = end < 0 ? n : end;
-                out.add(new Token(Kind.WORD, s.substring(i + 1, end)));
-                i = end + 1;
-            } else if (c == '$') {
-                int j = i + 1;
-                String name;
-                if (j < n && s.charAt(j) == '`') {
-                    int end = s.indexOf('`', j + 1);
-                    end = end < 0 ? n : end;
-                    name = s.substring(j + 1, end);
-                    i = end + 1;
-                } else {
-                    while (j < n && Character.isJavaIdentifierPart(s.charAt(j))) {
+                } else if (skipComment()) {
+                    continue;
+                } else if (c == '\'' || c == '"') {
+                    i = skipString(s, i, c);
+                } else if (c == '`') {
+                    out.add(new Token(Kind.WORD, quotedName()));
+                } else if (c == '$') {
+                    parameter();
+                } else if ((c == 's' || c == 'S') && i + 1 < n && (s.charAt(i + 1) == '\'' || s.charAt(i + 1) == '"')) {
+                    interpolatedString();
+                } else if (Character.isJavaIdentifierStart(c)) {
+                    out.add(new Token(Kind.WORD, s.substring(i, endOfName(i + 1))));
+                    i = endOfName(i + 1);
+                } else if (Character.isDigit(c)) {
+                    int j = i + 1;
+                    while (j < n && (Character.isLetterOrDigit(s.charAt(j)) || s.charAt(j) == '_')) {
                         j++;
                     }
-                    name = s.substring(i + 1, j);
+                    out.add(new Token(Kind.NUMBER, s.substring(i, j)));
                     i = j;
+                } else {
+                    out.add(new Token(Kind.SYMBOL, String.valueOf(c)));
+                    i++;
+                    if (c == '{') {
+                        depth++;
+                    } else if (c == '}' && depth-- == 0 && interpolation) {
+                        return;
+                    }
                 }
-                out.add(new Token(Kind.PARAM, name));
-            } else if (Character.isJavaIdentifierStart(c)) {
-                int j = i + 1;
-                while (j < n && Character.isJavaIdentifierPart(s.charAt(j))) {
-                    j++;
-                }
-                out.add(new Token(Kind.WORD, s.substring(i, j)));
-                i = j;
-            } else if (Character.isDigit(c)) {
-                int j = i + 1;
-                while (j < n && (Character.isLetterOrDigit(s.charAt(j)) || s.charAt(j) == '_')) {
-                    j++;
-                }
-                out.add(new Token(Kind.NUMBER, s.substring(i, j)));
-                i = j;
-            } else {
-                out.add(new Token(Kind.SYMBOL, String.valueOf(c)));
-                i++;
             }
         }
-        return out;
+
+        private boolean skipComment() {
+            if (s.startsWith("//", i)) {
+                while (i < n && s.charAt(i) != '\n' && s.charAt(i) != '\r') {
+                    i++;
+                }
+                return true;
+            }
+            if (s.startsWith("/*", i)) {
+                int end = s.indexOf("*/", i + 2);
+                i = end < 0 ? n : end + 2;
+                return true;
+            }
+            return false;
+        }
+
+        private int endOfName(int j) {
+            while (j < n && Character.isJavaIdentifierPart(s.charAt(j))) {
+                j++;
+            }
+            return j;
+        }
+
+        /** At a backquote: the name up to the closing one, a doubled backquote standing for one. */
+        private String quotedName() {
+            StringBuilder name = new StringBuilder();
+            for (i++; i < n; i++) {
+                char c = s.charAt(i);
+                if (c == '`') {
+                    if (i + 1 < n && s.charAt(i + 1) == '`') {
+                        i++;
+                    } else {
+                        i++;
+                        return name.toString();
+                    }
+                }
+                name.append(c);
+            }
+            return name.toString();
+        }
+
+        /** At a {@code $}: spaces and comments may come before the name, plain, backquoted or a number. */
+        private void parameter() {
+            for (i++; i < n; ) {
+                if (Character.isWhitespace(s.charAt(i))) {
+                    i++;
+                } else if (!skipComment()) {
+                    break;
+                }
+            }
+            String name = "";
+            if (i < n && s.charAt(i) == '`') {
+                name = quotedName();
+            } else if (i < n && Character.isJavaIdentifierPart(s.charAt(i))) {
+                int end = endOfName(i);
+                name = s.substring(i, end);
+                i = end;
+            }
+            out.add(new Token(Kind.PARAM, name));
+        }
+
+        /** At {@code s'} or {@code s"}: skips the text, lexes each {@code {expression}}. */
+        private void interpolatedString() {
+            char quote = s.charAt(i + 1);
+            i += 2;
+            while (i < n) {
+                char c = s.charAt(i);
+                if (c == '\\') {
+                    i += 2;
+                } else if (c == quote) {
+                    i++;
+                    return;
+                } else if (c == '{') {
+                    out.add(new Token(Kind.SYMBOL, "{"));
+                    i++;
+                    lex(true);
+                } else {
+                    i++;
+                }
+            }
+        }
     }
 
     private static int skipString(String s, int start, char quote) {
@@ -110,9 +194,9 @@ public final class CypherText {
         List<Token> ts = tokens(cypher);
         for (int i = 0; i + 2 < ts.size(); i++) {
             Token t = ts.get(i);
-            boolean standalone = i == 0 || !ts.get(i - 1).text().equals(".");
+            boolean standalone = i == 0 || !isDot(ts.get(i - 1));
             if (t.kind() == Kind.WORD && t.text().equals(var) && standalone
-                    && ts.get(i + 1).text().equals(".") && ts.get(i + 2).kind() == Kind.WORD) {
+                    && isDot(ts.get(i + 1)) && ts.get(i + 2).kind() == Kind.WORD) {
                 fields.add(ts.get(i + 2).text());
             }
         }
@@ -141,8 +225,8 @@ public final class CypherText {
                 nesting.push(x);
             } else if (t.kind() == Kind.SYMBOL && (x.equals(")") || x.equals("]") || x.equals("}"))) {
                 nesting.poll();
-            } else if (t.kind() == Kind.WORD && x.equals(var) && i + 2 < ts.size() && ts.get(i + 1).text().equals(".")
-                    && (i == 0 || !ts.get(i - 1).text().equals(".")) && (clause.equals("MERGE") || clause.equals("MATCH"))
+            } else if (t.kind() == Kind.WORD && x.equals(var) && i + 2 < ts.size() && isDot(ts.get(i + 1))
+                    && (i == 0 || !isDot(ts.get(i - 1))) && (clause.equals("MERGE") || clause.equals("MATCH"))
                     && nesting.size() >= 2 && nesting.peek().equals("{")) {
                 String outer = nesting.stream().skip(1).findFirst().orElse("");
                 if (outer.equals("(")) {
@@ -172,6 +256,10 @@ public final class CypherText {
             }
         }
         return false;
+    }
+
+    private static boolean isDot(Token t) {
+        return t.kind() == Kind.SYMBOL && t.text().equals(".");
     }
 
     private static boolean is(Token t, String word) {

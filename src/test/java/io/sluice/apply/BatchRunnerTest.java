@@ -122,6 +122,12 @@ class BatchRunnerTest {
                 List.of(Map.of("key", key, "k", k, "seq", seq)), 50), 0);
     }
 
+    /** The outcome apply gave {@code p}: it completes every future before it returns (else fail, not hang). */
+    static Outcome outcome(Pending p) {
+        assertThat(p.future()).as("completed by apply").isDone();
+        return p.future().join();
+    }
+
     long count(String cypher) {
         return neo4j.database().executeTransactionally(cypher, Map.of(), r -> (Long) r.next().values().iterator().next());
     }
@@ -131,7 +137,7 @@ class BatchRunnerTest {
         sink.failures.set(3);
         List<Pending> batch = List.of(row("a", 1, 1), row("b", 1, 2), row("c", 2, 1));
         runner.apply(batch);
-        assertThat(batch).allSatisfy(p -> assertThat(p.future().join()).isInstanceOf(Outcome.Committed.class));
+        assertThat(batch).allSatisfy(p -> assertThat(outcome(p)).isInstanceOf(Outcome.Committed.class));
         assertThat(metrics.retries.get()).isEqualTo(3);
         assertThat(time.sleeps()).containsExactly(Duration.ofNanos(7_500_000), Duration.ofMillis(15),
                 Duration.ofNanos(18_750_000)); // the third is capped at 25 ms before the jitter
@@ -143,7 +149,7 @@ class BatchRunnerTest {
         sink.failures.set(100);
         List<Pending> batch = List.of(row("a", 1, 1), row("b", 1, 2));
         runner.apply(batch);
-        assertThat(batch).allSatisfy(p -> assertThat(((Outcome.Failed) p.future().join()).error().code())
+        assertThat(batch).allSatisfy(p -> assertThat(((Outcome.Failed) outcome(p)).error().code())
                 .isEqualTo("Neo.TransientError.Transaction.DeadlockDetected"));
         assertThat(metrics.retries.get()).isEqualTo(4);
         assertThat(count("MATCH (e:Ev) RETURN count(e)")).isZero();
@@ -159,7 +165,7 @@ class BatchRunnerTest {
         }
         runner.apply(batch);
         for (int i = 0; i < 40; i++) {
-            Outcome o = batch.get(i).future().join();
+            Outcome o = outcome(batch.get(i));
             if (i == 13 || i == 31) {
                 assertThat(o).isInstanceOf(Outcome.Failed.class);
                 assertThat(((Outcome.Failed) o).error().code()).isEqualTo("Neo.ClientError.Schema.ConstraintValidationFailed");
@@ -182,7 +188,7 @@ class BatchRunnerTest {
         List<Pending> batch = List.of(row("a", 1, 1), row("b", 1, 2), row("c", 2, 1));
         runner.apply(batch);
         assertThat(batch).allSatisfy(p -> {
-            Outcome.Failed f = (Outcome.Failed) p.future().join();
+            Outcome.Failed f = (Outcome.Failed) outcome(p);
             assertThat(f.error().isTransient()).isTrue();
         });
         assertThat(metrics.retries.get()).isZero();
@@ -199,7 +205,7 @@ class BatchRunnerTest {
         // call 1: the whole batch fails on the bad row; calls 2..6: the left half, transiently, every attempt
         sink.failCall = i -> i >= 2 && i <= 6;
         runner.apply(batch);
-        assertThat(batch).allSatisfy(p -> assertThat(((Outcome.Failed) p.future().join()).error().code())
+        assertThat(batch).allSatisfy(p -> assertThat(((Outcome.Failed) outcome(p)).error().code())
                 .isEqualTo("Neo.TransientError.Transaction.DeadlockDetected"));
         assertThat(count("MATCH (e:Ev) WHERE e.key STARTS WITH 'e' RETURN count(e)"))
                 .as("nothing after the failed half was applied: what commits is a prefix").isZero();
@@ -210,7 +216,7 @@ class BatchRunnerTest {
         neo4j.database().executeTransactionally("CREATE (:Ev {key: 'dup'})");
         Pending p = row("dup", 1, 1);
         runner.apply(List.of(p));
-        assertThat(p.future().join()).isInstanceOf(Outcome.Failed.class);
+        assertThat(outcome(p)).isInstanceOf(Outcome.Failed.class);
         assertThat(metrics.retries.get()).isZero();
         assertThat(metrics.batches.get()).isZero();
     }

@@ -9,8 +9,10 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -31,6 +33,7 @@ class ConcurrentAppliersTest {
     static final int SITES = 20;
 
     @ParameterizedTest(name = "lock_order={0}")
+    @Timeout(180) // starts a server of its own; 32 clients, 800 requests
     @ValueSource(booleans = {true, false})
     void eightAppliersKeepPerKeyOrderAndLockOrderingPreventsDeadlocks(boolean lockOrder) throws Exception {
         try (TestServer s = TestServer.start("""
@@ -73,7 +76,7 @@ class ConcurrentAppliersTest {
                     }));
                 }
                 for (Future<?> f : fs) {
-                    f.get();
+                    f.get(120, TimeUnit.SECONDS);
                 }
             }
             assertThat(errors.get()).as("client-visible errors").isZero();

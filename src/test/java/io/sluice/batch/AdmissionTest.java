@@ -3,13 +3,21 @@ package io.sluice.batch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.batch.Admission.Result;
+import io.sluice.support.Await;
+import io.sluice.support.OnThread;
 import io.sluice.time.Time;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
+/**
+ * The tests of waking up put the waiter on a thread of their own and wait until it is parked inside
+ * {@code acquire} ({@link Admission#waiters()}) before they act, and give it a timeout far longer than they wait
+ * for it: so it can only come back in time if the release or close woke it.
+ */
 class AdmissionTest {
+    static final Duration LONG_WAIT = Duration.ofMinutes(1);
+    static final Duration PROMPTLY = Duration.ofSeconds(10);
+
     @Test
     void admitsUpToTheRowBoundThenRefusesAfterTheTimeout() throws Exception {
         Admission a = new Admission(10, 1 << 20, Time.SYSTEM);
@@ -27,44 +35,58 @@ class AdmissionTest {
         assertThat(a.acquire(1, 900, Duration.ZERO)).isEqualTo(Result.ADMITTED);
         assertThat(a.acquire(1, 200, Duration.ZERO)).isEqualTo(Result.FULL);
         assertThat(a.acquire(1, 100, Duration.ZERO)).isEqualTo(Result.ADMITTED);
+        assertThat(a.pendingBytes()).isEqualTo(1000);
     }
 
     @Test
     void aWaitingWriterIsAdmittedWhenRoomIsReleased() throws Exception {
         Admission a = new Admission(1, 1 << 20, Time.SYSTEM);
         assertThat(a.acquire(1, 1, Duration.ZERO)).isEqualTo(Result.ADMITTED);
-        CompletableFuture<Result> waiter = CompletableFuture.supplyAsync(() -> {
-            try {
-                return a.acquire(1, 1, Duration.ofMinutes(1));
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        assertThat(waiter).isNotDone();
-        a.release(1, 1);
-        assertThat(waiter.get(30, TimeUnit.SECONDS)).isEqualTo(Result.ADMITTED);
+        try (OnThread<Result> waiter = OnThread.start("admission-waiter", () -> a.acquire(1, 1, LONG_WAIT))) {
+            Await.until("the writer waits inside acquire", PROMPTLY, () -> a.waiters() == 1);
+            a.release(1, 1);
+            assertThat(waiter.get(PROMPTLY)).as("woken by the release, long before its own timeout")
+                    .isEqualTo(Result.ADMITTED);
+        }
+        assertThat(a.pendingRows()).isEqualTo(1);
+    }
+
+    @Test
+    void aReleaseWakesEveryWaiterThatNowFits() throws Exception {
+        Admission a = new Admission(2, 1 << 20, Time.SYSTEM);
+        assertThat(a.acquire(2, 2, Duration.ZERO)).isEqualTo(Result.ADMITTED);
+        try (OnThread<Result> first = OnThread.start("admission-waiter-1", () -> a.acquire(1, 1, LONG_WAIT));
+                OnThread<Result> second = OnThread.start("admission-waiter-2", () -> a.acquire(1, 1, LONG_WAIT))) {
+            Await.until("both writers wait inside acquire", PROMPTLY, () -> a.waiters() == 2);
+            a.release(2, 2);
+            assertThat(first.get(PROMPTLY)).isEqualTo(Result.ADMITTED);
+            assertThat(second.get(PROMPTLY)).isEqualTo(Result.ADMITTED);
+        }
+        assertThat(a.pendingRows()).isEqualTo(2);
     }
 
     @Test
     void aRequestLargerThanTheBoundIsAdmittedAloneNotStarved() throws Exception {
         Admission a = new Admission(10, 1 << 20, Time.SYSTEM);
-        assertThat(a.acquire(50, 1, Duration.ZERO)).isEqualTo(Result.ADMITTED);
+        assertThat(a.acquire(5, 1, Duration.ZERO)).isEqualTo(Result.ADMITTED);
+        assertThat(a.acquire(50, 1, Duration.ZERO)).as("not while anything else is pending").isEqualTo(Result.FULL);
+        a.release(5, 1);
+        assertThat(a.acquire(50, 1, Duration.ZERO)).as("alone").isEqualTo(Result.ADMITTED);
         assertThat(a.acquire(1, 1, Duration.ZERO)).isEqualTo(Result.FULL);
+        assertThat(a.pendingRows()).isEqualTo(50);
     }
 
     @Test
     void closingRefusesWaitersAndNewcomers() throws Exception {
         Admission a = new Admission(1, 1 << 20, Time.SYSTEM);
-        a.acquire(1, 1, Duration.ZERO);
-        CompletableFuture<Result> waiter = CompletableFuture.supplyAsync(() -> {
-            try {
-                return a.acquire(1, 1, Duration.ofMinutes(1));
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        a.close();
-        assertThat(waiter.get(30, TimeUnit.SECONDS)).isEqualTo(Result.CLOSED);
+        assertThat(a.acquire(1, 1, Duration.ZERO)).isEqualTo(Result.ADMITTED);
+        try (OnThread<Result> waiter = OnThread.start("admission-waiter", () -> a.acquire(1, 1, LONG_WAIT))) {
+            Await.until("the writer waits inside acquire", PROMPTLY, () -> a.waiters() == 1);
+            a.close();
+            assertThat(waiter.get(PROMPTLY)).as("woken by close, long before its own timeout").isEqualTo(Result.CLOSED);
+        }
         assertThat(a.acquire(1, 1, Duration.ZERO)).isEqualTo(Result.CLOSED);
+        a.release(1, 1);
+        assertThat(a.pendingRows()).as("releases still count after close").isZero();
     }
 }

@@ -3,6 +3,8 @@ package io.sluice.batch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.config.TemplateConfig;
+import io.sluice.support.Await;
+import io.sluice.support.OnThread;
 import io.sluice.write.Template;
 import io.sluice.write.WriteRequest;
 import io.sluice.time.ManualTime;
@@ -92,22 +94,53 @@ class BatcherTest {
         assertThat(b.take(Duration.ofSeconds(5))).isEmpty();
     }
 
+    // The take tests park the applier on a thread of its own, wait until it is inside take (Batcher.waiters()),
+    // then act; its own deadline (a minute) is far beyond what they wait for it, so only a wake-up returns it in time.
+    static final Duration LONG_BLOCK = Duration.ofMinutes(1);
+    static final Duration PROMPTLY = Duration.ofSeconds(10);
+
     @Test
     void takeWakesUpWhenTheRowLimitIsReached() throws Exception {
         Batcher b = new Batcher(5, Duration.ofHours(1), Time.SYSTEM);
-        Thread writer = Thread.ofPlatform().start(() -> {
-            for (int i = 0; i < 5; i++) {
+        b.enqueue(request(0, 1, System.nanoTime()));
+        try (OnThread<List<Pending>> applier = OnThread.start("test-applier", () -> b.take(LONG_BLOCK))) {
+            Await.until("the applier waits inside take", PROMPTLY, () -> b.waiters() == 1);
+            for (int i = 1; i < 5; i++) {
                 b.enqueue(request(i, 1, System.nanoTime()));
             }
-        });
-        assertThat(ids(b.take(Duration.ofSeconds(30)))).containsExactly(0L, 1L, 2L, 3L, 4L);
-        writer.join();
+            assertThat(ids(applier.get(PROMPTLY))).containsExactly(0L, 1L, 2L, 3L, 4L);
+        }
+    }
+
+    @Test
+    void takeWakesUpForTheFirstWriteAndHandsItOutAfterMaxWait() throws Exception {
+        Batcher b = new Batcher(100, Duration.ofMillis(50), Time.SYSTEM);
+        try (OnThread<List<Pending>> applier = OnThread.start("test-applier", () -> b.take(LONG_BLOCK))) {
+            Await.until("the applier waits inside take", PROMPTLY, () -> b.waiters() == 1);
+            long enqueued = System.nanoTime();
+            b.enqueue(request(7, 1, enqueued));
+            assertThat(ids(applier.get(PROMPTLY))).containsExactly(7L);
+            assertThat(System.nanoTime() - enqueued).as("a lone write waits max_wait").isGreaterThanOrEqualTo(50_000_000L);
+        }
+    }
+
+    @Test
+    void closeWakesAWaitingApplierWithNothingLeft() throws Exception {
+        Batcher b = new Batcher(5, Duration.ofHours(1), Time.SYSTEM);
+        try (OnThread<List<Pending>> applier = OnThread.start("test-applier", () -> b.take(LONG_BLOCK))) {
+            Await.until("the applier waits inside take", PROMPTLY, () -> b.waiters() == 1);
+            b.close();
+            assertThat(applier.get(PROMPTLY)).isEmpty();
+        }
+        assertThat(b.isDrained()).isTrue();
     }
 
     @Test
     void takeTimesOutEmptyWhenNothingArrives() throws Exception {
         Batcher b = new Batcher(5, Duration.ofMillis(1), Time.SYSTEM);
+        long t0 = System.nanoTime();
         assertThat(b.take(Duration.ofMillis(20))).isEmpty();
+        assertThat(System.nanoTime() - t0).as("waited its whole block").isGreaterThanOrEqualTo(20_000_000L);
         assertThat(b.isDrained()).isFalse();
     }
 }

@@ -44,6 +44,7 @@ class BenchCommandTest {
             assertThat(r.get("writes_per_s").asDouble()).isPositive();
             assertThat(r.get("p99_ms").asDouble()).isGreaterThanOrEqualTo(r.get("p50_ms").asDouble()).isPositive();
             assertThat(r.get("sink").asText()).isEqualTo("embedded");
+            assertThat(r.get("max_rows_per_tx").asLong()).as(r.toString()).isPositive();
         }
         assertThat(root.get("results").get(0).get("mode").asText()).isEqualTo("sync");
         assertThat(root.get("results").get(0).get("clients").asInt()).isEqualTo(4);
@@ -67,7 +68,35 @@ class BenchCommandTest {
         assertThat(r.client()).isEqualTo("jdk");
         assertThat(r.writes()).isPositive();
         assertThat(r.errors()).isZero();
-        assertThat(r.server().rowsPerBatch()).as("direct: one row per transaction").isEqualTo(1.0);
+        assertThat(r.server().batches()).as("the server's transactions").isPositive();
+        // exact whatever the timing of the readings (the mean, rowsPerBatch, is not: see ServerStats)
+        assertThat(r.server().maxRowsPerBatch()).as("direct: one row per transaction").isEqualTo(1.0);
+    }
+
+    @Test
+    void serverFiguresComeFromTheRowsSummaryAlone() {
+        // a reading taken as a batch committed: the batches counter already counts it, the summary not yet
+        ServerStats before = ServerStats.parse("""
+                # TYPE sluice_batch_rows summary
+                sluice_batch_rows{quantile="0.5"} 1.0
+                sluice_batch_rows_count 100
+                sluice_batch_rows_sum 100.0
+                sluice_batch_rows_max 1.0
+                sluice_batches_total 101.0
+                sluice_commit_seconds_sum 0.5
+                """);
+        ServerStats after = ServerStats.parse("""
+                sluice_batch_rows_count 1635
+                sluice_batch_rows_sum 1635.0
+                sluice_batch_rows_max 1.0
+                sluice_batches_total 1635.0
+                sluice_commit_seconds_sum 2.5
+                """);
+        ServerStats used = after.minus(before);
+        assertThat(used.batches()).isEqualTo(1535);
+        assertThat(used.rowsPerBatch()).isEqualTo(1.0);
+        assertThat(used.maxRowsPerBatch()).as("the later reading's").isEqualTo(1.0);
+        assertThat(used.commitMs()).isCloseTo(2000.0 / 1535, org.assertj.core.api.Assertions.within(1e-9));
     }
 
     @Test

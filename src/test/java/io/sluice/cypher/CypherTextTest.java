@@ -2,6 +2,9 @@ package io.sluice.cypher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.support.Seeds;
+import java.util.LinkedHashSet;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class CypherTextTest {
@@ -24,5 +27,51 @@ class CypherTextTest {
         assertThat(CypherText.runsInTransactions("CALL { CREATE () } in 4 concurrent transactions of 10 rows")).isTrue();
         assertThat(CypherText.runsInTransactions("CALL { CREATE () } IN CONCURRENT TRANSACTIONS ON ERROR RETRY")).isTrue();
         assertThat(CypherText.runsInTransactions("MATCH (n) WHERE n.x IN [1] RETURN 'IN TRANSACTIONS'")).isFalse();
+    }
+
+    // Lexer bugs the randomized test below finds (each one alone makes it fail), checked against Neo4j 2026.08.
+
+    @Test
+    void aCarriageReturnEndsALineComment() {
+        assertThat(CypherText.parameters("RETURN 1 AS v // c\r, $x AS w")).containsExactly("x");
+    }
+
+    @Test
+    void aDoubledBackquoteIsOneBackquoteInAName() {
+        assertThat(CypherText.parameters("MATCH (n:`we``ird`) SET n.x = $p, n.y = $`a``b`")).containsExactly("p", "a`b");
+        assertThat(CypherText.fieldsOf("RETURN row.`a``b`, `x``y`.z", "row")).containsExactly("a`b");
+    }
+
+    @Test
+    void spacesAndCommentsMayComeBetweenTheDollarAndTheName() {
+        assertThat(CypherText.parameters("RETURN $ x, $/* c */y, $\n`z`")).containsExactly("x", "y", "z");
+    }
+
+    @Test
+    void interpolatedStringsHoldExpressionsAndText() {
+        assertThat(CypherText.parameters("CYPHER 25 RETURN s'$a {$b + size('}')} \\{$c {{k: $d}.k}' + xs'{$e}'"))
+                .containsExactly("b", "d");
+        assertThat(CypherText.fieldsOf("RETURN S\"row.a {row.b}\"", "row")).containsExactly("b");
+    }
+
+    @Test
+    void aBackquotedDotIsANameNotADot() {
+        assertThat(CypherText.fieldsOf("RETURN `.` row.x, row `.` y", "row")).containsExactly("x");
+    }
+
+    /**
+     * Random Cypher-like texts with parameters and {@code row.x} fields planted in code, and look-alikes planted
+     * in strings (with escapes and both quotes), comments of both kinds, backquoted names, interpolated strings'
+     * text and other things' properties: the lexer must find exactly the planted ones, in order.
+     */
+    @Test
+    void findsExactlyThePlantedParametersAndFields() {
+        Seeds.rounds("sluice.cypher.seed", 500, random -> {
+            RandomCypher c = RandomCypher.generate(random);
+            assertThat(CypherText.parameters(c.text())).as("parameters of:\n%s", c.text())
+                    .containsExactlyElementsOf(new LinkedHashSet<>(c.params()));
+            Set<String> fields = CypherText.fieldsOf(c.text(), "row");
+            assertThat(fields).as("fields of:\n%s", c.text()).containsExactlyElementsOf(new LinkedHashSet<>(c.fields()));
+        });
     }
 }

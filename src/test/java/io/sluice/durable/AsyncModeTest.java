@@ -8,10 +8,10 @@ import io.sluice.support.Await;
 import io.sluice.support.TestServer;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.neo4j.graphdb.Transaction;
 
 /** mode=async over real HTTP: 202 with an offset, read-your-writes, dead letters, lag backpressure. */
@@ -26,15 +26,9 @@ class AsyncModeTest {
                   person:
                     cypher: "CREATE (:Person {id: row.id, name: row.name})"
                     key: [id]
-                  touch:
-                    cypher: "MATCH (l:Lock {id: row.id}) SET l.v = row.v"
-                    key: [id]
                 schema:
                   - CREATE CONSTRAINT person_id IF NOT EXISTS FOR (p:Person) REQUIRE p.id IS UNIQUE
-                journal: {max_lag_rows: 5}
-                admission: {timeout: 300ms}
                 """, false);
-        s.server.neo4j().database().executeTransactionally("CREATE (:Lock {id: 1})");
     }
 
     @AfterAll
@@ -110,32 +104,55 @@ class AsyncModeTest {
         assertThat(json(s.get("/health")).get("dead_letters").asLong()).isPositive();
     }
 
+    /**
+     * On a server of its own, so nothing else adds to its backlog: five rows of lag, the bound, held there by a
+     * lock the test takes on the node the journal applier must write. A sixth write waits the admission timeout
+     * and is refused; once the lock is released and the backlog applied, the next write is accepted.
+     */
     @Test
+    @Timeout(120) // starts a server of its own
     void atTheLagBoundAsyncWritesWaitThenGet503AndRecover() throws Exception {
-        CompletableFuture<HttpResponse<String>> sixth;
-        try (Transaction holder = s.server.neo4j().database().beginTx()) {
-            holder.execute("MATCH (l:Lock {id: 1}) SET l.v = 0").close(); // the applier will block on this node
-            for (int i = 1; i <= 5; i++) {
-                assertThat(s.post("/db/neo4j/write/touch?mode=async", "{\"id\": 1, \"v\": " + i + "}").statusCode())
-                        .isEqualTo(202);
+        try (TestServer lagged = TestServer.start("""
+                templates:
+                  touch:
+                    cypher: "MATCH (l:Lock {id: row.id}) SET l.v = row.v"
+                    key: [id]
+                journal: {max_lag_rows: 5}
+                admission: {timeout: 300ms}
+                """, false)) {
+            lagged.server.neo4j().database().executeTransactionally("CREATE (:Lock {id: 1})");
+            try (Transaction holder = lagged.server.neo4j().database().beginTx()) {
+                holder.execute("MATCH (l:Lock {id: 1}) SET l.v = 0").close(); // the applier will block on this node
+                for (int i = 1; i <= 5; i++) {
+                    assertThat(touch(lagged, i).statusCode()).isEqualTo(202);
+                }
+                Await.until("5 rows of lag", Duration.ofSeconds(30),
+                        () -> lagged.get("/health").body().contains("\"journal_lag_rows\":5,"));
+                long t0 = System.nanoTime();
+                HttpResponse<String> refused = touch(lagged, 6);
+                assertThat(refused.statusCode()).isEqualTo(503);
+                assertThat(refused.headers().firstValue("Retry-After")).contains("1");
+                assertThat(json(refused).at("/errors/0/code").asText())
+                        .isEqualTo("Neo.TransientError.Request.ResourceExhaustion");
+                assertThat((System.nanoTime() - t0) / 1_000_000).as("waited the admission timeout first")
+                        .isGreaterThanOrEqualTo(280);
+                assertThat(lagged.get("/health").body()).as("nothing applied while the lock is held")
+                        .contains("\"journal_lag_rows\":5,");
+                holder.rollback();
             }
-            Await.until("5 rows of lag", Duration.ofSeconds(30),
-                    () -> s.get("/health").body().contains("\"journal_lag_rows\":5"));
-            long t0 = System.nanoTime();
-            HttpResponse<String> refused = s.post("/db/neo4j/write/touch?mode=async", "{\"id\": 1, \"v\": 6}");
-            assertThat(refused.statusCode()).isEqualTo(503);
-            assertThat(refused.headers().firstValue("Retry-After")).isPresent();
-            assertThat(json(refused).at("/errors/0/code").asText()).isEqualTo("Neo.TransientError.Request.ResourceExhaustion");
-            assertThat((System.nanoTime() - t0) / 1_000_000).isGreaterThanOrEqualTo(280);
-            sixth = CompletableFuture.supplyAsync(() -> s.post("/db/neo4j/write/touch?mode=async", "{\"id\": 1, \"v\": 7}"));
-            holder.rollback();
+            Await.until("the backlog applied once the lock is released", Duration.ofSeconds(30),
+                    () -> lagged.get("/health").body().contains("\"journal_lag_rows\":0,"));
+            HttpResponse<String> accepted = touch(lagged, 7);
+            assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
+            long last = json(accepted).get("offset").asLong();
+            assertThat(json(lagged.get("/db/neo4j/applied?offset=" + last + "&wait=30s")).get("applied").asBoolean())
+                    .isTrue();
+            assertThat(lagged.count("MATCH (l:Lock {id: 1}) RETURN l.v")).as("applied in order; the refused one never")
+                    .isEqualTo(7);
         }
-        HttpResponse<String> r = sixth.get();
-        assertThat(r.statusCode()).as("admitted once the backlog drained, or refused if it did not in time")
-                .isIn(202, 503);
-        long last = r.statusCode() == 202 ? json(r).get("offset").asLong()
-                : json(s.post("/db/neo4j/write/touch?mode=async", "{\"id\": 1, \"v\": 7}")).get("offset").asLong();
-        assertThat(json(s.get("/db/neo4j/applied?offset=" + last + "&wait=30s")).get("applied").asBoolean()).isTrue();
-        assertThat(s.count("MATCH (l:Lock {id: 1}) RETURN l.v")).as("applied in order; the refused one never").isEqualTo(7);
+    }
+
+    static HttpResponse<String> touch(TestServer server, int v) {
+        return server.post("/db/neo4j/write/touch?mode=async", "{\"id\": 1, \"v\": " + v + "}");
     }
 }

@@ -86,7 +86,7 @@ final class CrashCycles {
                         long id = ids.incrementAndGet();
                         try {
                             var r = http.send(HttpRequest.newBuilder(URI.create(p.url("/db/neo4j/write/item?mode=async")))
-                                    .POST(HttpRequest.BodyPublishers.ofString("{\"id\":" + id + "}")).build(),
+                                    .timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.ofString("{\"id\":" + id + "}")).build(),
                                     HttpResponse.BodyHandlers.ofString());
                             if (r.statusCode() == 202) {
                                 acked.add(id);
@@ -98,23 +98,27 @@ final class CrashCycles {
                     return null;
                 });
             }
-            long end = System.nanoTime() + duration.toNanos();
-            while (System.nanoTime() < end) {
-                LockSupport.parkNanos(1_000_000); // the load runs for a random time: this is the crash moment
+            try {
+                long end = System.nanoTime() + duration.toNanos();
+                while (System.nanoTime() < end) {
+                    LockSupport.parkNanos(1_000_000); // the load runs for a random time: this is the crash moment
+                }
+                p.kill();
+            } finally {
+                stop.set(true); // else a failed kill leaves the clients looping and close() waiting for them
             }
-            p.kill();
-            stop.set(true);
         }
         return new ArrayList<>(acked);
     }
 
     private static String get(HttpClient http, String url) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(url)).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
+        return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(TestServer.REQUEST_TIMEOUT).GET().build(),
+                HttpResponse.BodyHandlers.ofString()).body();
     }
 
     private static long query(HttpClient http, SluiceProcess p, String cypher, Map<String, Object> params) throws Exception {
         String body = JSON.writeValueAsString(Map.of("statement", cypher, "parameters", params));
-        var r = http.send(HttpRequest.newBuilder(URI.create(p.url("/db/neo4j/query/v2")))
+        var r = http.send(HttpRequest.newBuilder(URI.create(p.url("/db/neo4j/query/v2"))).timeout(TestServer.REQUEST_TIMEOUT)
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         return JSON.readTree(r.body()).at("/data/values/0/0").asLong();

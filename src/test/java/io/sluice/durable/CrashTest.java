@@ -7,9 +7,11 @@ import io.sluice.support.TestServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** kill -9 a real sluice under async load, restart, verify: nothing acknowledged lost, nothing applied twice. */
 class CrashTest {
@@ -21,6 +23,7 @@ class CrashTest {
     }
 
     @Test
+    @Timeout(240) // four sluice processes start, one after another
     void threeKillNineCycles() throws Exception {
         check(3);
     }
@@ -28,12 +31,14 @@ class CrashTest {
     /** {@code ./sluice soak}: the 100-cycle run. */
     @Test
     @Tag("soak")
+    @Timeout(value = 2, unit = TimeUnit.HOURS) // 100 cycles take about 20 minutes
     void hundredKillNineCycles() throws Exception {
         check(Integer.getInteger("sluice.crash.cycles", 100));
     }
 
     /** The same over Bolt: sluice serve --neo4j, killed twice, against a sluice neo4j process that stays up. */
     @Test
+    @Timeout(240) // a Neo4j process and three sluice processes start
     void twoKillNineCyclesOverBolt() throws Exception {
         dir = Files.createTempDirectory("sluice-crash-bolt-");
         try (Neo4jProcess neo4j = Neo4jProcess.start(dir.resolve("neo4j"))) {

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The remote Neo4j going away under async load: kill -9 of the {@code sluice neo4j} process while an in-process
@@ -46,6 +47,7 @@ class Neo4jOutageTest {
     }
 
     @Test
+    @Timeout(180) // a Neo4j process starts twice, a server once, and the backlog drains
     void acknowledgedWritesSurviveTheDatabaseGoingAwayAndAreAppliedOnceWhenItIsBack() throws Exception {
         dir = Files.createTempDirectory("sluice-outage-");
         neo4j = Neo4jProcess.start(dir.resolve("neo4j"));

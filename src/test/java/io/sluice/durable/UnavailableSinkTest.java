@@ -25,11 +25,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The database being unavailable loses nothing: the journal keeps accepting up to the lag bound, the applier
  * retries with backoff, and when the database is back every write is applied exactly once.
  */
+@Timeout(120) // each test starts embedded Neo4j and waits up to 30 s twice
 class UnavailableSinkTest {
     Path dir;
     EmbeddedNeo4j neo4j;

@@ -9,6 +9,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -56,7 +57,7 @@ class BackpressureTest {
             assertThat(blocked).isNotDone();
             holder.rollback();
         }
-        assertThat(blocked.get().statusCode()).isEqualTo(200);
+        assertThat(blocked.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
         assertThat(s.post("/db/neo4j/query/v2", "{\"statement\": \"CREATE (:Other)\"}").statusCode()).isEqualTo(200);
         assertThat(s.count("MATCH (o:Other) RETURN count(o)")).as("the refused write was not applied").isEqualTo(1);
         Object v = s.server.neo4j().database().executeTransactionally("MATCH (l:Lock) RETURN l.v AS v", Map.of(),

@@ -7,6 +7,7 @@ import io.sluice.support.TestServer;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -149,7 +150,8 @@ class BadInputTest {
         var err = new ObjectMapper().readTree(r.body()).at("/errors/0");
         assertThat(err.get("code").asText()).isEqualTo(code);
         assertThat(err.get("message").asText()).isNotBlank();
-        assertThat(good.get().statusCode()).as("a good write beside it").isEqualTo(200);
+        assertThat(good.get(TestServer.REQUEST_TIMEOUT.toSeconds(), TimeUnit.SECONDS).statusCode())
+                .as("a good write beside it").isEqualTo(200);
         assertThat(s.count("MATCH (p:Person {id: " + id + "}) RETURN count(p)")).isEqualTo(1);
     }
 }

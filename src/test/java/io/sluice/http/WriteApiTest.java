@@ -4,14 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.support.Await;
 import io.sluice.support.TestServer;
+import io.sluice.write.Template;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,6 +25,8 @@ import org.junit.jupiter.api.TestInstance;
 import org.neo4j.driver.AuthTokens;
 import org.neo4j.driver.Driver;
 import org.neo4j.driver.GraphDatabase;
+import org.neo4j.driver.Session;
+import org.neo4j.driver.Transaction;
 
 /** The write endpoints over real HTTP against embedded Neo4j: group commit, isolation, formats, Bolt reads. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -94,7 +101,7 @@ class WriteApiTest {
                 }));
             }
             for (Future<?> f : fs) {
-                f.get();
+                f.get(50, TimeUnit.SECONDS);
             }
         }
         assertThat(other.get()).isZero();
@@ -122,15 +129,20 @@ class WriteApiTest {
         int n = 49;
         List<Future<HttpResponse<String>>> fs = new ArrayList<>();
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int i = 0; i < n; i++) {
-                long id = i == n / 2 ? 7 : 500 + i; // one duplicate of id 7 among good rows
-                fs.add(pool.submit(() -> s.post("/db/neo4j/write/person", "{\"id\":" + id + ",\"name\":\"x\"}")));
-            }
+            try (HeldAppliers held = holdEveryApplier(pool)) {
+                for (int i = 0; i < n; i++) {
+                    long id = i == n / 2 ? 7 : 500 + i; // one duplicate of id 7 among good rows
+                    fs.add(pool.submit(() -> s.post("/db/neo4j/write/person", "{\"id\":" + id + ",\"name\":\"x\"}")));
+                }
+                Await.until("the writes queued behind the held appliers", AWAIT,
+                        () -> health().get("queued_rows").asLong() == n);
+                assertThat(held.blockers).as("the appliers are still held").noneMatch(Future::isDone);
+            } // released: each applier takes its partition's whole queue as one batch (49 rows < min_rows 50)
         }
         int ok = 0;
         HttpResponse<String> bad = null;
         for (var f : fs) {
-            var r = f.get();
+            var r = f.get(AWAIT.toSeconds(), TimeUnit.SECONDS);
             if (r.statusCode() == 200) {
                 ok++;
             } else {
@@ -145,6 +157,74 @@ class WriteApiTest {
         assertThat(s.count("MATCH (p:Person {id: 7}) RETURN count(p)")).isEqualTo(1);
         assertThat(metric(s.get("/metrics").body(), "sluice_bisections_total"))
                 .as("the bad row shared a batch with good ones and was bisected out").isGreaterThan(bisectionsBefore);
+    }
+
+    static final Duration AWAIT = Duration.ofSeconds(30);
+    static final String HELD_SITE = "https://held";
+
+    JsonNode health() {
+        try {
+            return JSON.readTree(s.get("/health").body());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Every applier held inside a transaction of its own, deterministically: a transaction of the test (over
+     * Bolt, so against either sink) holds the write lock of one Site node, and each partition gets a
+     * {@code visited} write that must lock that node to link a user to it. {@link #close} rolls the
+     * transaction back, and the blocked writes commit.
+     */
+    HeldAppliers holdEveryApplier(ExecutorService pool) throws Exception {
+        assertThat(s.post("/db/neo4j/write/visited", "{\"user\": -1, \"url\": \"" + HELD_SITE + "\"}").statusCode())
+                .isEqualTo(200);
+        Template visited = s.server.writePath().template("visited").orElseThrow();
+        int appliers = health().get("appliers").asInt();
+        HeldAppliers held = new HeldAppliers(GraphDatabase.driver("bolt://" + s.bolt, AuthTokens.none()));
+        try {
+            held.tx.run("MATCH (s:Site {url: $url}) SET s.held = true", Map.of("url", HELD_SITE)).consume();
+            for (int partition = 0; partition < appliers; partition++) {
+                long user = 800_000;
+                while (visited.partition(Map.of("user", user), appliers) != partition) {
+                    user++;
+                }
+                String body = "{\"user\": " + user + ", \"url\": \"" + HELD_SITE + "\"}";
+                held.blockers.add(pool.submit(() -> s.post("/db/neo4j/write/visited", body)));
+            }
+            Await.until("every applier took its blocked write", AWAIT, () -> {
+                JsonNode h = health();
+                return h.get("queued_rows").asLong() == 0 && h.get("pending_rows").asLong() == appliers;
+            });
+            return held;
+        } catch (Exception | AssertionError e) {
+            held.close();
+            throw e;
+        }
+    }
+
+    static final class HeldAppliers implements AutoCloseable {
+        final Driver driver;
+        final Session session;
+        final Transaction tx;
+        final List<Future<HttpResponse<String>>> blockers = new ArrayList<>();
+
+        HeldAppliers(Driver driver) {
+            this.driver = driver;
+            this.session = driver.session();
+            this.tx = session.beginTransaction();
+        }
+
+        @Override
+        public void close() {
+            try (driver; session) {
+                tx.rollback();
+                for (var b : blockers) {
+                    assertThat(b).as("a held write, released").succeedsWithin(AWAIT)
+                            .satisfies(r -> assertThat(r.statusCode()).as(r.body()).isEqualTo(200));
+                }
+            }
+        }
     }
 
     @Test

@@ -5,6 +5,8 @@ import static io.sluice.journal.Journals.readAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.support.Await;
+import io.sluice.support.OnThread;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -18,7 +20,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,7 +46,7 @@ class GroupCommitTest {
             for (int t = 0; t < THREADS; t++) {
                 int thread = t;
                 results.add(pool.submit(() -> {
-                    start.await();
+                    FailureTest.await(start);
                     Map<Long, String> mine = new HashMap<>();
                     for (int i = 0; i < APPENDS_PER_THREAD; i++) {
                         String text = "thread-" + thread + "-append-" + i;
@@ -84,7 +85,11 @@ class GroupCommitTest {
         try (Journal journal = SegmentedJournal.open(dir, Journals.segmentsOf(4096), ops)) {
             Future<List<JournalRecord>> reader = pool.submit(() -> {
                 List<JournalRecord> seen = new ArrayList<>();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
                 while (seen.size() < total) {
+                    if (System.nanoTime() > deadline) {
+                        throw new AssertionError("the reader saw " + seen.size() + " of " + total + " in 30 s");
+                    }
                     if (journal.awaitDurable(seen.size(), Duration.ofSeconds(10))) {
                         seen.addAll(journal.read(seen.size(), 50, 4096));
                     }
@@ -154,23 +159,12 @@ class GroupCommitTest {
 
     @Test
     void closeWakesWaitersForRecordsThatWillNeverCome() throws Exception {
-        ExecutorService pool = Executors.newSingleThreadExecutor();
-        try {
-            Journal journal = SegmentedJournal.open(dir, JournalOptions.defaults(), ops);
-            AtomicInteger waiting = new AtomicInteger();
-            Future<Boolean> waiter = pool.submit(() -> {
-                waiting.incrementAndGet();
-                return journal.awaitDurable(0, Duration.ofMinutes(1));
-            });
-            while (waiting.get() == 0) {
-                Thread.onSpinWait();
-            }
-            journal.close(); // whether the waiter is already waiting or not, it must not wait a minute
-            assertThatThrownBy(() -> waiter.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(IOException.class)
+        Journal journal = SegmentedJournal.open(dir, JournalOptions.defaults(), ops);
+        try (OnThread<Boolean> waiter = OnThread.start("journal-waiter", () -> journal.awaitDurable(0, Duration.ofMinutes(1)))) {
+            Await.until("the waiter is parked in awaitDurable", Duration.ofSeconds(10), waiter::isParkedOnACondition);
+            journal.close(); // it must wake the waiter, which would otherwise wait a minute
+            assertThatThrownBy(() -> waiter.get(Duration.ofSeconds(10))).isInstanceOf(IOException.class)
                     .hasMessageContaining("closed");
-        } finally {
-            pool.shutdownNow();
-            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
         }
     }
 

@@ -40,6 +40,9 @@ final class Journals {
         long next = journal.firstOffset();
         while (next < journal.durableOffset()) {
             List<JournalRecord> batch = journal.read(next, page, Long.MAX_VALUE);
+            if (batch.isEmpty()) {
+                throw new AssertionError("read(" + next + ") is empty below the durable offset " + journal.durableOffset());
+            }
             all.addAll(batch);
             next += batch.size();
         }

@@ -61,6 +61,7 @@ class TornWriteTest {
         List<byte[]> payloads = new ArrayList<>();
         try (Journal journal = Journals.open(pristine, segmentsOf(256))) {
             while (segmentFiles(pristine).size() < 3) {
+                assertThat(payloads).as("records appended before a third segment").hasSizeLessThan(1000);
                 payloads.add(payload(payloads.size(), 20));
                 journal.append(payloads.getLast());
             }

@@ -3,6 +3,7 @@ package io.sluice.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.sink.EmbeddedNeo4j;
+import io.sluice.support.Await;
 import io.sluice.support.SluiceProcess;
 import io.sluice.support.TestServer;
 import java.net.URI;
@@ -22,6 +23,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** SIGTERM under load: the process exits cleanly, every acknowledged write is in the graph, the rest got 503. */
 class SigtermTest {
@@ -33,6 +35,7 @@ class SigtermTest {
     }
 
     @Test
+    @Timeout(180) // a child JVM with Neo4j starts, takes load, stops; then embedded Neo4j opens its store
     void sigtermCommitsEveryAcknowledgedWrite() throws Exception {
         dir = Files.createTempDirectory("sluice-sigterm-");
         Path config = dir.resolve("sluice.yaml");
@@ -47,40 +50,48 @@ class SigtermTest {
         AtomicLong ids = new AtomicLong();
         AtomicBoolean stop = new AtomicBoolean();
         try (SluiceProcess p = SluiceProcess.start(config, data, TestServer.freePort());
-                HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+                HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                        .connectTimeout(Duration.ofSeconds(10)).build();
                 ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int c = 0; c < 16; c++) {
-                clients.submit(() -> {
-                    while (!stop.get()) {
-                        long id = ids.incrementAndGet();
-                        try {
-                            var r = http.send(HttpRequest.newBuilder(URI.create(p.url("/db/neo4j/write/item")))
-                                    .POST(HttpRequest.BodyPublishers.ofString("{\"id\":" + id + "}")).build(),
-                                    HttpResponse.BodyHandlers.ofString());
-                            statuses.merge(r.statusCode(), 1L, Long::sum);
-                            if (r.statusCode() == 200) {
-                                acked.add(id);
-                            } else if (r.statusCode() == 503 && (r.headers().firstValue("Retry-After").isEmpty()
-                                    || !r.body().contains("\"code\":\"Neo.TransientError."))) {
-                                statuses.merge(-503, 1L, Long::sum); // a 503 without Neo4j's error format
-                            }
-                        } catch (Exception e) {
-                            statuses.merge(-1, 1L, Long::sum); // connection refused or reset: not acknowledged
-                            if (!p.process.isAlive()) {
-                                return null;
+            try {
+                for (int c = 0; c < 16; c++) {
+                    clients.submit(() -> {
+                        while (!stop.get()) {
+                            long id = ids.incrementAndGet();
+                            try {
+                                var r = http.send(HttpRequest.newBuilder(URI.create(p.url("/db/neo4j/write/item")))
+                                        .timeout(Duration.ofSeconds(30))
+                                        .POST(HttpRequest.BodyPublishers.ofString("{\"id\":" + id + "}")).build(),
+                                        HttpResponse.BodyHandlers.ofString());
+                                statuses.merge(r.statusCode(), 1L, Long::sum);
+                                if (r.statusCode() == 200) {
+                                    acked.add(id);
+                                } else if (r.statusCode() == 503 && (r.headers().firstValue("Retry-After").isEmpty()
+                                        || !r.body().contains("\"code\":\"Neo.TransientError."))) {
+                                    statuses.merge(-503, 1L, Long::sum); // a 503 without Neo4j's error format
+                                }
+                            } catch (Exception e) {
+                                statuses.merge(-1, 1L, Long::sum); // refused, reset or timed out: not acknowledged
+                                if (!p.process.isAlive()) {
+                                    return null;
+                                }
                             }
                         }
+                        return null;
+                    });
+                }
+                Await.until("500 acknowledged writes before SIGTERM", Duration.ofSeconds(60), () -> {
+                    if (!p.process.isAlive()) {
+                        throw new AssertionError("sluice exited before SIGTERM; log " + p.log);
                     }
-                    return null;
+                    return acked.size() >= 500;
                 });
+                int exit = p.terminate(Duration.ofSeconds(60));
+                assertThat(exit).as("exit code after SIGTERM (143 = terminated by the signal, hooks run)").isIn(0, 143);
+                assertThat(Files.readString(p.log)).as("exit " + exit).contains("sluice stopped");
+            } finally {
+                stop.set(true); // else a failed assertion leaves the clients looping and close() waiting for them
             }
-            while (acked.size() < 500) {
-                Thread.onSpinWait();
-            }
-            int exit = p.terminate(Duration.ofSeconds(60));
-            stop.set(true);
-            assertThat(exit).as("exit code after SIGTERM (143 = terminated by the signal, hooks run)").isIn(0, 143);
-            assertThat(Files.readString(p.log)).as("exit " + exit).contains("sluice stopped");
         }
         assertThat(statuses.keySet()).as("statuses seen: " + statuses).isSubsetOf(200, 503, -1);
         try (EmbeddedNeo4j db = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(data, null, 64L << 20, 0, "neo4j"))) {

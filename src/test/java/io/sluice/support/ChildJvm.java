@@ -61,7 +61,8 @@ public final class ChildJvm implements AutoCloseable {
         });
         try {
             if (!isReady.get(120, TimeUnit.SECONDS)) {
-                throw new IOException(mainArgs.getFirst() + " did not start; exit " + p.waitFor() + ", log:\n"
+                String exit = p.waitFor(30, TimeUnit.SECONDS) ? Integer.toString(p.exitValue()) : "none yet";
+                throw new IOException(mainArgs.getFirst() + " did not start; exit " + exit + ", log:\n"
                         + Files.readString(log));
             }
         } catch (Exception e) {
@@ -73,7 +74,11 @@ public final class ChildJvm implements AutoCloseable {
 
     /** SIGTERM (sent with kill(1): Process.destroy() did not run the JVM's shutdown hooks from the surefire fork), then wait for exit. */
     public int terminate(Duration wait) throws Exception {
-        new ProcessBuilder("kill", "-TERM", Long.toString(process.pid())).inheritIO().start().waitFor();
+        Process kill = new ProcessBuilder("kill", "-TERM", Long.toString(process.pid())).inheritIO().start();
+        if (!kill.waitFor(30, TimeUnit.SECONDS)) {
+            kill.destroyForcibly();
+            throw new AssertionError("kill -TERM " + process.pid() + " did not return within 30 s");
+        }
         if (!process.waitFor(wait.toMillis(), TimeUnit.MILLISECONDS)) {
             process.destroyForcibly();
             throw new AssertionError(log.getFileName() + ": did not stop within " + wait + " of SIGTERM");
@@ -85,7 +90,9 @@ public final class ChildJvm implements AutoCloseable {
     /** kill -9. */
     public void kill() throws InterruptedException {
         process.destroyForcibly();
-        process.waitFor();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("process " + process.pid() + " still alive 30 s after kill -9");
+        }
         try {
             logClosed.get(30, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {

@@ -29,6 +29,8 @@ public final class TestServer implements AutoCloseable {
     public final SluiceServer server;
     public final Path dataDir;
     public final HostPort bolt;
+    /** Longer than any wait a test asks of the server (the longest is {@code applied?wait=60s}). */
+    public static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(90);
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10)).build();
 
@@ -86,9 +88,12 @@ public final class TestServer implements AutoCloseable {
         return send(HttpRequest.newBuilder(URI.create(url(path))).GET().build());
     }
 
+    /** Sends {@code r}; one without a timeout of its own gets {@link #REQUEST_TIMEOUT}, so no client hangs forever. */
     public HttpResponse<String> send(HttpRequest r) {
+        HttpRequest bounded = r.timeout().isPresent() ? r
+                : HttpRequest.newBuilder(r, (name, value) -> true).timeout(REQUEST_TIMEOUT).build();
         try {
-            return http.send(r, HttpResponse.BodyHandlers.ofString());
+            return http.send(bounded, HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
