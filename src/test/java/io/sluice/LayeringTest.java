@@ -25,14 +25,16 @@ class LayeringTest {
             Map.entry("time", Set.of()),
             Map.entry("config", Set.of()),
             Map.entry("cypher", Set.of("sink")),
-            Map.entry("sink", Set.of()),
+            Map.entry("sink", Set.of("security")),
+            // who may come in: credentials, the cache, TLS material; a leaf (the user store is Neo4j's, behind sink)
+            Map.entry("security", Set.of()),
             Map.entry("metrics", Set.of()),
             Map.entry("journal", Set.of()),
             Map.entry("write", Set.of("config", "cypher", "sink")),
             Map.entry("batch", Set.of("write")),
             Map.entry("apply", Set.of("batch", "write", "sink", "metrics")),
             Map.entry("durable", Set.of("journal", "apply", "batch", "write", "sink", "metrics")),
-            Map.entry("http", Set.of("write", "sink", "metrics", "config")),
+            Map.entry("http", Set.of("write", "sink", "metrics", "config", "security")),
             // the gateway routes between parts others build; it never reaches the HTTP layer or its owner
             Map.entry("gateway", Set.of("apply", "batch", "config", "cypher", "durable", "sink", "write")),
             // neo4j-admin import's input format: pure format code

@@ -1,6 +1,7 @@
 package io.sluice.bench;
 
 import io.sluice.time.Time;
+import io.sluice.security.InitialAuth;
 import io.sluice.server.SluiceServer;
 import io.sluice.sink.EmbeddedNeo4j.HostPort;
 import io.sluice.write.Template;
@@ -34,6 +35,11 @@ import org.slf4j.LoggerFactory;
 public final class Bench {
     private static final Logger log = LoggerFactory.getLogger(Bench.class);
 
+    /** The bench server's password (a throwaway store on loopback), and the header every request carries. */
+    static final String PASSWORD = "bench-password";
+    static final String AUTHORIZATION = "Basic " + java.util.Base64.getEncoder().encodeToString(
+            ("neo4j:" + PASSWORD).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+
     private final BenchOptions options;
     private final Time time;
     private final PrintStream progress;
@@ -51,14 +57,20 @@ public final class Bench {
             prime();
         }
         List<ModeResult> results = new ArrayList<>();
-        for (BenchMode mode : options.modes()) {
-            boolean batched = mode == BenchMode.SYNC || mode == BenchMode.ASYNC;
-            for (int appliers : batched ? options.appliers() : options.appliers().subList(0, 1)) {
-                ModeResult r = onFreshServer(mode, appliers,
-                        server -> measure(server, mode, appliers, "", options.warmup(), options.duration()));
-                progress.printf(Locale.ROOT, "bench %s %s (%d appliers): %,.0f writes/s, p50 %.2f ms, p99 %.2f ms, errors %d%n",
-                        options.scenario().name(), mode.label(), appliers, r.writesPerS(), r.p50Ms(), r.p99Ms(), r.errors());
-                results.add(r);
+        for (boolean auth : options.auth()) {
+            for (BenchMode mode : options.modes()) {
+                if (!mode.overHttp() && auth != options.auth().getFirst()) {
+                    continue; // raw does not go through HTTP: credentials change nothing
+                }
+                boolean batched = mode == BenchMode.SYNC || mode == BenchMode.ASYNC;
+                for (int appliers : batched ? options.appliers() : options.appliers().subList(0, 1)) {
+                    ModeResult r = onFreshServer(mode, appliers, auth, server -> measure(server, mode, appliers,
+                            auth, "", options.warmup(), options.duration()));
+                    progress.printf(Locale.ROOT, "bench %s %s (%d appliers, auth %s): %,.0f writes/s, p50 %.2f ms,"
+                            + " p99 %.2f ms, errors %d%n", options.scenario().name(), mode.label(), appliers,
+                            auth ? "on" : "off", r.writesPerS(), r.p50Ms(), r.p99Ms(), r.errors());
+                    results.add(r);
+                }
             }
         }
         return BenchReport.of(options.scenario().name(), results);
@@ -68,9 +80,10 @@ public final class Bench {
     private void prime() throws InterruptedException {
         Duration slice = options.prime().dividedBy(options.modes().size());
         int appliers = options.appliers().getFirst();
-        onFreshServer(options.modes().getFirst(), appliers, server -> {
+        boolean auth = options.auth().getFirst();
+        onFreshServer(options.modes().getFirst(), appliers, auth, server -> {
             for (BenchMode mode : options.modes()) {
-                measure(server, mode, appliers, " (priming the JIT)", Duration.ZERO, slice);
+                measure(server, mode, appliers, auth, " (priming the JIT)", Duration.ZERO, slice);
             }
             return null;
         });
@@ -81,7 +94,8 @@ public final class Bench {
         T run(SluiceServer server) throws InterruptedException;
     }
 
-    private <T> T onFreshServer(BenchMode mode, int appliers, OnServer<T> work) throws InterruptedException {
+    private <T> T onFreshServer(BenchMode mode, int appliers, boolean auth, OnServer<T> work)
+            throws InterruptedException {
         Path dir = tempDir(mode);
         try {
             SluiceServer.Options so = new SluiceServer.Options(options.serverConfig(appliers), dir,
@@ -91,6 +105,7 @@ public final class Bench {
                 so = SluiceServer.Options.remote(options.serverConfig(appliers), dir, new HostPort("127.0.0.1", 0),
                         options.remote());
             }
+            so = so.withInitialAuth(auth ? new InitialAuth.Given(PASSWORD, false) : new InitialAuth.Off());
             try (SluiceServer server = SluiceServer.start(so)) {
                 return work.run(server);
             }
@@ -99,15 +114,15 @@ public final class Bench {
         }
     }
 
-    private ModeResult measure(SluiceServer server, BenchMode mode, int appliers, String note, Duration warmup,
-            Duration duration)
-            throws InterruptedException {
+    private ModeResult measure(SluiceServer server, BenchMode mode, int appliers, boolean auth, String note,
+            Duration warmup, Duration duration) throws InterruptedException {
+        String authorization = auth ? AUTHORIZATION : null;
         Scenario s = options.scenario();
         int clients = mode.overHttp() ? options.clients() : 1;
         int rowsPerRequest = mode.overHttp() ? options.rowsPerRequest() : BenchMode.RAW_BATCH_ROWS;
         Window window = Window.of(time.nanos(), warmup.toNanos(), duration.toNanos());
         Tally tally = new Tally(window, clients);
-        Load load = load(mode, server, s.workload(options.seed()));
+        Load load = load(mode, server, s.workload(options.seed()), authorization);
         ServerStats used;
         double drainSeconds = 0;
         Progress lines = Progress.start(s.name() + " " + mode.label() + note, tally, time, progress);
@@ -116,40 +131,40 @@ public final class Bench {
             load.start(tally);
             try {
                 sleepUntil(window.measureStart());
-                ServerStats before = read(probe, metrics);
+                ServerStats before = read(probe, metrics, authorization);
                 sleepUntil(window.end());
-                used = read(probe, metrics).minus(before);
+                used = read(probe, metrics, authorization).minus(before);
             } finally {
                 load.awaitStop(); // the load stops by itself at the window's end
             }
             if (mode == BenchMode.ASYNC) {
-                drainSeconds = awaitApplied(probe, server, window.end());
+                drainSeconds = awaitApplied(probe, server, window.end(), authorization);
             }
         } finally {
             lines.close();
         }
         String client = mode.overHttp() ? options.client().label() : "in-process";
         ModeResult r = tally.result(mode, client, rowsPerRequest, options.remote() == null ? "embedded" : "bolt",
-                appliers, used);
+                appliers, auth, used);
         if (drainSeconds > 0) {
             // async counts a write when it is applied, not when it is journaled: the time includes the drain
             progress.printf(Locale.ROOT, "bench %s async: the journal backlog took %.2f s to apply after the window%n",
                     s.name(), drainSeconds);
             r = new ModeResult(r.mode(), r.client(), r.clients(), r.rowsPerRequest(), r.writes(),
                     r.seconds() + drainSeconds, r.p50Ms(), r.p99Ms(), r.errors(), r.errorsByStatus(), r.sink(),
-                    r.appliers(), r.server());
+                    r.appliers(), r.auth(), r.server());
         }
         return r;
     }
 
-    private Load load(BenchMode mode, SluiceServer server, Scenario.Workload workload) {
+    private Load load(BenchMode mode, SluiceServer server, Scenario.Workload workload, String authorization) {
         Scenario s = options.scenario();
         if (!mode.overHttp()) {
             return new RawLoad(server.sink(), Template.compile(s.name(), s.template()), workload.stream(0), time);
         }
         HttpTarget target = new HttpTarget(URI.create(server.baseUrl() + "/db/"
                 + options.serverConfig().neo4j().database() + "/write/" + s.name() + "?mode=" + mode.label()),
-                options.clients(), options.rowsPerRequest());
+                options.clients(), options.rowsPerRequest(), authorization);
         return switch (options.client()) {
             case NETTY -> new NettyHttpLoad(target, workload, time);
             case JDK -> new JdkHttpLoad(target, workload, time);
@@ -157,16 +172,18 @@ public final class Bench {
     }
 
     /** Waits until every journaled write is applied; returns the seconds from {@code since} to then. */
-    private double awaitApplied(HttpClient probe, SluiceServer server, long since) throws InterruptedException {
+    private double awaitApplied(HttpClient probe, SluiceServer server, long since, String authorization)
+            throws InterruptedException {
         try {
             var mapper = new com.fasterxml.jackson.databind.ObjectMapper();
             String db = options.serverConfig().neo4j().database();
-            long last = mapper.readTree(probe.send(java.net.http.HttpRequest.newBuilder(
-                    URI.create(server.baseUrl() + "/health")).build(), java.net.http.HttpResponse.BodyHandlers.ofString())
-                    .body()).get("journal_next_offset").asLong() - 1;
+            long last = mapper.readTree(probe.send(authorized(java.net.http.HttpRequest.newBuilder(
+                    URI.create(server.baseUrl() + "/health")), authorization).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).body()).get("journal_next_offset").asLong() - 1;
             while (last >= 0) {
-                var r = probe.send(java.net.http.HttpRequest.newBuilder(URI.create(server.baseUrl() + "/db/" + db
-                        + "/applied?offset=" + last + "&wait=30s")).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+                var r = probe.send(authorized(java.net.http.HttpRequest.newBuilder(URI.create(server.baseUrl() + "/db/"
+                        + db + "/applied?offset=" + last + "&wait=30s")), authorization).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
                 if (mapper.readTree(r.body()).get("applied").asBoolean()) {
                     break;
                 }
@@ -181,9 +198,13 @@ public final class Bench {
         time.sleep(Duration.ofNanos(nanos - time.nanos()));
     }
 
-    private static ServerStats read(HttpClient probe, URI metrics) throws InterruptedException {
+    static java.net.http.HttpRequest.Builder authorized(java.net.http.HttpRequest.Builder b, String authorization) {
+        return authorization == null ? b : b.header("Authorization", authorization);
+    }
+
+    private static ServerStats read(HttpClient probe, URI metrics, String authorization) throws InterruptedException {
         try {
-            return ServerStats.fetch(probe, metrics);
+            return ServerStats.fetch(probe, metrics, authorization);
         } catch (IOException | RuntimeException e) {
             log.warn("cannot read the server's metrics ({}); server figures will be missing", e.toString());
             return ServerStats.NONE;

@@ -26,16 +26,18 @@ import java.util.Objects;
  * @param appliers       applier counts: sync and async run once per count (direct and raw once, with the first)
  * @param remote         a Neo4j over Bolt to bench against instead of the embedded one (wiped before each
  *                       mode), or null
+ * @param auth           authentication settings to run every HTTP mode under, in order ({@code [true, false]}
+ *                       measures what checking credentials costs); default: the config's
  */
 public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration,
         Duration warmup, Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed,
-        LoadClient client, List<Integer> appliers, io.sluice.sink.BoltSink.Options remote) {
+        LoadClient client, List<Integer> appliers, io.sluice.sink.BoltSink.Options remote, List<Boolean> auth) {
 
     public BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration, Duration warmup,
             Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed, LoadClient client,
             List<Integer> appliers) {
         this(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir, seed, client,
-                appliers, null);
+                appliers, null, null);
     }
 
     public BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration, Duration warmup,
@@ -51,6 +53,7 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
         Objects.requireNonNull(client, "client");
         modes = List.copyOf(modes);
         appliers = List.copyOf(appliers);
+        auth = auth == null || auth.isEmpty() ? List.of(config.security().auth()) : List.copyOf(auth);
         if (appliers.isEmpty() || appliers.stream().anyMatch(a -> a < 1 || a > 256)) {
             throw new IllegalArgumentException("appliers must be 1..256 each, got " + appliers);
         }

@@ -40,13 +40,24 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
                 }
             }
         }
+        for (ModeResult on : results) { // what checking credentials costs: each mode with auth on against off
+            results.stream().filter(off -> !off.auth() && on.auth() && off.mode() == on.mode()
+                    && off.appliers() == on.appliers() && off.writesPerS() > 0).findFirst()
+                    .ifPresent(off -> ratios.put(label(results, on) + "/" + label(results, off),
+                            on.writesPerS() / off.writesPerS()));
+        }
         return new BenchReport(scenario, results, ratios);
     }
 
-    /** The mode's name, with {@code @N} appliers when the mode ran with several applier counts. */
+    /**
+     * The mode's name, with {@code @N} appliers when the mode ran with several applier counts, and
+     * {@code -noauth} for a run without authentication when the report has both.
+     */
     static String label(List<ModeResult> results, ModeResult r) {
-        long runs = results.stream().filter(x -> x.mode() == r.mode()).count();
-        return runs > 1 ? r.mode().label() + "@" + r.appliers() : r.mode().label();
+        long counts = results.stream().filter(x -> x.mode() == r.mode()).map(ModeResult::appliers).distinct().count();
+        boolean both = results.stream().anyMatch(ModeResult::auth) && results.stream().anyMatch(x -> !x.auth());
+        String label = counts > 1 ? r.mode().label() + "@" + r.appliers() : r.mode().label();
+        return both && !r.auth() && r.mode().overHttp() ? label + "-noauth" : label;
     }
 
     public Optional<ModeResult> result(BenchMode mode) {
@@ -109,6 +120,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             m.put("errors_by_status", byStatus);
             m.put("sink", r.sink());
             m.put("appliers", r.appliers());
+            m.put("auth", r.auth());
             m.put("rows_per_request", r.rowsPerRequest());
             m.put("client", r.client());
             ServerStats s = r.server();

@@ -5,9 +5,9 @@ import java.time.Duration;
 
 /**
  * Where and how hard HTTP load goes: a loopback URI (the bench never drives anything else), the number of
- * closed-loop clients and the rows in each request.
+ * closed-loop clients, the rows in each request, and the {@code Authorization} header each carries (null: none).
  */
-record HttpTarget(URI uri, int clients, int rowsPerRequest) {
+record HttpTarget(URI uri, int clients, int rowsPerRequest, String authorization) {
     static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
     /** After a transport failure (refused, reset) a client pauses this long, so a dead server is not spun on. */
     static final Duration TRANSPORT_ERROR_PAUSE = Duration.ofMillis(10);

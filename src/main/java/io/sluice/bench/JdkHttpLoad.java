@@ -86,6 +86,8 @@ final class JdkHttpLoad implements Load {
             HttpRequest request = HttpRequest.newBuilder(uri)
                     .timeout(HttpTarget.REQUEST_TIMEOUT)
                     .header("Content-Type", "application/json")
+                    .headers(target.authorization() == null ? new String[0]
+                            : new String[] {"Authorization", target.authorization()})
                     .POST(HttpRequest.BodyPublishers.ofByteArray(RequestBody.of(rows, target.rowsPerRequest())))
                     .build();
             long start = time.nanos();

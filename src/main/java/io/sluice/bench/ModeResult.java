@@ -15,11 +15,12 @@ import java.util.TreeMap;
  * @param errorsByStatus those errors by HTTP status (0: transport failure or time-out)
  * @param sink           where the writes went ({@code embedded})
  * @param appliers       applier threads of the server
+ * @param auth           whether the server checked credentials (every HTTP request carried them)
  * @param server         what the server did in the measured time (raw: the raw loop's transactions)
  */
 public record ModeResult(BenchMode mode, String client, int clients, int rowsPerRequest, long writes, double seconds,
         double p50Ms, double p99Ms, long errors, Map<Integer, Long> errorsByStatus, String sink, int appliers,
-        ServerStats server) {
+        boolean auth, ServerStats server) {
 
     public ModeResult {
         errorsByStatus = java.util.Collections.unmodifiableMap(new TreeMap<>(errorsByStatus));

@@ -164,6 +164,9 @@ final class NettyHttpLoad implements Load {
                     .set(HttpHeaderNames.HOST, target.uri().getAuthority())
                     .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                     .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+            if (target.authorization() != null) {
+                request.headers().set(HttpHeaderNames.AUTHORIZATION, target.authorization());
+            }
             sentAt = time.nanos();
             ctx.writeAndFlush(request);
         }

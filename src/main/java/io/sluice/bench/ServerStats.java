@@ -85,9 +85,9 @@ public record ServerStats(double batches, double rows, double commitSeconds, dou
     }
 
     /** Reads the server's metrics; a failure to read is logged by the caller and counts as {@link #NONE}. */
-    static ServerStats fetch(HttpClient http, URI metrics) throws IOException, InterruptedException {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(metrics).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString());
+    static ServerStats fetch(HttpClient http, URI metrics, String authorization) throws IOException, InterruptedException {
+        HttpResponse<String> r = http.send(Bench.authorized(HttpRequest.newBuilder(metrics), authorization)
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw new IOException("GET " + metrics + " answered " + r.statusCode());
         }

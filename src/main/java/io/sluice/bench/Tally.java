@@ -90,7 +90,7 @@ final class Tally {
      * commit time are taken from this tally instead (one sample per transaction).
      */
     synchronized ModeResult result(BenchMode mode, String client, int rowsPerRequest, String sink, int appliers,
-            ServerStats server) {
+            boolean auth, ServerStats server) {
         long w = 0;
         Map<Integer, Long> byStatus = new HashMap<>();
         List<Latencies> parts = new ArrayList<>();
@@ -111,6 +111,6 @@ final class Tally {
         }
         return new ModeResult(mode, client, clients.size(), rowsPerRequest, w, window.seconds(),
                 Latencies.percentileMs(sorted, 50), Latencies.percentileMs(sorted, 99), e, byStatus, sink, appliers,
-                server);
+                auth, server);
     }
 }

@@ -78,6 +78,11 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--password", description = "Neo4j password for --neo4j (or env SLUICE_NEO4J_PASSWORD)")
     String password;
 
+    @Option(names = "--auth", split = ",", paramLabel = "on|off[,...]",
+            description = "run every HTTP mode with authentication on, off, or both (on,off: its cost, same run);"
+                    + " default: the config's (on)")
+    java.util.List<String> auth;
+
     @Override
     public Integer call() throws Exception {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
@@ -87,7 +92,8 @@ final class BenchCommand implements Callable<Integer> {
                 seconds(prime, "--prime"), rowsPerRequest, c, workDir, seed,
                 LoadClient.parse(httpClient), appliers == null ? java.util.List.of(c.apply().appliers()) : appliers,
                 neo4j == null ? null : new io.sluice.sink.BoltSink.Options(neo4j, user,
-                        password != null ? password : System.getenv("SLUICE_NEO4J_PASSWORD"), c.neo4j().database()));
+                        password != null ? password : System.getenv("SLUICE_NEO4J_PASSWORD"), c.neo4j().database()),
+                auth == null ? null : auth.stream().map(BenchCommand::onOff).toList());
         BenchReport report = new Bench(o, Time.SYSTEM, System.err).run();
         System.out.print(report.table());
         if (out != null) {
@@ -95,6 +101,14 @@ final class BenchCommand implements Callable<Integer> {
             System.out.println("results written to " + out);
         }
         return 0;
+    }
+
+    private static boolean onOff(String text) {
+        return switch (text.strip()) {
+            case "on" -> true;
+            case "off" -> false;
+            default -> throw new IllegalArgumentException("--auth takes on or off, got '" + text + "'");
+        };
     }
 
     private static Duration seconds(double s, String option) {

@@ -36,7 +36,8 @@ final class ImportCommand implements Callable<Integer> {
     Path into;
 
     @Option(names = "--online", arity = "0..1", fallbackValue = "data", paramLabel = "TARGET",
-            description = "online: http(s)://host:port of a running sluice, or an embedded database directory (default: data)")
+            description = "online: http(s)://[user:password@]host:port of a running sluice (or credentials in NEO4J_USERNAME"
+                    + " and NEO4J_PASSWORD), or an embedded database directory (default: data)")
     String online;
 
     @Option(names = "--config", description = "sluice YAML config: its schema is created; its neo4j section sizes the embedded database")
@@ -142,9 +143,26 @@ final class ImportCommand implements Callable<Integer> {
             if (!applyMode.equals("direct") && !applyMode.equals("sync")) {
                 throw new IllegalArgumentException("--apply-mode must be direct or sync, got '" + applyMode + "'");
             }
-            s = Importer.online(o, new ImportOptions.Online(online, merge, batchSize, applyMode.equals("direct"), restart),
+            s = Importer.online(o, new ImportOptions.Online(withCredentials(online), merge, batchSize,
+                    applyMode.equals("direct"), restart),
                     System.out, System.err);
         }
         return s.finished() ? 0 : 1;
+    }
+
+    /**
+     * A running sluice's URL with the credentials Neo4j's own tools take from the environment
+     * ({@code NEO4J_USERNAME}, default neo4j, and {@code NEO4J_PASSWORD}), unless the URL carries its own
+     * ({@code http://user:password@host:7474}). A directory target is returned as it is.
+     */
+    static String withCredentials(String target) {
+        String password = System.getenv("NEO4J_PASSWORD");
+        if (!target.matches("(?i)https?://.*") || password == null || java.net.URI.create(target).getUserInfo() != null) {
+            return target;
+        }
+        String user = System.getenv().getOrDefault("NEO4J_USERNAME", "neo4j");
+        String info = (java.net.URLEncoder.encode(user, java.nio.charset.StandardCharsets.UTF_8) + ":"
+                + java.net.URLEncoder.encode(password, java.nio.charset.StandardCharsets.UTF_8)).replace("+", "%20");
+        return target.replaceFirst("(?i)^(https?://)", "$1" + java.util.regex.Matcher.quoteReplacement(info) + "@");
     }
 }

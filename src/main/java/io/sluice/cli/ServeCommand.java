@@ -2,6 +2,7 @@ package io.sluice.cli;
 
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
+import io.sluice.security.InitialAuth;
 import io.sluice.server.SluiceServer;
 import io.sluice.sink.BoltSink;
 import io.sluice.sink.EmbeddedNeo4j.HostPort;
@@ -19,6 +20,8 @@ import picocli.CommandLine.Option;
         description = "Run the gateway: the HTTP API over embedded Neo4j (Bolt on), or over a Neo4j server with --neo4j.")
 final class ServeCommand implements Callable<Integer> {
     static final String PASSWORD_ENV = "SLUICE_NEO4J_PASSWORD";
+    /** Neo4j's container convention: {@code none}, or {@code neo4j/<initial password>[/true]}. */
+    static final String AUTH_ENV = "NEO4J_AUTH";
     private static final String DEFAULT_BOLT = "127.0.0.1:7687";
 
     @Option(names = "--config", description = "YAML config file (templates, schema, limits)")
@@ -33,6 +36,10 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--bolt", description = "Bolt listen address of the embedded Neo4j (default: " + DEFAULT_BOLT + ")")
     String bolt;
+
+    @Option(names = "--https", paramLabel = "HOST:PORT",
+            description = "HTTPS listen address (needs tls.certificate and tls.private_key in the config)")
+    String https;
 
     @Option(names = "--neo4j", paramLabel = "URI",
             description = "write to this Neo4j server or cluster over Bolt (bolt://host:7687, neo4j://host:7687, "
@@ -51,6 +58,10 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
+        if (https != null) {
+            var t = c.tls();
+            c = c.withTls(new SluiceConfig.Tls(t.certificate(), t.privateKey(), https, t.http(), t.bolt()));
+        }
         if (database != null) {
             c = c.withNeo4j(new SluiceConfig.Neo4j(c.neo4j().pagecache(), c.neo4j().txMemoryMax(), database,
                     c.neo4j().importDir()));
@@ -59,7 +70,8 @@ final class ServeCommand implements Callable<Integer> {
         String where;
         if (neo4j == null) {
             if (user != null || password != null) {
-                throw new IllegalArgumentException("--user and --password are for --neo4j (embedded Neo4j has no auth)");
+                throw new IllegalArgumentException("--user and --password are sluice's own account on a Neo4j server"
+                        + " (--neo4j); the embedded Neo4j's initial password comes from NEO4J_AUTH");
             }
             HostPort b = HostPort.parse(bolt == null ? DEFAULT_BOLT : bolt);
             options = new SluiceServer.Options(c, data, HostPort.parse(http), b);
@@ -75,13 +87,15 @@ final class ServeCommand implements Callable<Integer> {
                     new BoltSink.Options(neo4j, u, pw, c.neo4j().database()));
             where = "Neo4j " + neo4j;
         }
-        SluiceServer server = SluiceServer.start(options);
+        SluiceServer server = SluiceServer.start(options.withInitialAuth(
+                InitialAuth.parse(System.getenv(AUTH_ENV), 8)));
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("sluice-shutdown").unstarted(() -> {
             server.close();
             stopped.countDown();
         }));
-        System.out.println("sluice ready: HTTP " + server.baseUrl() + "  " + where + "  data " + data);
+        System.out.println("sluice ready: " + server.urls() + "  " + where + "  data " + data
+                + "  authentication " + server.authentication());
         stopped.await();
         return 0;
     }

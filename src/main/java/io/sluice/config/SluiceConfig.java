@@ -17,7 +17,9 @@ public record SluiceConfig(
         Neo4j neo4j,
         Retry retry,
         Journal journal,
-        Apply apply) {
+        Apply apply,
+        Security security,
+        Tls tls) {
 
     public SluiceConfig {
         templates = templates == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(templates));
@@ -28,6 +30,8 @@ public record SluiceConfig(
         retry = retry == null ? Retry.DEFAULT : retry;
         journal = journal == null ? Journal.DEFAULT : journal;
         apply = apply == null ? Apply.DEFAULT : apply;
+        security = security == null ? Security.DEFAULT : security;
+        tls = tls == null ? Tls.DEFAULT : tls;
         for (String name : templates.keySet()) {
             if (!name.matches("[A-Za-z0-9_.-]+")) {
                 throw new IllegalArgumentException("template name '" + name + "' must match [A-Za-z0-9_.-]+");
@@ -36,27 +40,35 @@ public record SluiceConfig(
     }
 
     public static SluiceConfig defaults() {
-        return new SluiceConfig(null, null, null, null, null, null, null, null);
+        return new SluiceConfig(null, null, null, null, null, null, null, null, null, null);
     }
 
     public SluiceConfig withTemplates(Map<String, TemplateConfig> t, List<String> s) {
-        return new SluiceConfig(t, s, batch, admission, neo4j, retry, journal, apply);
+        return new SluiceConfig(t, s, batch, admission, neo4j, retry, journal, apply, security, tls);
     }
 
     public SluiceConfig withBatch(Batch b) {
-        return new SluiceConfig(templates, schema, b, admission, neo4j, retry, journal, apply);
+        return new SluiceConfig(templates, schema, b, admission, neo4j, retry, journal, apply, security, tls);
     }
 
     public SluiceConfig withApply(Apply a) {
-        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, a);
+        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, a, security, tls);
     }
 
     public SluiceConfig withAdmission(Admission a) {
-        return new SluiceConfig(templates, schema, batch, a, neo4j, retry, journal, apply);
+        return new SluiceConfig(templates, schema, batch, a, neo4j, retry, journal, apply, security, tls);
     }
 
     public SluiceConfig withNeo4j(Neo4j n) {
-        return new SluiceConfig(templates, schema, batch, admission, n, retry, journal, apply);
+        return new SluiceConfig(templates, schema, batch, admission, n, retry, journal, apply, security, tls);
+    }
+
+    public SluiceConfig withSecurity(Security s) {
+        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, s, tls);
+    }
+
+    public SluiceConfig withTls(Tls t) {
+        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, security, t);
     }
 
     /**
@@ -173,6 +185,95 @@ public record SluiceConfig(
             lockOrder = lockOrder == null || lockOrder;
             if (appliers < 1 || appliers > 256) {
                 throw new IllegalArgumentException("apply.appliers must be in [1, 256], got " + appliers);
+            }
+        }
+    }
+
+    /**
+     * Who may come in. {@code auth}: Neo4j's users and passwords on HTTP and Bolt (off also with
+     * {@code NEO4J_AUTH=none}). {@code metricsOpen}: {@code /metrics} without credentials. A client address with
+     * {@code maxFailedAttempts} failed logins is refused (429) for {@code lockTime} after its last one.
+     * Verified credentials are cached ({@code credentialCacheSize} entries, {@code credentialCacheTtl} each).
+     * {@code protectedMode}: with auth off, refuse to listen anywhere but loopback. {@code access}: what each
+     * user may send ({@code cypher}, {@code templates} or {@code read}; {@code default} for everyone else).
+     */
+    public record Security(Boolean auth, Boolean metricsOpen, Integer maxFailedAttempts, Duration lockTime,
+            Integer credentialCacheSize, Duration credentialCacheTtl, Boolean protectedMode, Access access) {
+        public static final Security DEFAULT = new Security(null, null, null, null, null, null, null, null);
+
+        public Security {
+            auth = auth == null || auth;
+            metricsOpen = metricsOpen != null && metricsOpen;
+            maxFailedAttempts = maxFailedAttempts == null ? 5 : maxFailedAttempts;
+            lockTime = lockTime == null ? Duration.ofSeconds(5) : lockTime;
+            credentialCacheSize = credentialCacheSize == null ? 10_000 : credentialCacheSize;
+            credentialCacheTtl = credentialCacheTtl == null ? Duration.ofSeconds(60) : credentialCacheTtl;
+            protectedMode = protectedMode == null || protectedMode;
+            access = access == null ? Access.DEFAULT : access;
+            if (maxFailedAttempts < 0) {
+                throw new IllegalArgumentException("security.max_failed_attempts must be >= 0 (0: no limit), got "
+                        + maxFailedAttempts);
+            }
+            if (credentialCacheSize < 0) {
+                throw new IllegalArgumentException("security.credential_cache_size must be >= 0, got " + credentialCacheSize);
+            }
+        }
+
+        public Security withAuth(boolean on) {
+            return new Security(on, metricsOpen, maxFailedAttempts, lockTime, credentialCacheSize,
+                    credentialCacheTtl, protectedMode, access);
+        }
+    }
+
+    /** Per user: {@code cypher} (everything), {@code templates} (only the named templates), {@code read}. */
+    public record Access(String defaultAccess, Map<String, String> users) {
+        public static final Access DEFAULT = new Access(null, null);
+
+        @com.fasterxml.jackson.annotation.JsonCreator
+        public Access(@com.fasterxml.jackson.annotation.JsonProperty("default") String defaultAccess,
+                @com.fasterxml.jackson.annotation.JsonProperty("users") Map<String, String> users) {
+            this.defaultAccess = defaultAccess == null ? "cypher" : defaultAccess;
+            this.users = users == null ? Map.of() : Map.copyOf(users);
+            for (String level : this.users.values()) {
+                checkLevel(level);
+            }
+            checkLevel(this.defaultAccess);
+        }
+
+        private static void checkLevel(String level) {
+            if (!java.util.Set.of("cypher", "templates", "read").contains(level)) {
+                throw new IllegalArgumentException("security.access levels are cypher, templates or read, got '"
+                        + level + "'");
+            }
+        }
+
+        /** The level of {@code user} (null: anonymous, when auth is off). */
+        public String of(String user) {
+            return user == null ? defaultAccess : users.getOrDefault(user, defaultAccess);
+        }
+    }
+
+    /**
+     * TLS from one PEM certificate chain and PKCS#8 key (the shape of Neo4j's SSL policies). {@code https}:
+     * an HTTPS listener ({@code HOST:PORT}); {@code http}: keep the plain HTTP listener (false: HTTPS only);
+     * {@code bolt}: TLS on the embedded Bolt connector, {@code off}, {@code optional} or {@code required}.
+     */
+    public record Tls(String certificate, String privateKey, String https, Boolean http, String bolt) {
+        public static final Tls DEFAULT = new Tls(null, null, null, null, null);
+
+        public Tls {
+            http = http == null || http;
+            bolt = bolt == null ? "off" : bolt;
+            if (!java.util.Set.of("off", "optional", "required").contains(bolt)) {
+                throw new IllegalArgumentException("tls.bolt must be off, optional or required, got '" + bolt + "'");
+            }
+            boolean wanted = https != null || !bolt.equals("off");
+            if (wanted && (certificate == null || privateKey == null)) {
+                throw new IllegalArgumentException("tls.https and tls.bolt need tls.certificate and tls.private_key"
+                        + " (PEM files)");
+            }
+            if (!http && https == null) {
+                throw new IllegalArgumentException("tls.http: false turns plain HTTP off; it needs tls.https");
             }
         }
     }

@@ -14,6 +14,7 @@ import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
 import io.sluice.time.Time;
+import io.sluice.write.Access;
 import io.sluice.write.Mode;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
@@ -62,11 +63,19 @@ public final class Gateway implements WritePath, AutoCloseable {
     }
 
     @Override
-    public Outcome execute(WriteRequest request, Mode mode) {
+    public Outcome execute(WriteRequest request, Mode mode, Access access) {
         return switch (request) {
-            case TemplateRequest t -> executeTemplate(t, mode);
-            case CypherRequest c -> executeCypher(c, mode);
+            case TemplateRequest t -> access == Access.READ
+                    ? forbidden("this user may send read-only Cypher only, not template writes")
+                    : executeTemplate(t, mode);
+            case CypherRequest c -> access == Access.TEMPLATES
+                    ? forbidden("this user may send the named templates only (/db/{db}/write/{template}), not Cypher")
+                    : executeCypher(c, mode, access);
         };
+    }
+
+    private static Outcome forbidden(String message) {
+        return new Outcome.Failed(new Neo4jError("Neo.ClientError.Security.Forbidden", message));
     }
 
     private Outcome executeTemplate(TemplateRequest t, Mode mode) {
@@ -80,7 +89,7 @@ public final class Gateway implements WritePath, AutoCloseable {
         return admitted(t, mode);
     }
 
-    private Outcome executeCypher(CypherRequest c, Mode mode) {
+    private Outcome executeCypher(CypherRequest c, Mode mode, Access access) {
         boolean allRead = true;
         QueryKind alone = null;
         for (Statement s : c.statements()) {
@@ -98,6 +107,10 @@ public final class Gateway implements WritePath, AutoCloseable {
                     alone = ok.kind() == QueryKind.ALONE ? ok.kind() : alone;
                 }
             }
+        }
+        if (access == Access.READ && (alone != null || !allRead)) {
+            return forbidden("this user may send read-only Cypher only; Neo4j plans this request as a "
+                    + (alone != null ? "schema command or CALL {} IN TRANSACTIONS" : "write"));
         }
         if (alone != null) {
             if (c.statements().size() > 1) {

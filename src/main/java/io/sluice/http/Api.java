@@ -3,6 +3,7 @@ package io.sluice.http;
 import io.sluice.http.Json.BadRequest;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.StatementResult;
+import io.sluice.write.Access;
 import io.sluice.write.Mode;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
@@ -30,20 +31,20 @@ final class Api {
     /** Decoded request plus how to encode its outcome. */
     private record Decoded(WriteRequest request, List<Map<String, Object>> statementOptions) {}
 
-    Reply txCommit(String db, String mode, byte[] body) {
-        return handle(db, mode, () -> decodeClassic(body), this::encodeClassic);
+    Reply txCommit(String db, String mode, byte[] body, Access access) {
+        return handle(db, mode, access, () -> decodeClassic(body), this::encodeClassic);
     }
 
-    Reply queryV2(String db, String mode, byte[] body) {
-        return handle(db, mode, () -> decodeQuery(body), this::encodeQuery);
+    Reply queryV2(String db, String mode, byte[] body, Access access) {
+        return handle(db, mode, access, () -> decodeQuery(body), this::encodeQuery);
     }
 
-    Reply template(String db, String name, String mode, byte[] body) {
+    Reply template(String db, String name, String mode, byte[] body, Access access) {
         Optional<Template> t = writes.template(name);
         if (t.isEmpty()) {
             return Reply.error(400, Neo4jError.invalid("unknown template '" + name + "'"));
         }
-        return handle(db, mode, () -> decodeRows(t.get(), body), (d, o) -> Map.of("rows", o.rows()));
+        return handle(db, mode, access, () -> decodeRows(t.get(), body), (d, o) -> Map.of("rows", o.rows()));
     }
 
     /** GET /db/{db}/applied?offset=N&wait=5s: read-your-writes for async. */
@@ -128,7 +129,7 @@ final class Api {
         Object encode(Decoded d, Outcome.Committed committed);
     }
 
-    private Reply handle(String db, String modeText, Decoder decoder, Encoder encoder) {
+    private Reply handle(String db, String modeText, Access access, Decoder decoder, Encoder encoder) {
         Reply bad = checkDatabase(db);
         if (bad != null) {
             return bad;
@@ -143,7 +144,7 @@ final class Api {
         } catch (BadRequest e) {
             return Reply.error(400, Neo4jError.invalidFormat(e.getMessage()));
         }
-        Outcome o = writes.execute(d.request(), mode);
+        Outcome o = writes.execute(d.request(), mode, access);
         return switch (o) {
             case Outcome.Committed c -> Reply.json(200, encoder.encode(d, c));
             case Outcome.Accepted a -> Reply.json(202, Map.of("offset", a.offset(), "rows", a.rows()));

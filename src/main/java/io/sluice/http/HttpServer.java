@@ -1,6 +1,9 @@
 package io.sluice.http;
 
+import io.sluice.config.SluiceConfig;
 import io.sluice.metrics.Metrics;
+import io.sluice.security.Authenticator;
+import io.sluice.sink.EmbeddedNeo4j.HostPort;
 import io.sluice.sink.Neo4jError;
 import io.sluice.write.Mode;
 import io.sluice.time.Time;
@@ -21,10 +24,12 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Deque;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,25 +58,50 @@ public final class HttpServer implements AutoCloseable {
     private final Time time;
     private final long maxBodyBytes;
     private final Supplier<String> scrape;
+    private final AuthGate gate;
+    private final InetSocketAddress httpsAddress;
 
-    public HttpServer(String host, int port, WritePath writes, Metrics metrics, Supplier<String> scrape,
-            long maxBodyBytes, Time time) {
+    /**
+     * Where to listen and who may come in. {@code http} and {@code https} (with its {@code tls} context) are
+     * listeners, either may be null but not both; {@code auth} checks credentials on every endpoint but
+     * {@code /} and {@code /health} (and {@code /metrics} when {@code metricsOpen}); {@code access} says what
+     * each user may send.
+     */
+    public record Options(HostPort http, HostPort https, SSLContext tls, long maxBodyBytes, Authenticator auth,
+            SluiceConfig.Access access, boolean metricsOpen) {
+        public Options {
+            if (http == null && https == null) {
+                throw new IllegalArgumentException("neither an HTTP nor an HTTPS listener");
+            }
+            if (https != null && tls == null) {
+                throw new IllegalArgumentException("an HTTPS listener needs a TLS context");
+            }
+        }
+
+        /** Plain HTTP on {@code http}, no authentication: for tests and benchmarks of the write path alone. */
+        public static Options plain(HostPort http, long maxBodyBytes) {
+            return new Options(http, null, null, maxBodyBytes, Authenticator.OFF, SluiceConfig.Access.DEFAULT, true);
+        }
+    }
+
+    public HttpServer(Options o, WritePath writes, Metrics metrics, Supplier<String> scrape, Time time) {
         this.time = time;
         this.writes = writes;
         this.api = new Api(writes);
         this.metrics = metrics;
         this.scrape = scrape;
-        this.maxBodyBytes = maxBodyBytes;
+        this.maxBodyBytes = o.maxBodyBytes();
         this.handlers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-http-", 0).factory());
+        this.gate = new AuthGate(o.auth(), o.access(), handlers);
         RoutingHandler routes = Handlers.routing()
-                .post("/db/{db}/tx/commit", blocking(this::txCommit))
-                .post("/db/{db}/query/v2", blocking(this::queryV2))
-                .post("/db/{db}/write/{template}", blocking(this::template))
-                .get("/db/{db}/applied", blocking(this::applied))
-                .get("/db/{db}/dead-letters", blocking(this::deadLetters))
-                .get("/health", blocking(this::health))
-                .get("/metrics", blocking(this::metrics))
-                .get("/", blocking((ex, body) -> Dashboard.page()))
+                .post("/db/{db}/tx/commit", blocking(this::txCommit, true))
+                .post("/db/{db}/query/v2", blocking(this::queryV2, true))
+                .post("/db/{db}/write/{template}", blocking(this::template, true))
+                .get("/db/{db}/applied", blocking(this::applied, true))
+                .get("/db/{db}/dead-letters", blocking(this::deadLetters, true))
+                .get("/health", blocking(this::health, false))
+                .get("/metrics", blocking(this::metrics, !o.metricsOpen()))
+                .get("/", blocking((ex, body) -> Dashboard.page(), false))
                 .setFallbackHandler(ex -> send(ex, Reply.error(404, Neo4jError.invalid(
                         "no such endpoint: " + ex.getRequestMethod() + " " + ex.getRequestPath()))))
                 .setInvalidMethodHandler(ex -> {
@@ -81,15 +111,21 @@ public final class HttpServer implements AutoCloseable {
                     send(ex, Reply.error(405, Neo4jError.invalid(
                             "method " + ex.getRequestMethod() + " is not allowed on " + ex.getRequestPath())));
                 });
-        HttpHandler gate = ex -> admit(ex, routes);
-        this.undertow = Undertow.builder()
-                .addHttpListener(port, host)
+        HttpHandler root = ex -> admit(ex, routes);
+        Undertow.Builder builder = Undertow.builder();
+        if (o.http() != null) {
+            builder.addHttpListener(o.http().port(), o.http().host());
+        }
+        if (o.https() != null) {
+            builder.addHttpsListener(o.https().port(), o.https().host(), o.tls());
+        }
+        this.undertow = builder
                 .setIoThreads(Math.max(2, Runtime.getRuntime().availableProcessors()))
                 .setWorkerThreads(2) // unused: handlers run on virtual threads
                 .setServerOption(UndertowOptions.ALWAYS_SET_KEEP_ALIVE, true)
                 // above sluice's own limit, which answers 413 first (Undertow's own would reset the connection)
-                .setServerOption(UndertowOptions.MAX_ENTITY_SIZE, maxBodyBytes + (1 << 20))
-                .setHandler(gate)
+                .setServerOption(UndertowOptions.MAX_ENTITY_SIZE, o.maxBodyBytes() + (1 << 20))
+                .setHandler(root)
                 .build();
         try {
             undertow.start();
@@ -100,14 +136,38 @@ public final class HttpServer implements AutoCloseable {
                 e.addSuppressed(alsoFailed);
             }
             handlers.shutdownNow();
-            throw new IllegalStateException("cannot listen on " + host + ":" + port + ": " + e.getMessage(), e);
+            throw new IllegalStateException("cannot listen on " + (o.http() != null ? o.http() : "")
+                    + (o.https() != null ? " " + o.https() : "") + ": " + e.getMessage(), e);
         }
-        this.address = (InetSocketAddress) undertow.getListenerInfo().getFirst().getAddress();
-        log.info("HTTP API on http://{}:{}/", address.getHostString(), address.getPort());
+        InetSocketAddress plain = null;
+        InetSocketAddress secure = null;
+        for (var listener : undertow.getListenerInfo()) {
+            if (listener.getProtcol().equals("https")) {
+                secure = (InetSocketAddress) listener.getAddress();
+            } else {
+                plain = (InetSocketAddress) listener.getAddress();
+            }
+        }
+        this.address = plain;
+        this.httpsAddress = secure;
+        if (plain != null) {
+            log.info("HTTP API on http://{}:{}/ (authentication {})", plain.getHostString(), plain.getPort(),
+                    gate.enabled() ? "on" : "OFF");
+        }
+        if (secure != null) {
+            log.info("HTTPS API on https://{}:{}/ (authentication {})", secure.getHostString(), secure.getPort(),
+                    gate.enabled() ? "on" : "OFF");
+        }
     }
 
+    /** The plain HTTP listener's address, or null when there is none (HTTPS only). */
     public InetSocketAddress address() {
         return address;
+    }
+
+    /** The HTTPS listener's address, or null. */
+    public InetSocketAddress httpsAddress() {
+        return httpsAddress;
     }
 
     /** A request handler: runs on a virtual thread, may block, returns the complete reply. */
@@ -116,7 +176,23 @@ public final class HttpServer implements AutoCloseable {
         Reply handle(HttpServerExchange ex, byte[] body) throws IOException;
     }
 
-    private HttpHandler blocking(BlockingHandler h) {
+    /** {@code h} behind the body limits and, when {@code guarded}, the authentication gate. */
+    private HttpHandler blocking(BlockingHandler h, boolean guarded) {
+        HttpHandler receive = receiving(h);
+        if (!guarded) {
+            return receive;
+        }
+        return ex -> gate.check(ex, e -> {
+            try {
+                receive.handleRequest(e);
+            } catch (Exception bug) {
+                log.error("bug receiving {} {}", e.getRequestMethod(), e.getRequestPath(), bug);
+                send(e, Reply.error(500, Neo4jError.unknown("internal error: " + bug)));
+            }
+        });
+    }
+
+    private HttpHandler receiving(BlockingHandler h) {
         return ex -> {
             long declared = ex.getRequestContentLength();
             if (declared > maxBodyBytes) {
@@ -190,15 +266,16 @@ public final class HttpServer implements AutoCloseable {
     }
 
     private Reply txCommit(HttpServerExchange ex, byte[] body) {
-        return counted(ex, api.txCommit(param(ex, "db"), param(ex, "mode"), body));
+        return counted(ex, api.txCommit(param(ex, "db"), param(ex, "mode"), body, gate.callerOf(ex).access()));
     }
 
     private Reply queryV2(HttpServerExchange ex, byte[] body) {
-        return counted(ex, api.queryV2(param(ex, "db"), param(ex, "mode"), body));
+        return counted(ex, api.queryV2(param(ex, "db"), param(ex, "mode"), body, gate.callerOf(ex).access()));
     }
 
     private Reply template(HttpServerExchange ex, byte[] body) {
-        return counted(ex, api.template(param(ex, "db"), param(ex, "template"), param(ex, "mode"), body));
+        return counted(ex, api.template(param(ex, "db"), param(ex, "template"), param(ex, "mode"), body,
+                gate.callerOf(ex).access()));
     }
 
     private Reply counted(HttpServerExchange ex, Reply r) {
@@ -223,16 +300,24 @@ public final class HttpServer implements AutoCloseable {
         return api.deadLetters(param(ex, "db"), param(ex, "from"), param(ex, "limit"));
     }
 
+    /**
+     * Open, for load balancers: the status (200 when UP, else 503) to anyone; the whole snapshot only to a
+     * caller whose credentials are good (or to everyone when authentication is off).
+     */
     private Reply health(HttpServerExchange ex, byte[] body) {
         var h = writes.health();
-        return Reply.json("UP".equals(h.get("status")) ? 200 : 503, h);
+        int status = "UP".equals(h.get("status")) ? 200 : 503;
+        if (!gate.enabled() || gate.knows(ex)) {
+            return Reply.json(status, h);
+        }
+        return Reply.json(status, Map.of("status", h.get("status")));
     }
 
     private Reply metrics(HttpServerExchange ex, byte[] body) {
         return new Reply(200, scrape.get().getBytes(StandardCharsets.UTF_8), "text/plain; version=0.0.4; charset=utf-8", 0);
     }
 
-    private static void send(HttpServerExchange ex, Reply r) {
+    static void send(HttpServerExchange ex, Reply r) {
         ex.setStatusCode(r.status());
         ex.getResponseHeaders().put(Headers.CONTENT_TYPE, r.contentType());
         ex.getResponseHeaders().put(Headers.CONTENT_LENGTH, r.body().length);

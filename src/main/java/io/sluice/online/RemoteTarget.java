@@ -36,11 +36,27 @@ final class RemoteTarget implements Target {
     private final String base;
     private final String database;
     private final String mode;
+    private final String authorization;
 
+    /**
+     * {@code url}: {@code http(s)://[user:password@]host:port}; the credentials, when given, go in every
+     * request's {@code Authorization} header, and nowhere else (not in messages: {@link #describe} omits them).
+     */
     RemoteTarget(String url, String database, boolean direct) {
-        this.base = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+        URI u = URI.create(url);
+        String info = u.getRawUserInfo();
+        String plain = info == null ? url : url.replaceFirst(java.util.regex.Pattern.quote(info + "@"), "");
+        this.base = plain.endsWith("/") ? plain.substring(0, plain.length() - 1) : plain;
+        this.authorization = info == null ? null : "Basic " + java.util.Base64.getEncoder().encodeToString(
+                java.net.URLDecoder.decode(info.replace("+", "%2B"), java.nio.charset.StandardCharsets.UTF_8)
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
         this.database = database;
         this.mode = direct ? "direct" : "sync";
+    }
+
+    private HttpRequest.Builder request(String path) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path));
+        return authorization == null ? b : b.header("Authorization", authorization);
     }
 
     @Override
@@ -65,7 +81,7 @@ final class RemoteTarget implements Target {
         HttpResponse<byte[]> r;
         try {
             byte[] body = JSON.writeValueAsBytes(Map.of("statements", list));
-            r = http.send(HttpRequest.newBuilder(URI.create(base + "/db/" + database + "/tx/commit?mode=" + m))
+            r = http.send(request("/db/" + database + "/tx/commit?mode=" + m)
                     .timeout(Duration.ofMinutes(10)).header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofByteArray());
         } catch (IOException e) {
@@ -112,7 +128,7 @@ final class RemoteTarget implements Target {
     public Map<String, Long> transientRetries() {
         Map<String, Long> out = new HashMap<>();
         try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics"))
+            HttpResponse<String> r = http.send(request("/metrics")
                     .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() == 200) {
                 for (String line : r.body().split("\n")) {

@@ -11,6 +11,8 @@ import io.sluice.durable.AsyncPath;
 import io.sluice.gateway.Gateway;
 import io.sluice.http.HttpServer;
 import io.sluice.metrics.PrometheusMetrics;
+import io.sluice.security.InitialAuth;
+import io.sluice.security.UserStore;
 import io.sluice.sink.BoltSink;
 import io.sluice.sink.EmbeddedNeo4j;
 import io.sluice.sink.EmbeddedNeo4j.HostPort;
@@ -26,6 +28,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,21 +61,29 @@ public final class SluiceServer implements AutoCloseable {
      * {@code dataDir} then holds only the journal and the dead letters. {@code http} null: no HTTP listener (an
      * in-process client such as the online importer uses {@link #writePath()}).
      */
-    public record Options(SluiceConfig config, Path dataDir, HostPort http, HostPort bolt, BoltSink.Options remote) {
+    public record Options(SluiceConfig config, Path dataDir, HostPort http, HostPort bolt, BoltSink.Options remote,
+            InitialAuth initialAuth) {
         public Options {
             if (remote != null && bolt != null) {
                 throw new IllegalArgumentException("a Bolt listener (" + bolt + ") is for the embedded Neo4j;"
                         + " with a remote Neo4j (" + remote.uri() + ") clients connect to that one");
             }
+            initialAuth = initialAuth == null ? new InitialAuth.Generate() : initialAuth;
         }
 
+        /** Embedded Neo4j; authentication as the config says, with a generated password on a fresh store. */
         public Options(SluiceConfig config, Path dataDir, HostPort http, HostPort bolt) {
-            this(config, dataDir, http, bolt, null);
+            this(config, dataDir, http, bolt, null, null);
         }
 
         /** Against a Neo4j over Bolt instead of the embedded one. */
         public static Options remote(SluiceConfig config, Path dataDir, HostPort http, BoltSink.Options remote) {
-            return new Options(config, dataDir, http, null, remote);
+            return new Options(config, dataDir, http, null, remote, null);
+        }
+
+        /** The same, starting authentication from {@code auth} (what {@code NEO4J_AUTH} said). */
+        public Options withInitialAuth(InitialAuth auth) {
+            return new Options(config, dataDir, http, bolt, remote, auth);
         }
     }
 
@@ -83,9 +94,11 @@ public final class SluiceServer implements AutoCloseable {
     private final AsyncPath async;
     private final Gateway gateway;
     private final HttpServer http;
+    private final String authentication;
 
     private SluiceServer(Owned owned, EmbeddedNeo4j neo4j, Sink sink, Admission admission, AsyncPath async,
-            Gateway gateway, HttpServer http) {
+            Gateway gateway, HttpServer http, String authentication) {
+        this.authentication = authentication;
         this.owned = owned;
         this.neo4j = neo4j;
         this.sink = sink;
@@ -115,16 +128,25 @@ public final class SluiceServer implements AutoCloseable {
     /** Builds every part in order, recording each in {@code owned} as soon as it exists. */
     private static SluiceServer build(Options o, Time time, Owned owned) throws IOException, SinkException {
         SluiceConfig c = o.config();
+        Security security = new Security(c, o.initialAuth());
+        HostPort https = c.tls().https() == null ? null : HostPort.parse(c.tls().https());
+        HostPort http = c.tls().http() ? o.http() : null;
+        security.checkProtectedMode(http, https, o.bolt());
+        SSLContext tls = security.httpsContext();
         EmbeddedNeo4j neo4j = null;
         Sink sink;
+        UserStore users;
         if (o.remote() == null) {
             var n = c.neo4j();
             neo4j = owned.add("embedded Neo4j", EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(o.dataDir(), o.bolt(),
                     n.pagecache().bytes(), n.txMemoryMax().bytes(), n.database(),
-                    n.importDir() == null ? null : Path.of(n.importDir())), time));
+                    n.importDir() == null ? null : Path.of(n.importDir()), security.embedded(o.dataDir())), time));
             sink = neo4j.sink();
+            users = security.auth() ? neo4j.users() : null;
         } else {
-            sink = owned.add("the Bolt sink", BoltSink.connect(o.remote(), REMOTE_WAIT, time));
+            BoltSink bolt = owned.add("the Bolt sink", BoltSink.connect(o.remote(), REMOTE_WAIT, time));
+            sink = bolt;
+            users = bolt.users();
         }
         applySchema(c, sink);
         Map<String, Template> templates = compileTemplates(c, sink);
@@ -153,14 +175,15 @@ public final class SluiceServer implements AutoCloseable {
                 admission, partitions, runner, async, templates), c, time);
         gauges(metrics, admission, partitions, async);
 
-        HttpServer http = null;
-        if (o.http() != null) {
-            HttpServer h = new HttpServer(o.http().host(), o.http().port(), gateway, metrics, metrics::scrape,
-                    a.maxBodyBytes().bytes(), time);
+        HttpServer server = null;
+        if (http != null || https != null) {
+            HttpServer h = new HttpServer(new HttpServer.Options(http, https, tls, a.maxBodyBytes().bytes(),
+                    security.authenticator(users, time), c.security().access(), c.security().metricsOpen()),
+                    gateway, metrics, metrics::scrape, time);
             owned.add("HTTP", () -> h.close(HTTP_WAIT));
-            http = h;
+            server = h;
         }
-        return new SluiceServer(owned, neo4j, sink, admission, async, gateway, http);
+        return new SluiceServer(owned, neo4j, sink, admission, async, gateway, server, security.describe(o.dataDir()));
     }
 
     private static void gauges(PrometheusMetrics metrics, Admission admission, Partitions partitions, AsyncPath async) {
@@ -215,14 +238,37 @@ public final class SluiceServer implements AutoCloseable {
     }
 
     public InetSocketAddress httpAddress() {
-        if (http == null) {
-            throw new IllegalStateException("this sluice was started without HTTP");
+        if (http == null || http.address() == null) {
+            throw new IllegalStateException("this sluice was started without plain HTTP");
         }
         return http.address();
     }
 
     public String baseUrl() {
         return "http://" + httpAddress().getHostString() + ":" + httpAddress().getPort();
+    }
+
+    /** The listeners' base URLs, for the start-up line. */
+    public String urls() {
+        if (http == null) {
+            return "no HTTP";
+        }
+        String plain = http.address() == null ? "" : "HTTP " + baseUrl();
+        String secure = http.httpsAddress() == null ? "" : "HTTPS " + httpsUrl();
+        return (plain + "  " + secure).strip();
+    }
+
+    /** How callers authenticate, for the start-up line (never a secret). */
+    public String authentication() {
+        return authentication;
+    }
+
+    /** {@code https://host:port}, when an HTTPS listener is configured. */
+    public String httpsUrl() {
+        if (http == null || http.httpsAddress() == null) {
+            throw new IllegalStateException("this sluice was started without HTTPS");
+        }
+        return "https://" + http.httpsAddress().getHostString() + ":" + http.httpsAddress().getPort();
     }
 
     /** The embedded Neo4j, or null when the sink is a Neo4j over Bolt ({@link Options#remote()}). */

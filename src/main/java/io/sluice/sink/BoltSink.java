@@ -93,6 +93,13 @@ public final class BoltSink implements Sink {
         public Options(String uri, String user, String password, String database) {
             this(uri, user, password, database, 32, Duration.ofSeconds(5));
         }
+
+        /** Never shows the password (records print every field). */
+        @Override
+        public String toString() {
+            return "Options[uri=" + uri + ", user=" + user + ", password=" + (password == null ? "none" : "...")
+                    + ", database=" + database + ", maxConnections=" + maxConnections + "]";
+        }
     }
 
     private final Driver driver;
@@ -238,6 +245,11 @@ public final class BoltSink implements Sink {
             SinkException t = translate(e, false);
             throw new SinkException(new Neo4jError(t.error().code(), EmbeddedSink.withoutExplain(t.error().message())), e);
         }
+    }
+
+    /** The server's users: HTTP callers are checked against them (writes still run as sluice's own account). */
+    public io.sluice.security.UserStore users() {
+        return new RemoteUsers(driver);
     }
 
     @Override

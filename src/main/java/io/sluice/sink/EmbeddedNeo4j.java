@@ -10,6 +10,9 @@ import org.neo4j.io.locker.FileLockException;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.configuration.helpers.SocketAddress;
+import org.neo4j.configuration.ssl.ClientAuth;
+import org.neo4j.configuration.ssl.SslPolicyConfig;
+import org.neo4j.configuration.ssl.SslPolicyScope;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
@@ -17,8 +20,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An embedded Neo4j DBMS in {@code dataDir}, with its Bolt connector on (no auth, no TLS: loopback by default)
- * so the official drivers can read what sluice wrote. Owns the DBMS: {@link #close()} shuts it down.
+ * An embedded Neo4j DBMS in {@code dataDir}, with its Bolt connector (when asked for) so the official drivers can
+ * read what sluice wrote, under Neo4j's own authentication (users in its system database) and, when configured,
+ * TLS. Owns the DBMS: {@link #close()} shuts it down.
  */
 public final class EmbeddedNeo4j implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EmbeddedNeo4j.class);
@@ -28,15 +32,38 @@ public final class EmbeddedNeo4j implements AutoCloseable {
      * {@code DATA/import}; without it Neo4j would let any HTTP client read any file the process can.
      */
     public record Options(Path dataDir, HostPort bolt, long pagecacheBytes, long txMemoryMaxBytes, String database,
-            Path importDir) {
+            Path importDir, Security security) {
+        public Options {
+            security = security == null ? Security.OFF : security;
+        }
+
         public Options(Path dataDir, HostPort bolt, long pagecacheBytes, long txMemoryMaxBytes, String database) {
-            this(dataDir, bolt, pagecacheBytes, txMemoryMaxBytes, database, null);
+            this(dataDir, bolt, pagecacheBytes, txMemoryMaxBytes, database, null, null);
         }
 
         Path importRoot() {
             return (importDir == null ? dataDir.resolve("import") : importDir).toAbsolutePath();
         }
     }
+
+    /**
+     * Neo4j's authentication and Bolt TLS. {@code auth} off: anyone who reaches Bolt is let in (as Neo4j with
+     * {@code dbms.security.auth_enabled=false}). {@code initialPassword}: set for user {@code neo4j} as
+     * {@code neo4j-admin dbms set-initial-password} does (it takes effect while {@code neo4j} still has the
+     * default password). {@code boltTls}: null for plain Bolt.
+     */
+    public record Security(boolean auth, String initialPassword, boolean requirePasswordChange, BoltTls boltTls) {
+        public static final Security OFF = new Security(false, null, false, null);
+
+        @Override
+        public String toString() {
+            return "Security[auth=" + auth + ", initialPassword=" + (initialPassword == null ? "none" : "...")
+                    + ", boltTls=" + boltTls + "]";
+        }
+    }
+
+    /** TLS on the Bolt connector from PEM files (Neo4j's bolt SSL policy); {@code required}: no plain Bolt. */
+    public record BoltTls(Path certificate, Path privateKey, boolean required) {}
 
     /** A host and port, parsed from {@code HOST:PORT}. */
     public record HostPort(String host, int port) {
@@ -89,10 +116,16 @@ public final class EmbeddedNeo4j implements AutoCloseable {
             // internal settings go through a properties file: the builder has no raw-setting method.
             Path conf = o.dataDir().resolve("sluice-neo4j.conf");
             Files.writeString(conf, "internal.dbms.bolt.netty_server_shutdown_quiet_period_duration=0s\n");
+            Security sec = o.security();
+            if (sec.auth() && sec.initialPassword() != null) {
+                setInitialPassword(o.dataDir(), sec.initialPassword(), sec.requirePasswordChange());
+            }
             var builder = new DatabaseManagementServiceBuilder(o.dataDir().toAbsolutePath())
                     .loadPropertiesFromFile(conf)
                     .setConfig(GraphDatabaseSettings.pagecache_memory, o.pagecacheBytes())
-                    .setConfig(GraphDatabaseSettings.auth_enabled, false)
+                    .setConfig(GraphDatabaseSettings.auth_enabled, sec.auth())
+                    // repeated failures lock a user name (Neo4j's default: 3, then 5 s); sluice's HTTP adds a limit per address
+                    .setConfig(GraphDatabaseSettings.auth_max_failed_attempts, 3)
                     .setConfig(GraphDatabaseSettings.load_csv_file_url_root, o.importRoot())
                     .setConfig(GraphDatabaseSettings.keep_logical_logs, "1 files")
                     .setConfig(BoltConnector.enabled, o.bolt() != null);
@@ -101,7 +134,20 @@ public final class EmbeddedNeo4j implements AutoCloseable {
                 SocketAddress address = new SocketAddress(o.bolt().host(), o.bolt().port());
                 builder.setConfig(BoltConnector.listen_address, address)
                         .setConfig(BoltConnector.advertised_address, address)
-                        .setConfig(BoltConnector.encryption_level, BoltConnector.EncryptionLevel.DISABLED);
+                        .setConfig(BoltConnector.encryption_level, sec.boltTls() == null
+                                ? BoltConnector.EncryptionLevel.DISABLED
+                                : sec.boltTls().required() ? BoltConnector.EncryptionLevel.REQUIRED
+                                : BoltConnector.EncryptionLevel.OPTIONAL);
+                if (sec.boltTls() != null) {
+                    BoltTls tls = sec.boltTls();
+                    SslPolicyConfig policy = SslPolicyConfig.forScope(SslPolicyScope.BOLT);
+                    Path certificate = tls.certificate().toAbsolutePath();
+                    builder.setConfig(policy.enabled, true)
+                            .setConfig(policy.base_directory, certificate.getParent())
+                            .setConfig(policy.public_certificate, certificate)
+                            .setConfig(policy.private_key, tls.privateKey().toAbsolutePath())
+                            .setConfig(policy.client_auth, ClientAuth.NONE);
+                }
             }
             if (o.txMemoryMaxBytes() > 0) {
                 builder.setConfig(GraphDatabaseSettings.memory_transaction_max_size, o.txMemoryMaxBytes());
@@ -128,6 +174,45 @@ public final class EmbeddedNeo4j implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** Whether Neo4j has never run in {@code dataDir} (no system database yet). */
+    public static boolean isFresh(Path dataDir) {
+        return !Files.exists(dataDir.resolve("data").resolve("databases").resolve("system"));
+    }
+
+    /** Whether an initial password was set offline and waits for the first start ({@code auth.ini}). */
+    public static boolean hasInitialPassword(Path dataDir) {
+        return Files.exists(dataDir.resolve("data").resolve("dbms").resolve("auth.ini"));
+    }
+
+    /**
+     * Writes the initial password of user {@code neo4j} with Neo4j's own admin command
+     * ({@code neo4j-admin dbms set-initial-password}, in-process: {@code DATA/data/dbms/auth.ini}).
+     */
+    public static void setInitialPassword(Path dataDir, String password, boolean requireChange) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream print = new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8);
+        Path home = dataDir.toAbsolutePath();
+        var command = new org.neo4j.commandline.admin.security.SetInitialPasswordCommand(
+                new org.neo4j.cli.ExecutionContext(home, home.resolve("conf"), print, print,
+                        new org.neo4j.io.fs.DefaultFileSystemAbstraction()));
+        String[] args = requireChange ? new String[] {password, "--require-password-change"} : new String[] {password};
+        int rc = new picocli.CommandLine(command).execute(args);
+        if (rc != 0) {
+            throw new IllegalArgumentException("cannot set the initial password: "
+                    + out.toString(java.nio.charset.StandardCharsets.UTF_8).replace(password, "...").strip());
+        }
+    }
+
+    /** Neo4j's users, for checking HTTP callers' credentials (the same ones Bolt checks). */
+    public io.sluice.security.UserStore users() {
+        return new EmbeddedUsers(dbms);
+    }
+
+    /** Neo4j's system database (users live there); for administration and tests. */
+    public GraphDatabaseService system() {
+        return dbms.database("system");
     }
 
     public GraphDatabaseService database() {

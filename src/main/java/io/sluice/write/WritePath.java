@@ -7,7 +7,13 @@ import java.util.Optional;
  * (virtual) thread until the request has its {@link Outcome}, and never throws for a client's mistake.
  */
 public interface WritePath {
-    Outcome execute(WriteRequest request, Mode mode);
+    /** Runs {@code request} for a caller who may send everything (an in-process client such as the importer). */
+    default Outcome execute(WriteRequest request, Mode mode) {
+        return execute(request, mode, Access.CYPHER);
+    }
+
+    /** Runs {@code request} if {@code access} allows it; a refusal is {@code Neo.ClientError.Security.Forbidden}. */
+    Outcome execute(WriteRequest request, Mode mode, Access access);
 
     Optional<Template> template(String name);
 

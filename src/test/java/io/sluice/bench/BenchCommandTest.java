@@ -148,6 +148,6 @@ class BenchCommandTest {
 
     private static ModeResult result(BenchMode mode, long writesPerSecond) {
         return new ModeResult(mode, "netty", 64, 1, writesPerSecond * 10, 10, 1, 2, 0, java.util.Map.of(), "embedded",
-                1, ServerStats.NONE);
+                1, true, ServerStats.NONE);
     }
 }

@@ -13,8 +13,8 @@ class ServeCommandTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
             "--neo4j bolt://127.0.0.1:1 --bolt 127.0.0.1:7688 | with --neo4j there is none",
-            "--user neo4j                                      | --user and --password are for --neo4j",
-            "--password secret                                 | --user and --password are for --neo4j",
+            "--user neo4j                                      | account on a Neo4j server (--neo4j)",
+            "--password secret                                 | account on a Neo4j server (--neo4j)",
             "--neo4j http://127.0.0.1:7474                     | expected a Neo4j URI",
             "--neo4j bolt://neo4j:secret@127.0.0.1:7687        | not in the URI"})
     void conflictingOptionsAreRefused(String args, String message) {

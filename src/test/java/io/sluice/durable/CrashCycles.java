@@ -85,7 +85,7 @@ final class CrashCycles {
                     while (!stop.get()) {
                         long id = ids.incrementAndGet();
                         try {
-                            var r = http.send(HttpRequest.newBuilder(URI.create(p.url("/db/neo4j/write/item?mode=async")))
+                            var r = http.send(HttpRequest.newBuilder(URI.create(p.url("/db/neo4j/write/item?mode=async"))).header("Authorization", SluiceProcess.AUTH)
                                     .timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.ofString("{\"id\":" + id + "}")).build(),
                                     HttpResponse.BodyHandlers.ofString());
                             if (r.statusCode() == 202) {
@@ -112,13 +112,13 @@ final class CrashCycles {
     }
 
     private static String get(HttpClient http, String url) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(TestServer.REQUEST_TIMEOUT).GET().build(),
+        return http.send(HttpRequest.newBuilder(URI.create(url)).header("Authorization", SluiceProcess.AUTH).timeout(TestServer.REQUEST_TIMEOUT).GET().build(),
                 HttpResponse.BodyHandlers.ofString()).body();
     }
 
     private static long query(HttpClient http, SluiceProcess p, String cypher, Map<String, Object> params) throws Exception {
         String body = JSON.writeValueAsString(Map.of("statement", cypher, "parameters", params));
-        var r = http.send(HttpRequest.newBuilder(URI.create(p.url("/db/neo4j/query/v2"))).timeout(TestServer.REQUEST_TIMEOUT)
+        var r = http.send(HttpRequest.newBuilder(URI.create(p.url("/db/neo4j/query/v2"))).header("Authorization", SluiceProcess.AUTH).timeout(TestServer.REQUEST_TIMEOUT)
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         return JSON.readTree(r.body()).at("/data/values/0/0").asLong();

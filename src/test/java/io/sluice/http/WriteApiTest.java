@@ -181,7 +181,7 @@ class WriteApiTest {
                 .isEqualTo(200);
         Template visited = s.server.writePath().template("visited").orElseThrow();
         int appliers = health().get("appliers").asInt();
-        HeldAppliers held = new HeldAppliers(GraphDatabase.driver("bolt://" + s.bolt, AuthTokens.none()));
+        HeldAppliers held = new HeldAppliers(GraphDatabase.driver("bolt://" + s.bolt, AuthTokens.basic("neo4j", TestServer.PASSWORD)));
         try {
             held.tx.run("MATCH (s:Site {url: $url}) SET s.held = true", Map.of("url", HELD_SITE)).consume();
             for (int partition = 0; partition < appliers; partition++) {
@@ -279,7 +279,7 @@ class WriteApiTest {
     void theOfficialDriverReadsOverBoltWhatHttpWrote() {
         assertThat(s.post("/db/neo4j/write/visited", """
                 [{"user": 1, "url": "https://a"}, {"user": 2, "url": "https://a"}]""").statusCode()).isEqualTo(200);
-        try (Driver d = GraphDatabase.driver("bolt://" + s.bolt, AuthTokens.none());
+        try (Driver d = GraphDatabase.driver("bolt://" + s.bolt, AuthTokens.basic("neo4j", TestServer.PASSWORD));
                 var session = d.session()) {
             long n = session.run("MATCH (:User)-[:VISITED]->(:Site {url: 'https://a'}) RETURN count(*) AS n")
                     .single().get("n").asLong();

@@ -57,8 +57,8 @@ class MergeAndHttpTest {
         Fixture f = new Fixture(dir, true);
         Path report = dir.resolve("import.report");
         try (TestServer server = TestServer.start("", false)) {
-            ImportSummary s = f.online(f.options(report, new Tolerance(true, true, -1), server.server.baseUrl(), false, 100,
-                    false));
+            String url = server.server.baseUrl().replace("http://", "http://neo4j:" + TestServer.PASSWORD + "@");
+            ImportSummary s = f.online(f.options(report, new Tolerance(true, true, -1), url, false, 100, false));
             assertThat(s.finished()).as(s.text() + f.errText()).isTrue();
             assertThat(s.nodes()).isEqualTo(Fixture.USERS + Fixture.SITES);
             assertThat(s.relationships()).isEqualTo(Fixture.VISITS);

@@ -59,7 +59,7 @@ class SigtermTest {
                         while (!stop.get()) {
                             long id = ids.incrementAndGet();
                             try {
-                                var r = http.send(HttpRequest.newBuilder(URI.create(p.url("/db/neo4j/write/item")))
+                                var r = http.send(HttpRequest.newBuilder(URI.create(p.url("/db/neo4j/write/item"))).header("Authorization", SluiceProcess.AUTH)
                                         .timeout(Duration.ofSeconds(30))
                                         .POST(HttpRequest.BodyPublishers.ofString("{\"id\":" + id + "}")).build(),
                                         HttpResponse.BodyHandlers.ofString());

@@ -31,6 +31,12 @@ public final class ChildJvm implements AutoCloseable {
     }
 
     public static ChildJvm start(String heap, List<String> mainArgs, String ready, Path log) throws IOException {
+        return start(heap, mainArgs, ready, log, java.util.Map.of());
+    }
+
+    /** The same, with {@code env} added to the child's environment (e.g. {@code NEO4J_AUTH}). */
+    public static ChildJvm start(String heap, List<String> mainArgs, String ready, Path log,
+            java.util.Map<String, String> env) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of(java, "-Xmx" + heap, "-XX:+UseParallelGC",
                 "--sun-misc-unsafe-memory-access=allow",
@@ -39,7 +45,9 @@ public final class ChildJvm implements AutoCloseable {
                 "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"), "io.sluice.cli.Main"));
         cmd.addAll(mainArgs);
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().putAll(env);
+        Process p = pb.start();
         CompletableFuture<Boolean> isReady = new CompletableFuture<>();
         CompletableFuture<Void> logClosed = new CompletableFuture<>();
         Thread.ofPlatform().name("child-jvm-log").daemon().start(() -> {

@@ -26,11 +26,20 @@ public final class Neo4jProcess implements AutoCloseable {
         return start(dataDir, TestServer.freePort());
     }
 
-    /** Starts on {@code port}, e.g. again on the port of a killed one. */
+    /**
+     * Starts on {@code port}, e.g. again on the port of a killed one; authentication off (a plain server for
+     * 'serve --neo4j' tests, on loopback: sluice's own account needs no password).
+     */
     public static Neo4jProcess start(Path dataDir, int port) throws IOException {
+        return start(dataDir, port, "none");
+    }
+
+    /** Starts with {@code NEO4J_AUTH} set to {@code neo4jAuth} ({@code none}, or {@code neo4j/<password>}). */
+    public static Neo4jProcess start(Path dataDir, int port, String neo4jAuth) throws IOException {
         Path log = dataDir.resolveSibling(dataDir.getFileName() + "-neo4j-" + System.nanoTime() + ".log");
         return new Neo4jProcess(ChildJvm.start("768m", List.of("neo4j", "--data", dataDir.toString(),
-                "--bolt", "127.0.0.1:" + port, "--pagecache", "64m"), "neo4j ready", log), dataDir, port);
+                "--bolt", "127.0.0.1:" + port, "--pagecache", "64m"), "neo4j ready", log,
+                java.util.Map.of("NEO4J_AUTH", neo4jAuth)), dataDir, port);
     }
 
     public String uri() {

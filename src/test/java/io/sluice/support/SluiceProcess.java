@@ -32,8 +32,13 @@ public final class SluiceProcess implements AutoCloseable {
         }
         args.addAll(List.of(extra));
         Path log = dataDir.resolveSibling(dataDir.getFileName() + "-serve-" + System.nanoTime() + ".log");
-        return new SluiceProcess(ChildJvm.start("1g", args, "sluice ready", log), httpPort);
+        // authentication on, as a user would run it, with the tests' known initial password
+        return new SluiceProcess(ChildJvm.start("1g", args, "sluice ready", log,
+                java.util.Map.of("NEO4J_AUTH", "neo4j/" + TestServer.PASSWORD)), httpPort);
     }
+
+    /** The {@code Authorization} header its clients send. */
+    public static final String AUTH = TestServer.AUTH;
 
     public String url(String path) {
         return "http://127.0.0.1:" + httpPort + path;

@@ -2,6 +2,7 @@ package io.sluice.support;
 
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
+import io.sluice.security.InitialAuth;
 import io.sluice.server.SluiceServer;
 import io.sluice.sink.BoltSink;
 import io.sluice.sink.SinkException;
@@ -26,6 +27,11 @@ import java.util.stream.Stream;
  * plus a tiny HTTP client.
  */
 public final class TestServer implements AutoCloseable {
+    /** The initial password of user {@code neo4j} in every test server, and the header that carries it. */
+    public static final String PASSWORD = "test-password-1";
+    public static final String AUTH = "Basic " + java.util.Base64.getEncoder().encodeToString(
+            ("neo4j:" + PASSWORD).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+
     public final SluiceServer server;
     public final Path dataDir;
     public final HostPort bolt;
@@ -46,8 +52,8 @@ public final class TestServer implements AutoCloseable {
             SluiceConfig c = ConfigLoader.parse(yaml.contains("pagecache") ? yaml : yaml + "\nneo4j: {pagecache: 64m}\n");
             Path dir = Files.createTempDirectory("sluice-test-");
             HostPort bolt = withBolt ? new HostPort("127.0.0.1", freePort()) : null;
-            return new TestServer(SluiceServer.start(new SluiceServer.Options(c, dir, new HostPort("127.0.0.1", 0), bolt)),
-                    dir, bolt);
+            return new TestServer(SluiceServer.start(new SluiceServer.Options(c, dir, new HostPort("127.0.0.1", 0), bolt)
+                    .withInitialAuth(new InitialAuth.Given(PASSWORD, false))), dir, bolt);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -63,7 +69,8 @@ public final class TestServer implements AutoCloseable {
             Path dir = Files.createTempDirectory("sluice-test-");
             URI u = URI.create(uri);
             return new TestServer(SluiceServer.start(SluiceServer.Options.remote(c, dir, new HostPort("127.0.0.1", 0),
-                    new BoltSink.Options(uri, null, null, c.neo4j().database()))), dir, new HostPort(u.getHost(), u.getPort()));
+                    new BoltSink.Options(uri, null, null, c.neo4j().database()))
+                    .withInitialAuth(new InitialAuth.Given(PASSWORD, false))), dir, new HostPort(u.getHost(), u.getPort()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -88,8 +95,17 @@ public final class TestServer implements AutoCloseable {
         return send(HttpRequest.newBuilder(URI.create(url(path))).GET().build());
     }
 
-    /** Sends {@code r}; one without a timeout of its own gets {@link #REQUEST_TIMEOUT}, so no client hangs forever. */
+    /** Sends {@code r} with the test user's credentials unless it carries its own {@code Authorization}. */
     public HttpResponse<String> send(HttpRequest r) {
+        return sendRaw(r.headers().firstValue("Authorization").isPresent() ? r
+                : HttpRequest.newBuilder(r, (name, value) -> true).header("Authorization", AUTH).build());
+    }
+
+    /**
+     * Sends {@code r} as it is (no credentials added); one without a timeout of its own gets
+     * {@link #REQUEST_TIMEOUT}, so no client hangs forever.
+     */
+    public HttpResponse<String> sendRaw(HttpRequest r) {
         HttpRequest bounded = r.timeout().isPresent() ? r
                 : HttpRequest.newBuilder(r, (name, value) -> true).timeout(REQUEST_TIMEOUT).build();
         try {

@@ -1,0 +1,110 @@
+package io.sluice.http;
+
+import io.sluice.config.SluiceConfig;
+import io.sluice.security.Authenticator;
+import io.sluice.sink.Neo4jError;
+import io.sluice.write.Access;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.util.AttachmentKey;
+import io.undertow.util.Headers;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+
+/**
+ * Authentication in front of the protected endpoints, before a byte of the body is read. Credentials the
+ * {@link Authenticator} has verified recently are recognised on the I/O thread (a digest and a cache read);
+ * anything else is checked against Neo4j's users on a virtual thread, and the request carries on back on the
+ * I/O thread. Refusals are Neo4j's: 401 with its challenge, 400 for a malformed header, 429 after repeated
+ * failures, 400 {@code CredentialsExpired} when the password must be changed first. Thread-safe.
+ */
+final class AuthGate {
+    /** Who sent the request and what they may send; attached once the gate lets it through. */
+    record Caller(String user, Access access) {}
+
+    static final AttachmentKey<Caller> CALLER = AttachmentKey.create(Caller.class);
+
+    /** What Neo4j sends with a 401. */
+    static final String CHALLENGE = "Basic realm=\"Neo4j\", Bearer realm=\"Neo4j\"";
+
+    private final Authenticator auth;
+    private final SluiceConfig.Access access;
+    private final Executor blocking;
+
+    AuthGate(Authenticator auth, SluiceConfig.Access access, Executor blocking) {
+        this.auth = auth;
+        this.access = access;
+        this.blocking = blocking;
+    }
+
+    boolean enabled() {
+        return auth.enabled();
+    }
+
+    /** Lets the request through to {@code next} (on the I/O thread) with its {@link Caller}, or answers it. */
+    void check(HttpServerExchange ex, Consumer<HttpServerExchange> next) {
+        String header = ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
+        Authenticator.Result fast = auth.recognise(header);
+        if (fast != null) {
+            decide(ex, fast, next);
+            return;
+        }
+        String client = clientOf(ex);
+        ex.dispatch(blocking, () -> {
+            Authenticator.Result r = auth.authenticate(header, client);
+            ex.getIoThread().execute(() -> decide(ex, r, next));
+        });
+    }
+
+    /** Whether an open endpoint's request carries good credentials (may block: call off the I/O thread). */
+    boolean knows(HttpServerExchange ex) {
+        String header = ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
+        return header != null && auth.authenticate(header, clientOf(ex)) instanceof Authenticator.Result.Authenticated;
+    }
+
+    private static String clientOf(HttpServerExchange ex) {
+        return ex.getSourceAddress() == null ? "?" : ex.getSourceAddress().getAddress().getHostAddress();
+    }
+
+    /** The caller of a request on an open endpoint: known when its credentials are, else anonymous. */
+    Caller callerOf(HttpServerExchange ex) {
+        Caller c = ex.getAttachment(CALLER);
+        return c != null ? c : new Caller(null, Access.READ);
+    }
+
+    private void decide(HttpServerExchange ex, Authenticator.Result r, Consumer<HttpServerExchange> next) {
+        switch (r) {
+            case Authenticator.Result.Authenticated a -> {
+                ex.putAttachment(CALLER, new Caller(a.user(), Access.parse(access.of(a.user()))));
+                next.accept(ex);
+            }
+            case Authenticator.Result.Missing m -> unauthorized(ex, "No authentication header supplied.");
+            case Authenticator.Result.Invalid i -> unauthorized(ex, i.message());
+            case Authenticator.Result.Malformed m -> HttpServer.send(ex, error(400,
+                    Neo4jError.invalidFormat("Invalid authentication header.")));
+            case Authenticator.Result.RateLimited l -> HttpServer.send(ex, error(429,
+                    new Neo4jError("Neo.ClientError.Security.AuthenticationRateLimit", l.message())));
+            case Authenticator.Result.Expired e -> HttpServer.send(ex, error(400, // as Neo4j's Query API answers it
+                    new Neo4jError("Neo.ClientError.Security.CredentialsExpired", e.message())));
+            case Authenticator.Result.Unavailable u -> HttpServer.send(ex, error(503,
+                    new Neo4jError("Neo.TransientError.General.DatabaseUnavailable", u.message())).retryAfter(1));
+        }
+    }
+
+    private static void unauthorized(HttpServerExchange ex, String message) {
+        // a browser's own scripts ask not to be challenged (no login dialog), as Neo4j Browser does
+        boolean quiet = "true".equalsIgnoreCase(ex.getRequestHeaders().getFirst("X-Ajax-Browser-Auth"));
+        ex.getResponseHeaders().put(Headers.WWW_AUTHENTICATE, quiet ? "None" : CHALLENGE);
+        HttpServer.send(ex, error(401, new Neo4jError("Neo.ClientError.Security.Unauthorized", message)));
+    }
+
+    /** Neo4j's body for an authentication failure: errors only, no results. */
+    static Reply error(int status, Neo4jError e) {
+        Map<String, Object> err = new LinkedHashMap<>();
+        err.put("code", e.code());
+        err.put("message", e.message());
+        return Reply.json(status, Map.of("errors", List.of(err)));
+    }
+}

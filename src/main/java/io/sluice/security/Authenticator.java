@@ -1,0 +1,196 @@
+package io.sluice.security;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.sluice.time.Time;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Base64;
+
+/**
+ * Decides who an HTTP request comes from, in front of every protected endpoint.
+ *
+ * <h2>Design</h2>
+ * The users are Neo4j's ({@link UserStore}); this class adds what an HTTP gateway taking thousands of requests a
+ * second needs around them:
+ * <ul>
+ *   <li><b>A cache of verified credentials.</b> Checking a password costs a salted hash and a read of the system
+ *       database; a client sends the same header with every request. A verified (user, password) pair is kept,
+ *       keyed by the user and a SHA-256 of a per-process random salt and the password (the password itself is not
+ *       kept), bounded in size and expiring. Each entry remembers the store's {@link UserStore#version()} when it
+ *       was verified; once the version moves (a password changed, a user dropped), entries are checked again.
+ *       Only successes are cached: a wrong password always reaches the store, so its lockout keeps counting.</li>
+ *   <li><b>A limit per client address.</b> Neo4j locks a user name after repeated failures but never an unknown
+ *       one, so a client guessing names is never slowed. After {@code maxFailures} failures from one address,
+ *       that address is refused (429) until {@code lockTime} has passed since its last failure; a success resets
+ *       it. This mirrors Neo4j's own per-user rule, applied per address.</li>
+ * </ul>
+ * Thread-safe.
+ */
+public final class Authenticator {
+
+    /** What the request's credentials amount to. */
+    public sealed interface Result {
+        /** {@code user} is who sent it; {@code null} only when authentication is off. */
+        record Authenticated(String user) implements Result {}
+
+        /** No {@code Authorization} header: 401 with a challenge. */
+        record Missing() implements Result {}
+
+        /** A header that does not parse: 400. */
+        record Malformed() implements Result {}
+
+        /** Wrong credentials: 401 with a challenge; {@code message} is Neo4j's. */
+        record Invalid(String message) implements Result {}
+
+        /** Too many failures (this client's, or Neo4j's lockout of the user name): 429. */
+        record RateLimited(String message) implements Result {}
+
+        /** Valid, but the password must be changed before anything else (Neo4j's {@code CredentialsExpired}). */
+        record Expired(String message) implements Result {}
+
+        /** The user store could not be asked (a remote Neo4j down): 503, try again. */
+        record Unavailable(String message) implements Result {}
+    }
+
+    /** Authentication off: everyone is let in, anonymously. */
+    public static final Authenticator OFF = new Authenticator(null, null, 0, Duration.ZERO, Duration.ZERO, 0);
+
+    static final String RATE_LIMITED = "Too many failed authentication requests. Please wait %d seconds and try again.";
+
+    private final UserStore store;
+    private final Time time;
+    private final Cache<String, Verified> verified;
+    private final Cache<String, Failures> failures;
+    private final int maxFailures;
+    private final long lockNanos;
+    private final byte[] salt = new byte[16];
+
+    private record Verified(String user, long version) {}
+
+    private record Failures(int count, long lastNanos) {}
+
+    /**
+     * {@code cacheSize} verified credentials are kept for at most {@code cacheExpiry}; an address with
+     * {@code maxFailures} failures (0: no limit) is refused for {@code lockTime} after its last one.
+     */
+    public Authenticator(UserStore store, Time time, int maxFailures, Duration lockTime, Duration cacheExpiry,
+            long cacheSize) {
+        this.store = store;
+        this.time = time;
+        this.maxFailures = maxFailures;
+        this.lockNanos = lockTime.toNanos();
+        new SecureRandom().nextBytes(salt);
+        this.verified = store == null ? null : Caffeine.newBuilder().maximumSize(cacheSize)
+                .expireAfterWrite(cacheExpiry).ticker(time::nanos).build();
+        this.failures = store == null ? null : Caffeine.newBuilder().maximumSize(100_000)
+                .expireAfterWrite(lockTime.plusSeconds(60)).ticker(time::nanos).build();
+    }
+
+    public boolean enabled() {
+        return store != null;
+    }
+
+    /**
+     * What can be told without asking the store, cheaply enough for an I/O thread: authentication off, no header,
+     * a malformed one, or credentials verified recently (and no user changed since). Null: ask
+     * {@link #authenticate}.
+     */
+    public Result recognise(String header) {
+        if (store == null) {
+            return new Result.Authenticated(null);
+        }
+        return switch (Credentials.parse(header)) {
+            case Credentials.Header.Missing m -> new Result.Missing();
+            case Credentials.Header.Malformed m -> new Result.Malformed();
+            case Credentials.Header.Present p -> {
+                Verified v = verified.getIfPresent(cacheKey(p.credentials()));
+                yield v != null && v.version() == store.version() ? new Result.Authenticated(v.user()) : null;
+            }
+        };
+    }
+
+    /** Who sent a request with this {@code Authorization} header, from {@code client} (its address); may block. */
+    public Result authenticate(String header, String client) {
+        if (store == null) {
+            return new Result.Authenticated(null);
+        }
+        Credentials.Header h = Credentials.parse(header);
+        return switch (h) {
+            case Credentials.Header.Missing m -> new Result.Missing();
+            case Credentials.Header.Malformed m -> new Result.Malformed();
+            case Credentials.Header.Present p -> check(p.credentials(), client);
+        };
+    }
+
+    private Result check(Credentials c, String client) {
+        String key = cacheKey(c);
+        long version = store.version();
+        Verified v = verified.getIfPresent(key);
+        if (v != null && v.version() == version) {
+            return new Result.Authenticated(v.user());
+        }
+        if (locked(client)) {
+            return new Result.RateLimited(RATE_LIMITED.formatted(Math.max(1, Duration.ofNanos(lockNanos).toSeconds())));
+        }
+        UserStore.Verdict verdict;
+        try {
+            verdict = store.check(c);
+        } catch (RuntimeException e) {
+            return new Result.Unavailable("cannot check credentials now: " + e.getMessage());
+        }
+        return switch (verdict) {
+            case UserStore.Verdict.Accepted a -> {
+                failures.invalidate(client);
+                verified.put(key, new Verified(a.user(), version));
+                yield new Result.Authenticated(a.user());
+            }
+            case UserStore.Verdict.Rejected r -> {
+                failed(client);
+                yield new Result.Invalid(r.message());
+            }
+            case UserStore.Verdict.RateLimited r -> new Result.RateLimited(r.message());
+            case UserStore.Verdict.Expired e -> new Result.Expired(e.message());
+        };
+    }
+
+    private boolean locked(String client) {
+        if (maxFailures <= 0) {
+            return false;
+        }
+        Failures f = failures.getIfPresent(client);
+        return f != null && f.count() >= maxFailures && time.nanos() - f.lastNanos() < lockNanos;
+    }
+
+    private void failed(String client) {
+        long now = time.nanos();
+        failures.asMap().merge(client, new Failures(1, now), (old, one) -> new Failures(old.count() + 1, now));
+    }
+
+    /** The user and a salted digest of the secret: equal credentials, equal keys; the secret is not kept. */
+    private String cacheKey(Credentials c) {
+        String user;
+        String secret;
+        switch (c) {
+            case Credentials.Basic b -> {
+                user = "basic:" + b.user();
+                secret = b.password();
+            }
+            case Credentials.Bearer b -> {
+                user = "bearer";
+                secret = b.token();
+            }
+        }
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update(salt);
+            sha.update(secret.getBytes(StandardCharsets.UTF_8));
+            return user + "\n" + Base64.getEncoder().encodeToString(sha.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package io.sluice.sink;
+
+import io.sluice.security.Credentials;
+import io.sluice.security.UserStore;
+import org.neo4j.driver.AuthToken;
+import org.neo4j.driver.AuthTokens;
+import org.neo4j.driver.Driver;
+import org.neo4j.driver.exceptions.Neo4jException;
+
+/**
+ * A remote Neo4j's users, checked by that server over Bolt ({@link Driver#verifyAuthentication}): sluice keeps
+ * no passwords. The server cannot say when a password changed, so {@link #version()} is constant and a cache of
+ * verified credentials relies on its expiry. Thread-safe.
+ */
+final class RemoteUsers implements UserStore {
+    private final Driver driver;
+
+    RemoteUsers(Driver driver) {
+        this.driver = driver;
+    }
+
+    @Override
+    public Verdict check(Credentials credentials) {
+        AuthToken token = switch (credentials) {
+            case Credentials.Basic b -> AuthTokens.basic(b.user(), b.password());
+            case Credentials.Bearer b -> AuthTokens.bearer(b.token());
+        };
+        String user = credentials instanceof Credentials.Basic b ? b.user() : "(bearer)";
+        try {
+            return driver.verifyAuthentication(token) ? new Verdict.Accepted(user)
+                    : new Verdict.Rejected(EmbeddedUsers.INVALID);
+        } catch (Neo4jException e) {
+            return switch (e.code()) {
+                case "Neo.ClientError.Security.AuthenticationRateLimit" -> new Verdict.RateLimited(e.getMessage());
+                case "Neo.ClientError.Security.CredentialsExpired" -> new Verdict.Expired(user, e.getMessage());
+                case "Neo.ClientError.Security.Unauthorized" -> new Verdict.Rejected(e.getMessage());
+                default -> throw e;
+            };
+        }
+    }
+
+    @Override
+    public long version() {
+        return Long.MIN_VALUE;
+    }
+}

@@ -1,0 +1,26 @@
+package io.sluice.write;
+
+import java.util.Locale;
+
+/**
+ * What a caller may send (Neo4j Community has no roles; this is the one distinction a write gateway needs).
+ * The write path enforces it after classifying a request; a refusal is 403 {@code Neo.ClientError.Security.Forbidden}
+ * and changes nothing.
+ */
+public enum Access {
+    /** Everything: raw Cypher (reads, writes, schema) and the named templates. */
+    CYPHER,
+    /** Only the named templates ({@code /write/{template}}); no raw Cypher, not even reads. */
+    TEMPLATES,
+    /** Only raw Cypher that Neo4j plans as read-only; no writes, no templates. */
+    READ;
+
+    /** {@code cypher}, {@code templates} or {@code read}, any case. */
+    public static Access parse(String text) {
+        try {
+            return valueOf(text.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("access must be cypher, templates or read, got '" + text + "'");
+        }
+    }
+}

@@ -1,0 +1,137 @@
+package io.sluice.security;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.sink.EmbeddedNeo4j;
+import io.sluice.support.TestServer;
+import io.sluice.time.ManualTime;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The authenticator over the embedded DBMS's real users (Neo4j's AuthManager), counting how often it is asked:
+ * verified credentials are answered from the cache until a user changes, wrong ones always reach Neo4j, and one
+ * client address is slowed after repeated failures.
+ */
+@Timeout(120)
+class AuthenticatorTest {
+    static final String PASSWORD = "first-password-1";
+    static Path dir;
+    static EmbeddedNeo4j neo4j;
+
+    final ManualTime time = new ManualTime();
+    final AtomicInteger asked = new AtomicInteger();
+    Authenticator auth;
+
+    @BeforeAll
+    static void start() throws Exception {
+        dir = Files.createTempDirectory("sluice-auth-");
+        neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(dir, null, 32L << 20, 0, "neo4j", null,
+                new EmbeddedNeo4j.Security(true, PASSWORD, false, null)));
+        neo4j.system().executeTransactionally("CREATE USER alice SET PASSWORD 'alice-password-1' CHANGE NOT REQUIRED");
+        neo4j.system().executeTransactionally("CREATE USER fresh SET PASSWORD 'fresh-password-1' CHANGE REQUIRED");
+    }
+
+    @AfterAll
+    static void stop() {
+        neo4j.close();
+        TestServer.deleteRecursively(dir);
+    }
+
+    @BeforeEach
+    void setUp() {
+        UserStore real = neo4j.users();
+        UserStore counting = new UserStore() {
+            @Override
+            public Verdict check(Credentials c) {
+                asked.incrementAndGet();
+                return real.check(c);
+            }
+
+            @Override
+            public long version() {
+                return real.version();
+            }
+        };
+        auth = new Authenticator(counting, time, 3, Duration.ofSeconds(5), Duration.ofMinutes(1), 100);
+    }
+
+    Authenticator.Result as(String user, String password, String client) {
+        return auth.authenticate(CredentialsTest.basic(user + ":" + password), client);
+    }
+
+    @Test
+    void verifiedCredentialsAreCachedUntilAUserChanges() {
+        for (int i = 0; i < 50; i++) {
+            assertThat(as("alice", "alice-password-1", "10.0.0.1"))
+                    .isEqualTo(new Authenticator.Result.Authenticated("alice"));
+        }
+        assertThat(asked).as("Neo4j asked once for 50 requests").hasValue(1);
+        assertThat(auth.recognise(CredentialsTest.basic("alice:alice-password-1")))
+                .as("the I/O thread's fast path knows them").isEqualTo(new Authenticator.Result.Authenticated("alice"));
+
+        neo4j.system().executeTransactionally("ALTER USER alice SET PASSWORD 'alice-password-2'");
+        assertThat(auth.recognise(CredentialsTest.basic("alice:alice-password-1"))).as("the cache saw the change").isNull();
+        assertThat(as("alice", "alice-password-1", "10.0.0.1")).isInstanceOf(Authenticator.Result.Invalid.class);
+        assertThat(as("alice", "alice-password-2", "10.0.0.1")).isEqualTo(new Authenticator.Result.Authenticated("alice"));
+        neo4j.system().executeTransactionally("ALTER USER alice SET PASSWORD 'alice-password-1'");
+    }
+
+    @Test
+    void cachedEntriesExpire() {
+        as("alice", "alice-password-1", "10.0.0.2");
+        time.advance(Duration.ofMinutes(2));
+        assertThat(auth.recognise(CredentialsTest.basic("alice:alice-password-1"))).isNull();
+        as("alice", "alice-password-1", "10.0.0.2");
+        assertThat(asked).hasValue(2);
+    }
+
+    @Test
+    void wrongCredentialsAlwaysReachNeo4jAndOneAddressIsSlowedDown() {
+        for (int i = 0; i < 3; i++) {
+            assertThat(as("nobody", "guess-" + i, "10.0.0.3")).isEqualTo(
+                    new Authenticator.Result.Invalid("Invalid credential."));
+        }
+        assertThat(asked).hasValue(3);
+        assertThat(as("alice", "alice-password-1", "10.0.0.3")).as("locked: even the right password waits")
+                .isInstanceOf(Authenticator.Result.RateLimited.class);
+        assertThat(as("alice", "alice-password-1", "10.0.0.4")).as("another address is not locked")
+                .isEqualTo(new Authenticator.Result.Authenticated("alice"));
+        time.advance(Duration.ofSeconds(6));
+        assertThat(as("alice", "alice-password-1", "10.0.0.3")).as("after the lock time")
+                .isEqualTo(new Authenticator.Result.Authenticated("alice"));
+    }
+
+    @Test
+    void neo4jsOwnLockoutOfAUserNameIsReportedAndCachedCredentialsAreSpared() {
+        assertThat(as("neo4j", PASSWORD, "10.0.0.5")).isEqualTo(new Authenticator.Result.Authenticated("neo4j"));
+        for (int i = 0; i < 3; i++) {
+            as("neo4j", "wrong-" + i, "10.0.1." + i); // three addresses: only Neo4j's per-user count adds up
+        }
+        assertThat(as("neo4j", "wrong-again", "10.0.1.9")).isEqualTo(new Authenticator.Result.RateLimited(
+                "Too many failed authentication requests. Please wait 5 seconds and try again."));
+        assertThat(as("neo4j", PASSWORD, "10.0.0.5")).as("verified before the lockout: not asked again")
+                .isEqualTo(new Authenticator.Result.Authenticated("neo4j"));
+    }
+
+    @Test
+    void aPasswordThatMustBeChangedAndABearerTokenAreRefusedAsNeo4jRefusesThem() {
+        assertThat(as("fresh", "fresh-password-1", "10.0.0.6")).isInstanceOf(Authenticator.Result.Expired.class);
+        assertThat(auth.authenticate("Bearer some.jwt.token", "10.0.0.6")).isEqualTo(new Authenticator.Result.Invalid(
+                "Unsupported authentication token, scheme 'bearer' is not supported."));
+        assertThat(auth.authenticate(null, "10.0.0.6")).isInstanceOf(Authenticator.Result.Missing.class);
+        assertThat(auth.authenticate("Basic !!!", "10.0.0.6")).isInstanceOf(Authenticator.Result.Malformed.class);
+    }
+
+    @Test
+    void offLetsEveryoneInAnonymously() {
+        assertThat(Authenticator.OFF.authenticate(null, "x")).isEqualTo(new Authenticator.Result.Authenticated(null));
+    }
+}
