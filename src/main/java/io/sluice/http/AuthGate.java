@@ -33,10 +33,15 @@ final class AuthGate {
     private final SluiceConfig.Access access;
     private final Executor blocking;
 
+    /** Each user's {@link Caller}, made once (the config does not change while sluice runs). */
+    private final java.util.concurrent.ConcurrentHashMap<String, Caller> callers = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Caller anonymous;
+
     AuthGate(Authenticator auth, SluiceConfig.Access access, Executor blocking) {
         this.auth = auth;
         this.access = access;
         this.blocking = blocking;
+        this.anonymous = new Caller(null, Access.parse(access.of(null)));
     }
 
     boolean enabled() {
@@ -77,7 +82,8 @@ final class AuthGate {
     private void decide(HttpServerExchange ex, Authenticator.Result r, Consumer<HttpServerExchange> next) {
         switch (r) {
             case Authenticator.Result.Authenticated a -> {
-                ex.putAttachment(CALLER, new Caller(a.user(), Access.parse(access.of(a.user()))));
+                ex.putAttachment(CALLER, a.user() == null ? anonymous : callers.computeIfAbsent(a.user(),
+                        u -> new Caller(u, Access.parse(access.of(u)))));
                 next.accept(ex);
             }
             case Authenticator.Result.Missing m -> unauthorized(ex, "No authentication header supplied.");

@@ -8,7 +8,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.Base64;
 
 /**
  * Decides who an HTTP request comes from, in front of every protected endpoint.
@@ -63,13 +62,25 @@ public final class Authenticator {
 
     private final UserStore store;
     private final Time time;
-    private final Cache<String, Verified> verified;
+    private final Cache<Key, Verified> verified;
     private final Cache<String, Failures> failures;
     private final int maxFailures;
     private final long lockNanos;
     private final byte[] salt = new byte[16];
 
     private record Verified(String user, long version) {}
+
+    /** A user and the salted digest of their secret (ByteBuffer: equality by content). */
+    private record Key(String user, java.nio.ByteBuffer digest) {}
+
+    /** One digest per thread: {@code getInstance} costs a provider look-up, and the I/O threads are few. */
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        }
+    });
 
     private record Failures(int count, long lastNanos) {}
 
@@ -127,7 +138,7 @@ public final class Authenticator {
     }
 
     private Result check(Credentials c, String client) {
-        String key = cacheKey(c);
+        Key key = cacheKey(c);
         long version = store.version();
         Verified v = verified.getIfPresent(key);
         if (v != null && v.version() == version) {
@@ -171,26 +182,22 @@ public final class Authenticator {
     }
 
     /** The user and a salted digest of the secret: equal credentials, equal keys; the secret is not kept. */
-    private String cacheKey(Credentials c) {
+    private Key cacheKey(Credentials c) {
         String user;
         String secret;
         switch (c) {
             case Credentials.Basic b -> {
-                user = "basic:" + b.user();
+                user = b.user();
                 secret = b.password();
             }
             case Credentials.Bearer b -> {
-                user = "bearer";
+                user = null; // a token names its user itself
                 secret = b.token();
             }
         }
-        try {
-            MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            sha.update(salt);
-            sha.update(secret.getBytes(StandardCharsets.UTF_8));
-            return user + "\n" + Base64.getEncoder().encodeToString(sha.digest());
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every JDK", e);
-        }
+        MessageDigest sha = SHA256.get();
+        sha.update(salt);
+        sha.update(secret.getBytes(StandardCharsets.UTF_8));
+        return new Key(user, java.nio.ByteBuffer.wrap(sha.digest()));
     }
 }
