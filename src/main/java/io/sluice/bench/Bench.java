@@ -204,7 +204,7 @@ public final class Bench {
 
     private static ServerStats read(HttpClient probe, URI metrics, String authorization) throws InterruptedException {
         try {
-            return ServerStats.fetch(probe, metrics, authorization);
+            return ServerStats.fetch(probe, metrics, authorization).withProcessCpu();
         } catch (IOException | RuntimeException e) {
             log.warn("cannot read the server's metrics ({}); server figures will be missing", e.toString());
             return ServerStats.NONE;

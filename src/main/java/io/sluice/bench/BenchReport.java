@@ -77,15 +77,17 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
     public String table() {
         StringBuilder sb = new StringBuilder();
         sb.append("scenario ").append(scenario).append('\n');
-        String head = "%-9s %-10s %7s %9s %10s %7s %10s %8s %8s %6s %8s %7s %7s %6s %9s%n";
-        String row = "%-9s %-10s %7d %9d %10d %7.1f %10.0f %8.2f %8.2f %6d %8.1f %7.2f %7.2f %6.2f %9d%n";
+        String head = "%-12s %-10s %7s %9s %10s %7s %10s %8s %8s %6s %8s %7s %7s %6s %9s %9s%n";
+        String row = "%-12s %-10s %7d %9d %10d %7.1f %10.0f %8.2f %8.2f %6d %8.1f %7.2f %7.2f %6.2f %9d %9.1f%n";
         sb.append(String.format(Locale.ROOT, head, "mode", "client", "clients", "rows/req", "writes", "seconds",
-                "writes/s", "p50 ms", "p99 ms", "errors", "rows/tx", "tx ms", "in tx", "gc s", "deadlocks"));
+                "writes/s", "p50 ms", "p99 ms", "errors", "rows/tx", "tx ms", "in tx", "gc s", "deadlocks",
+                "cpu us/w"));
         for (ModeResult r : results) {
             ServerStats s = r.server();
             sb.append(String.format(Locale.ROOT, row, label(results, r), r.client(), r.clients(), r.rowsPerRequest(),
                     r.writes(), r.seconds(), r.writesPerS(), r.p50Ms(), r.p99Ms(), r.errors(), s.rowsPerBatch(),
-                    s.commitMs(), s.inTransaction(r.seconds()), s.gcPauseSeconds(), (long) s.deadlockRetries()));
+                    s.commitMs(), s.inTransaction(r.seconds()), s.gcPauseSeconds(), (long) s.deadlockRetries(),
+                    s.cpuMicrosPerWrite(r.writes())));
         }
         List<String> parts = new ArrayList<>();
         ratios.forEach((k, v) -> parts.add(String.format(Locale.ROOT, v >= 10 ? "%s %.1fx" : v >= 0.1 ? "%s %.2f"
@@ -131,6 +133,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             m.put("tx_in_flight", round(s.inTransaction(r.seconds()), 3));
             m.put("deadlock_retries", (long) s.deadlockRetries());
             m.put("gc_pause_s", round(s.gcPauseSeconds(), 3));
+            m.put("process_cpu_us_per_write", round(s.cpuMicrosPerWrite(r.writes()), 2));
             rs.add(m);
         }
         Map<String, Double> rounded = new LinkedHashMap<>();

@@ -24,15 +24,29 @@ import java.time.Duration;
  *
  * @param maxRowsPerBatch the largest batch the server committed recently (Micrometer's window of about two
  *                        minutes before the reading, so possibly from before the measured time); 0 if none
+ * @param cpuSeconds      CPU time of the bench's process from the OS ({@link #withProcessCpu}): server and
+ *                        in-process load generator together, so compare it between modes of one run only
  */
 public record ServerStats(double batches, double rows, double commitSeconds, double gcPauseSeconds,
-        double deadlockRetries, double maxRowsPerBatch) {
-    public static final ServerStats NONE = new ServerStats(0, 0, 0, 0, 0, 0);
+        double deadlockRetries, double maxRowsPerBatch, double cpuSeconds) {
+    public static final ServerStats NONE = new ServerStats(0, 0, 0, 0, 0, 0, 0);
 
     /** The later reading minus the earlier one; the max is a recent maximum, not a counter: the later one's. */
     public ServerStats minus(ServerStats o) {
         return new ServerStats(batches - o.batches, rows - o.rows, commitSeconds - o.commitSeconds,
-                gcPauseSeconds - o.gcPauseSeconds, deadlockRetries - o.deadlockRetries, maxRowsPerBatch);
+                gcPauseSeconds - o.gcPauseSeconds, deadlockRetries - o.deadlockRetries, maxRowsPerBatch,
+                cpuSeconds - o.cpuSeconds);
+    }
+
+    /** This reading with this process's CPU time so far, as the OS counts it. */
+    public ServerStats withProcessCpu() {
+        double cpu = ProcessHandle.current().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(0.0);
+        return new ServerStats(batches, rows, commitSeconds, gcPauseSeconds, deadlockRetries, maxRowsPerBatch, cpu);
+    }
+
+    /** CPU microseconds per acknowledged write, or 0 when either is unknown. */
+    public double cpuMicrosPerWrite(long writes) {
+        return writes > 0 ? cpuSeconds * 1e6 / writes : 0;
     }
 
     public double rowsPerBatch() {
@@ -81,7 +95,7 @@ public record ServerStats(double batches, double rows, double commitSeconds, dou
                 deadlocks += v;
             }
         }
-        return new ServerStats(batches, rows, commit, gc, deadlocks, max);
+        return new ServerStats(batches, rows, commit, gc, deadlocks, max, 0);
     }
 
     /** Reads the server's metrics; a failure to read is logged by the caller and counts as {@link #NONE}. */

@@ -107,7 +107,7 @@ final class Tally {
                 sum += l;
             }
             server = new ServerStats(sorted.length, w, sum / 1e9, server.gcPauseSeconds(), 0,
-                    sorted.length > 0 ? rowsPerRequest : 0);
+                    sorted.length > 0 ? rowsPerRequest : 0, server.cpuSeconds());
         }
         return new ModeResult(mode, client, clients.size(), rowsPerRequest, w, window.seconds(),
                 Latencies.percentileMs(sorted, 50), Latencies.percentileMs(sorted, 99), e, byStatus, sink, appliers,
