@@ -123,8 +123,9 @@ public final class HttpServer implements AutoCloseable {
                 .setIoThreads(Math.max(2, Runtime.getRuntime().availableProcessors()))
                 .setWorkerThreads(2) // unused: handlers run on virtual threads
                 .setServerOption(UndertowOptions.ALWAYS_SET_KEEP_ALIVE, true)
-                // above sluice's own limit, which answers 413 first (Undertow's own would reset the connection)
-                .setServerOption(UndertowOptions.MAX_ENTITY_SIZE, o.maxBodyBytes() + (1 << 20))
+                // above sluice's own limit, which answers 413 first, by the bound of what is drained after one
+                // (Undertow's own limit resets the connection; a chunked request's is fixed when it arrives)
+                .setServerOption(UndertowOptions.MAX_ENTITY_SIZE, o.maxBodyBytes() + DRAIN_BOUND)
                 .setHandler(root)
                 .build();
         try {
@@ -196,8 +197,7 @@ public final class HttpServer implements AutoCloseable {
         return ex -> {
             long declared = ex.getRequestContentLength();
             if (declared > maxBodyBytes) {
-                ex.setPersistent(false); // the body is not read: the connection cannot carry another request
-                send(ex, tooLarge("request body of " + declared + " bytes exceeds the limit of " + maxBodyBytes));
+                drainThenSend(ex, tooLarge("request body of " + declared + " bytes exceeds the limit of " + maxBodyBytes));
                 return;
             }
             if (declared < 0) {
@@ -214,15 +214,20 @@ public final class HttpServer implements AutoCloseable {
 
     /**
      * A body of unknown length (chunked): counted as it arrives, so one over the limit gets 413 in Neo4j's
-     * format (and the connection closes) instead of Undertow's reset at its own entity limit.
+     * format instead of Undertow's reset at its own entity limit; the rest is read and discarded (up to
+     * {@link #DRAIN_BOUND}) before the answer, so a client that writes all before reading gets it.
      */
     private void receiveChunked(HttpServerExchange ex, BlockingHandler h) {
         java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+        long[] discarded = {-1};
         ex.getRequestReceiver().receivePartialBytes((e, chunk, last) -> {
-            if (body.size() + (long) chunk.length > maxBodyBytes) {
-                e.getRequestReceiver().pause();
-                e.setPersistent(false);
-                send(e, tooLarge("request body exceeds the limit of " + maxBodyBytes + " bytes"));
+            if (discarded[0] >= 0 || body.size() + (long) chunk.length > maxBodyBytes) {
+                discarded[0] = Math.max(0, discarded[0]) + chunk.length;
+                if (last || discarded[0] > DRAIN_BOUND) {
+                    e.getRequestReceiver().pause();
+                    e.setPersistent(false);
+                    send(e, tooLarge("request body exceeds the limit of " + maxBodyBytes + " bytes"));
+                }
                 return;
             }
             body.write(chunk, 0, chunk.length);
@@ -254,6 +259,31 @@ public final class HttpServer implements AutoCloseable {
                     Neo4jError.unknown("internal error: " + e))));
             throw e;
         }
+    }
+
+    /** The most of a refused request's body that is read and thrown away so its client can read the answer. */
+    static final long DRAIN_BOUND = 256L << 20;
+
+    /**
+     * Answers a request whose body has not been read, after reading and discarding that body (at most
+     * {@link #DRAIN_BOUND} bytes), then closes the connection. A client that writes its whole body before it
+     * reads (most do) would otherwise get a reset, not the answer. Past the bound it is closed at once.
+     */
+    static void drainThenSend(HttpServerExchange ex, Reply r) {
+        ex.setPersistent(false);
+        long declared = ex.getRequestContentLength();
+        if (declared == 0 || declared > DRAIN_BOUND || ex.isRequestComplete()) {
+            send(ex, r);
+            return;
+        }
+        long[] seen = {0};
+        ex.getRequestReceiver().receivePartialBytes((e, chunk, last) -> {
+            seen[0] += chunk.length;
+            if (last || seen[0] > DRAIN_BOUND) {
+                e.getRequestReceiver().pause();
+                send(e, r);
+            }
+        }, (e, error) -> send(e, r));
     }
 
     private static Reply tooLarge(String message) {
