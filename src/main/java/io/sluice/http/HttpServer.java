@@ -65,10 +65,11 @@ public final class HttpServer implements AutoCloseable {
      * Where to listen and who may come in. {@code http} and {@code https} (with its {@code tls} context) are
      * listeners, either may be null but not both; {@code auth} checks credentials on every endpoint but
      * {@code /} and {@code /health} (and {@code /metrics} when {@code metricsOpen}); {@code access} says what
-     * each user may send.
+     * each user may send. {@code bolt} ({@code host:port}, or null) and {@code neo4jVersion} go in the discovery
+     * document at {@code /}.
      */
     public record Options(HostPort http, HostPort https, SSLContext tls, long maxBodyBytes, Authenticator auth,
-            SluiceConfig.Access access, boolean metricsOpen) {
+            SluiceConfig.Access access, boolean metricsOpen, String bolt, String neo4jVersion) {
         public Options {
             if (http == null && https == null) {
                 throw new IllegalArgumentException("neither an HTTP nor an HTTPS listener");
@@ -80,7 +81,8 @@ public final class HttpServer implements AutoCloseable {
 
         /** Plain HTTP on {@code http}, no authentication: for tests and benchmarks of the write path alone. */
         public static Options plain(HostPort http, long maxBodyBytes) {
-            return new Options(http, null, null, maxBodyBytes, Authenticator.OFF, SluiceConfig.Access.DEFAULT, true);
+            return new Options(http, null, null, maxBodyBytes, Authenticator.OFF, SluiceConfig.Access.DEFAULT, true,
+                    null, "unknown");
         }
     }
 
@@ -93,6 +95,8 @@ public final class HttpServer implements AutoCloseable {
         this.maxBodyBytes = o.maxBodyBytes();
         this.handlers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-http-", 0).factory());
         this.gate = new AuthGate(o.auth(), o.access(), handlers);
+        String version = HttpServer.class.getPackage().getImplementationVersion();
+        Discovery discovery = new Discovery(o.bolt(), o.neo4jVersion(), version == null ? "dev" : version);
         RoutingHandler routes = Handlers.routing()
                 .post("/db/{db}/tx/commit", blocking(this::txCommit, true))
                 .post("/db/{db}/query/v2", blocking(this::queryV2, true))
@@ -101,7 +105,7 @@ public final class HttpServer implements AutoCloseable {
                 .get("/db/{db}/dead-letters", blocking(this::deadLetters, true))
                 .get("/health", blocking(this::health, false))
                 .get("/metrics", blocking(this::metrics, !o.metricsOpen()))
-                .get("/", blocking((ex, body) -> Dashboard.page(), false))
+                .get("/", blocking((ex, body) -> discovery.answer(ex), false))
                 .setFallbackHandler(ex -> send(ex, Reply.error(404, Neo4jError.invalid(
                         "no such endpoint: " + ex.getRequestMethod() + " " + ex.getRequestPath()))))
                 .setInvalidMethodHandler(ex -> {

@@ -178,12 +178,22 @@ public final class SluiceServer implements AutoCloseable {
         HttpServer server = null;
         if (http != null || https != null) {
             HttpServer h = new HttpServer(new HttpServer.Options(http, https, tls, a.maxBodyBytes().bytes(),
-                    security.authenticator(users, time), c.security().access(), c.security().metricsOpen()),
+                    security.authenticator(users, time), c.security().access(), c.security().metricsOpen(),
+                    boltForClients(o), sink.neo4jVersion()),
                     gateway, metrics, metrics::scrape, time);
             owned.add("HTTP", () -> h.close(HTTP_WAIT));
             server = h;
         }
         return new SluiceServer(owned, neo4j, sink, admission, async, gateway, server, security.describe(o.dataDir()));
+    }
+
+    /** The Bolt address clients should use: the embedded connector's, or the remote server's. */
+    private static String boltForClients(Options o) {
+        if (o.remote() != null) {
+            java.net.URI u = java.net.URI.create(o.remote().uri());
+            return u.getHost() + ":" + (u.getPort() < 0 ? 7687 : u.getPort());
+        }
+        return o.bolt() == null ? null : o.bolt().host() + ":" + o.bolt().port();
     }
 
     private static void gauges(PrometheusMetrics metrics, Admission admission, Partitions partitions, AsyncPath async) {

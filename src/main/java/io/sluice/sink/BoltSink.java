@@ -253,6 +253,11 @@ public final class BoltSink implements Sink {
     }
 
     @Override
+    public String neo4jVersion() {
+        return serverAgent.startsWith("Neo4j ") ? serverAgent.substring("Neo4j ".length()) : serverAgent;
+    }
+
+    @Override
     public String describe() {
         return "bolt " + uri + " (" + serverAgent + ")";
     }

@@ -107,6 +107,11 @@ public final class EmbeddedSink implements Sink {
         // the DBMS is owned and shut down by EmbeddedNeo4j
     }
 
+    @Override
+    public String neo4jVersion() {
+        return org.neo4j.kernel.internal.Version.getNeo4jVersion();
+    }
+
     private record EmbeddedTx(Transaction tx, ResultBudget budget) implements SinkTx {
         EmbeddedTx(Transaction tx) {
             this(tx, ResultBudget.forTransaction());

@@ -39,6 +39,9 @@ public interface Sink extends AutoCloseable {
      */
     QueryKind classify(String cypher) throws SinkException;
 
+    /** The Neo4j version behind this sink, e.g. {@code 2026.08.1} (for the discovery document). */
+    String neo4jVersion();
+
     /** A short description for /health and logs, e.g. {@code embedded neo4j 2026.08.1}. */
     String describe();
 

@@ -35,6 +35,11 @@ public class ForwardingSink implements Sink {
     }
 
     @Override
+    public String neo4jVersion() {
+        return real.neo4jVersion();
+    }
+
+    @Override
     public String describe() {
         return real.describe();
     }
