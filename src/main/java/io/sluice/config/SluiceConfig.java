@@ -19,7 +19,8 @@ public record SluiceConfig(
         Journal journal,
         Apply apply,
         Security security,
-        Tls tls) {
+        Tls tls,
+        Modes modes) {
 
     public SluiceConfig {
         templates = templates == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(templates));
@@ -32,6 +33,7 @@ public record SluiceConfig(
         apply = apply == null ? Apply.DEFAULT : apply;
         security = security == null ? Security.DEFAULT : security;
         tls = tls == null ? Tls.DEFAULT : tls;
+        modes = modes == null ? Modes.DEFAULT : modes;
         for (String name : templates.keySet()) {
             if (!name.matches("[A-Za-z0-9_.-]+")) {
                 throw new IllegalArgumentException("template name '" + name + "' must match [A-Za-z0-9_.-]+");
@@ -40,35 +42,35 @@ public record SluiceConfig(
     }
 
     public static SluiceConfig defaults() {
-        return new SluiceConfig(null, null, null, null, null, null, null, null, null, null);
+        return new SluiceConfig(null, null, null, null, null, null, null, null, null, null, null);
     }
 
     public SluiceConfig withTemplates(Map<String, TemplateConfig> t, List<String> s) {
-        return new SluiceConfig(t, s, batch, admission, neo4j, retry, journal, apply, security, tls);
+        return new SluiceConfig(t, s, batch, admission, neo4j, retry, journal, apply, security, tls, modes);
     }
 
     public SluiceConfig withBatch(Batch b) {
-        return new SluiceConfig(templates, schema, b, admission, neo4j, retry, journal, apply, security, tls);
+        return new SluiceConfig(templates, schema, b, admission, neo4j, retry, journal, apply, security, tls, modes);
     }
 
     public SluiceConfig withApply(Apply a) {
-        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, a, security, tls);
+        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, a, security, tls, modes);
     }
 
     public SluiceConfig withAdmission(Admission a) {
-        return new SluiceConfig(templates, schema, batch, a, neo4j, retry, journal, apply, security, tls);
+        return new SluiceConfig(templates, schema, batch, a, neo4j, retry, journal, apply, security, tls, modes);
     }
 
     public SluiceConfig withNeo4j(Neo4j n) {
-        return new SluiceConfig(templates, schema, batch, admission, n, retry, journal, apply, security, tls);
+        return new SluiceConfig(templates, schema, batch, admission, n, retry, journal, apply, security, tls, modes);
     }
 
     public SluiceConfig withSecurity(Security s) {
-        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, s, tls);
+        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, s, tls, modes);
     }
 
     public SluiceConfig withTls(Tls t) {
-        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, security, t);
+        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, security, t, modes);
     }
 
     /**
@@ -275,6 +277,37 @@ public record SluiceConfig(
             if (!http && https == null) {
                 throw new IllegalArgumentException("tls.http: false turns plain HTTP off; it needs tls.https");
             }
+        }
+    }
+
+    /**
+     * The mode a write gets when its request names none ({@code ?mode=}): {@code default} for everyone, or per
+     * user, so an unchanged client (which cannot add {@code ?mode=} to Neo4j's URLs) still gets sync, async or
+     * direct.
+     */
+    public record Modes(String defaultMode, Map<String, String> users) {
+        public static final Modes DEFAULT = new Modes(null, null);
+
+        @com.fasterxml.jackson.annotation.JsonCreator
+        public Modes(@com.fasterxml.jackson.annotation.JsonProperty("default") String defaultMode,
+                @com.fasterxml.jackson.annotation.JsonProperty("users") Map<String, String> users) {
+            this.defaultMode = defaultMode == null ? "sync" : defaultMode;
+            this.users = users == null ? Map.of() : Map.copyOf(users);
+            for (String m : this.users.values()) {
+                check(m);
+            }
+            check(this.defaultMode);
+        }
+
+        private static void check(String mode) {
+            if (!java.util.Set.of("sync", "async", "direct").contains(mode)) {
+                throw new IllegalArgumentException("modes: a mode is sync, async or direct, got '" + mode + "'");
+            }
+        }
+
+        /** The mode of {@code user} (null: anonymous, when auth is off). */
+        public String of(String user) {
+            return user == null ? defaultMode : users.getOrDefault(user, defaultMode);
         }
     }
 }

@@ -4,6 +4,7 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.security.Authenticator;
 import io.sluice.sink.Neo4jError;
 import io.sluice.write.Access;
+import io.sluice.write.Mode;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.AttachmentKey;
 import io.undertow.util.Headers;
@@ -21,8 +22,11 @@ import java.util.function.Consumer;
  * failures, 400 {@code CredentialsExpired} when the password must be changed first. Thread-safe.
  */
 final class AuthGate {
-    /** Who sent the request and what they may send; attached once the gate lets it through. */
-    record Caller(String user, Access access) {}
+    /**
+     * Who sent the request, what they may send, and the mode their writes get when the request names none;
+     * attached once the gate lets it through.
+     */
+    record Caller(String user, Access access, Mode mode) {}
 
     static final AttachmentKey<Caller> CALLER = AttachmentKey.create(Caller.class);
 
@@ -31,17 +35,23 @@ final class AuthGate {
 
     private final Authenticator auth;
     private final SluiceConfig.Access access;
+    private final SluiceConfig.Modes modes;
     private final Executor blocking;
 
     /** Each user's {@link Caller}, made once (the config does not change while sluice runs). */
     private final java.util.concurrent.ConcurrentHashMap<String, Caller> callers = new java.util.concurrent.ConcurrentHashMap<>();
     private final Caller anonymous;
 
-    AuthGate(Authenticator auth, SluiceConfig.Access access, Executor blocking) {
+    AuthGate(Authenticator auth, SluiceConfig.Access access, SluiceConfig.Modes modes, Executor blocking) {
         this.auth = auth;
         this.access = access;
+        this.modes = modes;
         this.blocking = blocking;
-        this.anonymous = new Caller(null, Access.parse(access.of(null)));
+        this.anonymous = caller(null);
+    }
+
+    private Caller caller(String user) {
+        return new Caller(user, Access.parse(access.of(user)), Mode.parse(modes.of(user)));
     }
 
     boolean enabled() {
@@ -76,14 +86,13 @@ final class AuthGate {
     /** The caller of a request on an open endpoint: known when its credentials are, else anonymous. */
     Caller callerOf(HttpServerExchange ex) {
         Caller c = ex.getAttachment(CALLER);
-        return c != null ? c : new Caller(null, Access.READ);
+        return c != null ? c : new Caller(null, Access.READ, Mode.SYNC);
     }
 
     private void decide(HttpServerExchange ex, Authenticator.Result r, Consumer<HttpServerExchange> next) {
         switch (r) {
             case Authenticator.Result.Authenticated a -> {
-                ex.putAttachment(CALLER, a.user() == null ? anonymous : callers.computeIfAbsent(a.user(),
-                        u -> new Caller(u, Access.parse(access.of(u)))));
+                ex.putAttachment(CALLER, a.user() == null ? anonymous : callers.computeIfAbsent(a.user(), this::caller));
                 next.accept(ex);
             }
             case Authenticator.Result.Missing m -> unauthorized(ex, "No authentication header supplied.");

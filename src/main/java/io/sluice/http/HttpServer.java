@@ -69,7 +69,8 @@ public final class HttpServer implements AutoCloseable {
      * document at {@code /}.
      */
     public record Options(HostPort http, HostPort https, SSLContext tls, long maxBodyBytes, Authenticator auth,
-            SluiceConfig.Access access, boolean metricsOpen, String bolt, String neo4jVersion) {
+            SluiceConfig.Access access, SluiceConfig.Modes modes, boolean metricsOpen, String bolt,
+            String neo4jVersion) {
         public Options {
             if (http == null && https == null) {
                 throw new IllegalArgumentException("neither an HTTP nor an HTTPS listener");
@@ -81,8 +82,8 @@ public final class HttpServer implements AutoCloseable {
 
         /** Plain HTTP on {@code http}, no authentication: for tests and benchmarks of the write path alone. */
         public static Options plain(HostPort http, long maxBodyBytes) {
-            return new Options(http, null, null, maxBodyBytes, Authenticator.OFF, SluiceConfig.Access.DEFAULT, true,
-                    null, "unknown");
+            return new Options(http, null, null, maxBodyBytes, Authenticator.OFF, SluiceConfig.Access.DEFAULT,
+                    SluiceConfig.Modes.DEFAULT, true, null, "unknown");
         }
     }
 
@@ -94,7 +95,7 @@ public final class HttpServer implements AutoCloseable {
         this.scrape = scrape;
         this.maxBodyBytes = o.maxBodyBytes();
         this.handlers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-http-", 0).factory());
-        this.gate = new AuthGate(o.auth(), o.access(), handlers);
+        this.gate = new AuthGate(o.auth(), o.access(), o.modes(), handlers);
         String version = HttpServer.class.getPackage().getImplementationVersion();
         Discovery discovery = new Discovery(o.bolt(), o.neo4jVersion(), version == null ? "dev" : version);
         RoutingHandler routes = Handlers.routing()
@@ -300,20 +301,26 @@ public final class HttpServer implements AutoCloseable {
     }
 
     private Reply txCommit(HttpServerExchange ex, byte[] body) {
-        return counted(ex, api.txCommit(param(ex, "db"), param(ex, "mode"), body, gate.callerOf(ex).access()));
+        return counted(ex, api.txCommit(param(ex, "db"), mode(ex), body, gate.callerOf(ex).access()));
     }
 
     private Reply queryV2(HttpServerExchange ex, byte[] body) {
-        return counted(ex, api.queryV2(param(ex, "db"), param(ex, "mode"), body, gate.callerOf(ex).access()));
+        return counted(ex, api.queryV2(param(ex, "db"), mode(ex), body, gate.callerOf(ex).access()));
     }
 
     private Reply template(HttpServerExchange ex, byte[] body) {
-        return counted(ex, api.template(param(ex, "db"), param(ex, "template"), param(ex, "mode"), body,
+        return counted(ex, api.template(param(ex, "db"), param(ex, "template"), mode(ex), body,
                 gate.callerOf(ex).access()));
     }
 
+    /** The request's {@code ?mode=}, or its caller's default mode (config {@code modes}). */
+    private String mode(HttpServerExchange ex) {
+        String text = param(ex, "mode");
+        return text == null || text.isEmpty() ? gate.callerOf(ex).mode().label() : text;
+    }
+
     private Reply counted(HttpServerExchange ex, Reply r) {
-        metrics.request(modeLabel(param(ex, "mode")), r.status(), 1);
+        metrics.request(modeLabel(mode(ex)), r.status(), 1);
         return r;
     }
 

@@ -178,7 +178,7 @@ public final class SluiceServer implements AutoCloseable {
         HttpServer server = null;
         if (http != null || https != null) {
             HttpServer h = new HttpServer(new HttpServer.Options(http, https, tls, a.maxBodyBytes().bytes(),
-                    security.authenticator(users, time), c.security().access(), c.security().metricsOpen(),
+                    security.authenticator(users, time), c.security().access(), c.modes(), c.security().metricsOpen(),
                     boltForClients(o), sink.neo4jVersion()),
                     gateway, metrics, metrics::scrape, time);
             owned.add("HTTP", () -> h.close(HTTP_WAIT));

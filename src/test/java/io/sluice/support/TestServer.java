@@ -32,6 +32,12 @@ public final class TestServer implements AutoCloseable {
     public static final String AUTH = "Basic " + java.util.Base64.getEncoder().encodeToString(
             ("neo4j:" + PASSWORD).getBytes(java.nio.charset.StandardCharsets.UTF_8));
 
+    /** An {@code Authorization: Basic} value for {@code user} and {@code password}. */
+    public static String basic(String user, String password) {
+        return "Basic " + java.util.Base64.getEncoder().encodeToString(
+                (user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
     public final SluiceServer server;
     public final Path dataDir;
     public final HostPort bolt;
