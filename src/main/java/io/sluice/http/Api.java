@@ -31,12 +31,26 @@ final class Api {
     /** Decoded request plus how to encode its outcome. */
     private record Decoded(WriteRequest request, List<Map<String, Object>> statementOptions) {}
 
+    /**
+     * An endpoint's answer shapes: its success status, and whether errors are Neo4j's Query API body
+     * ({@code {"errors": [...]}}) or the classic one (with {@code "results": []}).
+     */
+    private record Shape(int success, boolean errorsOnly) {
+        static final Shape CLASSIC = new Shape(200, false);
+        /** Neo4j's Query API answers a query it ran with 202 Accepted. */
+        static final Shape QUERY = new Shape(202, true);
+
+        Reply error(int status, Neo4jError e) {
+            return errorsOnly ? Reply.errorsOnly(status, e) : Reply.error(status, e);
+        }
+    }
+
     Reply txCommit(String db, String mode, byte[] body, Access access) {
-        return handle(db, mode, access, () -> decodeClassic(body), this::encodeClassic);
+        return handle(db, mode, access, Shape.CLASSIC, () -> decodeClassic(body), this::encodeClassic);
     }
 
     Reply queryV2(String db, String mode, byte[] body, Access access) {
-        return handle(db, mode, access, () -> decodeQuery(body), this::encodeQuery);
+        return handle(db, mode, access, Shape.QUERY, () -> decodeQuery(body), this::encodeQuery);
     }
 
     Reply template(String db, String name, String mode, byte[] body, Access access) {
@@ -44,7 +58,8 @@ final class Api {
         if (t.isEmpty()) {
             return Reply.error(400, Neo4jError.invalid("unknown template '" + name + "'"));
         }
-        return handle(db, mode, access, () -> decodeRows(t.get(), body), (d, o) -> Map.of("rows", o.rows()));
+        return handle(db, mode, access, Shape.CLASSIC, () -> decodeRows(t.get(), body),
+                (d, o) -> Map.of("rows", o.rows()));
     }
 
     /** GET /db/{db}/applied?offset=N&wait=5s: read-your-writes for async. */
@@ -115,8 +130,12 @@ final class Api {
         if (writes.database().equals(db)) {
             return null;
         }
-        return Reply.error(404, new Neo4jError("Neo.ClientError.Database.DatabaseNotFound",
-                "database '" + db + "' does not exist; this sluice serves '" + writes.database() + "'"));
+        return Reply.error(404, notFound(db));
+    }
+
+    private Neo4jError notFound(String db) {
+        return new Neo4jError("Neo.ClientError.Database.DatabaseNotFound",
+                "database '" + db + "' does not exist; this sluice serves '" + writes.database() + "'");
     }
 
     @FunctionalInterface
@@ -129,10 +148,9 @@ final class Api {
         Object encode(Decoded d, Outcome.Committed committed);
     }
 
-    private Reply handle(String db, String modeText, Access access, Decoder decoder, Encoder encoder) {
-        Reply bad = checkDatabase(db);
-        if (bad != null) {
-            return bad;
+    private Reply handle(String db, String modeText, Access access, Shape shape, Decoder decoder, Encoder encoder) {
+        if (!db.equals(writes.database())) {
+            return shape.error(404, notFound(db));
         }
         Mode mode;
         Decoded d;
@@ -140,16 +158,16 @@ final class Api {
             mode = Mode.parse(modeText);
             d = decoder.decode();
         } catch (IllegalArgumentException e) {
-            return Reply.error(400, Neo4jError.invalid(e.getMessage()));
+            return shape.error(400, Neo4jError.invalid(e.getMessage()));
         } catch (BadRequest e) {
-            return Reply.error(400, Neo4jError.invalidFormat(e.getMessage()));
+            return shape.error(400, Neo4jError.invalidFormat(e.getMessage()));
         }
         Outcome o = writes.execute(d.request(), mode, access);
         return switch (o) {
-            case Outcome.Committed c -> Reply.json(200, encoder.encode(d, c));
+            case Outcome.Committed c -> Reply.json(shape.success(), encoder.encode(d, c));
             case Outcome.Accepted a -> Reply.json(202, Map.of("offset", a.offset(), "rows", a.rows()));
-            case Outcome.Failed f -> Reply.error(f.error());
-            case Outcome.Overloaded ov -> Reply.overloaded(ov);
+            case Outcome.Failed f -> Reply.error(f.error(), shape.errorsOnly());
+            case Outcome.Overloaded ov -> Reply.overloaded(ov, shape.errorsOnly());
         };
     }
 

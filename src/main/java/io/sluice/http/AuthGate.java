@@ -117,9 +117,6 @@ final class AuthGate {
 
     /** Neo4j's body for an authentication failure: errors only, no results. */
     static Reply error(int status, Neo4jError e) {
-        Map<String, Object> err = new LinkedHashMap<>();
-        err.put("code", e.code());
-        err.put("message", e.message());
-        return Reply.json(status, Map.of("errors", List.of(err)));
+        return Reply.errorsOnly(status, e);
     }
 }

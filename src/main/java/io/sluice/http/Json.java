@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.sluice.sink.Counter;
 import io.sluice.sink.Values.GraphNode;
 import io.sluice.sink.Values.GraphPath;
 import io.sluice.sink.Values.GraphPoint;
@@ -181,22 +182,14 @@ final class Json {
         return out;
     }
 
-    /** Neo4j's snake_case counter names in the Query API's camelCase. */
+    /** The counters under the Query API's names, in Neo4j's order (absent ones left out). */
     static Map<String, Object> camelCounters(Map<String, Object> counters) {
         Map<String, Object> out = new LinkedHashMap<>();
-        counters.forEach((k, v) -> {
-            StringBuilder b = new StringBuilder();
-            boolean up = false;
-            for (char c : k.toCharArray()) {
-                if (c == '_') {
-                    up = true;
-                } else {
-                    b.append(up ? Character.toUpperCase(c) : c);
-                    up = false;
-                }
+        for (Counter c : Counter.values()) {
+            if (counters.containsKey(c.key())) {
+                out.put(c.queryApiKey(), counters.get(c.key()));
             }
-            out.put(b.toString(), v);
-        });
+        }
         return out;
     }
 }

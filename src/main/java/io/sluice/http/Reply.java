@@ -26,14 +26,31 @@ record Reply(int status, byte[] body, String contentType, long retryAfterSeconds
     }
 
     static Reply error(Neo4jError e) {
-        Reply r = error(statusOf(e), e);
+        return error(e, false);
+    }
+
+    /** The reply to a failed request: status from the code, Retry-After when transient, either body shape. */
+    static Reply error(Neo4jError e, boolean errorsOnly) {
+        Reply r = errorsOnly ? errorsOnly(statusOf(e), e) : error(statusOf(e), e);
         return e.isTransient() ? r.retryAfter(1) : r;
+    }
+
+    /** Neo4j's Query API and authentication error body: {@code {"errors": [...]}}, no {@code results}. */
+    static Reply errorsOnly(int status, Neo4jError e) {
+        Map<String, Object> err = new LinkedHashMap<>();
+        err.put("code", e.code());
+        err.put("message", e.message());
+        return json(status, Map.of("errors", List.of(err)));
     }
 
     /** 503 with Retry-After: sluice is full or shutting down; nothing was applied. */
     static Reply overloaded(Outcome.Overloaded ov) {
-        return error(503, new Neo4jError("Neo.TransientError.Request.ResourceExhaustion", ov.reason()))
-                .retryAfter(ov.retryAfter().toSeconds());
+        return overloaded(ov, false);
+    }
+
+    static Reply overloaded(Outcome.Overloaded ov, boolean errorsOnly) {
+        Neo4jError e = new Neo4jError("Neo.TransientError.Request.ResourceExhaustion", ov.reason());
+        return (errorsOnly ? errorsOnly(503, e) : error(503, e)).retryAfter(ov.retryAfter().toSeconds());
     }
 
     Reply retryAfter(long seconds) {

@@ -20,6 +20,27 @@ public enum Counter {
         return name().toLowerCase(Locale.ROOT);
     }
 
+    /**
+     * The name in Neo4j's Query API ({@code includeCounters}), e.g. {@code nodesCreated}; there the deleted
+     * relationships are plural ({@code relationshipsDeleted}).
+     */
+    public String queryApiKey() {
+        if (this == RELATIONSHIP_DELETED) {
+            return "relationshipsDeleted";
+        }
+        StringBuilder b = new StringBuilder();
+        boolean up = false;
+        for (char c : key().toCharArray()) {
+            if (c == '_') {
+                up = true;
+            } else {
+                b.append(up ? Character.toUpperCase(c) : c);
+                up = false;
+            }
+        }
+        return b.toString();
+    }
+
     /** Every counter, read by {@code value}, keyed by {@link #key()}, in Neo4j's order. */
     static Map<String, Object> read(Function<Counter, Object> value) {
         Map<String, Object> out = new LinkedHashMap<>();

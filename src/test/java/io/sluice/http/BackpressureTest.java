@@ -57,8 +57,8 @@ class BackpressureTest {
             assertThat(blocked).isNotDone();
             holder.rollback();
         }
-        assertThat(blocked.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
-        assertThat(s.post("/db/neo4j/query/v2", "{\"statement\": \"CREATE (:Other)\"}").statusCode()).isEqualTo(200);
+        assertThat(blocked.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(202);
+        assertThat(s.post("/db/neo4j/query/v2", "{\"statement\": \"CREATE (:Other)\"}").statusCode()).isEqualTo(202);
         assertThat(s.count("MATCH (o:Other) RETURN count(o)")).as("the refused write was not applied").isEqualTo(1);
         Object v = s.server.neo4j().database().executeTransactionally("MATCH (l:Lock) RETURN l.v AS v", Map.of(),
                 r -> r.next().get("v"));

@@ -88,7 +88,7 @@ class BadInputTest {
     void loadCsvReadsFilesOfTheImportFolderOnly() throws Exception {
         java.nio.file.Files.writeString(s.dataDir.resolve("import").resolve("ok.csv"), "a,b\n1,2\n");
         HttpResponse<String> r = s.post("/db/neo4j/query/v2", "{\"statement\": \"LOAD CSV FROM 'file:///ok.csv' AS l RETURN l\"}");
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
         assertThat(r.body()).contains("[\"1\",\"2\"]");
         java.nio.file.Files.writeString(s.dataDir.resolve("import").resolve("bad.csv"), "\"a\"b,c\n");
         HttpResponse<String> bad = s.post("/db/neo4j/query/v2", "{\"statement\": \"LOAD CSV FROM 'file:///bad.csv' AS l RETURN l\"}");

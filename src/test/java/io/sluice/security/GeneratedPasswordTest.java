@@ -61,7 +61,7 @@ class GeneratedPasswordTest {
                 assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
                 password = Files.readString(file).strip();
                 assertThat(password).hasSize(24);
-                assertThat(status(server, "neo4j", password)).isEqualTo(200);
+                assertThat(status(server, "neo4j", password)).isEqualTo(202);
                 assertThat(status(server, "neo4j", "neo4j")).isEqualTo(401);
                 assertThat(server.authentication()).contains(file.toString()).doesNotContain(password);
             }
@@ -70,7 +70,7 @@ class GeneratedPasswordTest {
                     .noneSatisfy(e -> assertThat(e.getFormattedMessage()).contains(password));
             try (SluiceServer again = start(dir, new InitialAuth.Generate())) {
                 assertThat(Files.readString(dir.resolve(Security.PASSWORD_FILE)).strip()).isEqualTo(password);
-                assertThat(status(again, "neo4j", password)).as("the second start keeps it").isEqualTo(200);
+                assertThat(status(again, "neo4j", password)).as("the second start keeps it").isEqualTo(202);
             }
         } finally {
             root.detachAppender(logged);
@@ -87,7 +87,7 @@ class GeneratedPasswordTest {
                     .hasMessageContaining("at least 8").hasMessageNotContaining("short");
             try (SluiceServer server = start(dir, new InitialAuth.Generate())) {
                 assertThat(dir.resolve(Security.PASSWORD_FILE)).doesNotExist();
-                assertThat(status(server, "neo4j", "set-offline-1")).isEqualTo(200);
+                assertThat(status(server, "neo4j", "set-offline-1")).isEqualTo(202);
             }
         } finally {
             TestServer.deleteRecursively(dir);
