@@ -30,6 +30,8 @@ class LayeringTest {
             Map.entry("security", Set.of()),
             Map.entry("metrics", Set.of()),
             Map.entry("journal", Set.of()),
+            // explicit transactions held open between HTTP requests: over the sink only
+            Map.entry("txn", Set.of("sink")),
             Map.entry("write", Set.of("config", "cypher", "sink")),
             Map.entry("batch", Set.of("write")),
             Map.entry("apply", Set.of("batch", "write", "sink", "metrics")),

@@ -203,6 +203,79 @@ public final class BoltSink implements Sink {
         }
     }
 
+    @Override
+    public OpenTx begin(boolean write) throws SinkException {
+        Session session = null;
+        try {
+            session = driver.session(write ? writeSession : readSession);
+            return new BoltOpenTx(session, session.beginTransaction());
+        } catch (RuntimeException e) {
+            closeQuietly(session);
+            throw translate(e, false);
+        }
+    }
+
+    /**
+     * A driver transaction held open across calls, on a session (and so a pooled connection) of its own until it
+     * ends. The driver's blocking API is not bound to a thread; the caller orders the calls.
+     */
+    private static final class BoltOpenTx implements OpenTx {
+        private final Session session;
+        private final Transaction tx;
+        private boolean finished;
+
+        BoltOpenTx(Session session, Transaction tx) {
+            this.session = session;
+            this.tx = tx;
+        }
+
+        @Override
+        public StatementResult run(String cypher, Map<String, Object> params) throws SinkException {
+            if (finished) {
+                throw EmbeddedSink.finishedError();
+            }
+            try {
+                return materialise(tx.run(cypher, params), ResultBudget.forTransaction());
+            } catch (RuntimeException e) {
+                SinkException failure = translate(e, false);
+                rollback(); // an error inside an explicit transaction ends it, as in Neo4j's HTTP APIs
+                throw failure;
+            }
+        }
+
+        @Override
+        public void commit() throws SinkException {
+            if (finished) {
+                throw EmbeddedSink.finishedError();
+            }
+            finished = true;
+            try {
+                tx.commit();
+            } catch (RuntimeException e) {
+                throw translate(e, true);
+            } finally {
+                closeQuietly(tx);
+                closeQuietly(session);
+            }
+        }
+
+        @Override
+        public void rollback() {
+            if (finished) {
+                return;
+            }
+            finished = true;
+            try {
+                tx.rollback();
+            } catch (RuntimeException e) {
+                log.warn("rolling back an explicit transaction failed: {}", e.toString());
+            } finally {
+                closeQuietly(tx);
+                closeQuietly(session);
+            }
+        }
+    }
+
     private static void closeQuietly(AutoCloseable c) {
         if (c == null) {
             return;

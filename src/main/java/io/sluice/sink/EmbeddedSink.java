@@ -14,6 +14,7 @@ import org.neo4j.kernel.api.exceptions.Status;
 
 /** A {@link Sink} over an embedded {@link GraphDatabaseService}. Thread-safe; transactions are thread-confined. */
 public final class EmbeddedSink implements Sink {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(EmbeddedSink.class);
     private final GraphDatabaseService db;
     private final String description;
 
@@ -45,6 +46,92 @@ public final class EmbeddedSink implements Sink {
             // begin, commit and close fail here: deadlocks found at commit, constraint checks, database down
             throw translate(e);
         }
+    }
+
+    @Override
+    public OpenTx begin(boolean write) throws SinkException {
+        try {
+            return new EmbeddedOpenTx(db.beginTx(), write);
+        } catch (RuntimeException e) {
+            throw translate(e);
+        }
+    }
+
+    /**
+     * An embedded transaction held open across calls. Neo4j's embedded {@link Transaction} is not bound to the
+     * thread that began it (since 4.0; {@code EmbeddedSinkOpenTxTest} uses one from a second thread), so calls
+     * run on the caller's thread; the caller orders them.
+     */
+    private static final class EmbeddedOpenTx implements OpenTx {
+        private final Transaction tx;
+        private final boolean write;
+        private boolean finished;
+
+        EmbeddedOpenTx(Transaction tx, boolean write) {
+            this.tx = tx;
+            this.write = write;
+        }
+
+        @Override
+        public StatementResult run(String cypher, Map<String, Object> params) throws SinkException {
+            if (finished) {
+                throw finishedError();
+            }
+            SinkException failure;
+            try (Result r = tx.execute(cypher, params)) {
+                if (!write && writes(r.getQueryExecutionType().queryType())) {
+                    // as a Bolt READ session on a server refuses it (the plan's type, before a row is read)
+                    failure = new SinkException(new Neo4jError(ACCESS_MODE, "Writing in read access mode not allowed."),
+                            null);
+                } else {
+                    return materialise(r, ResultBudget.forTransaction());
+                }
+            } catch (RuntimeException e) {
+                failure = translate(e);
+            }
+            rollback(); // an error inside an explicit transaction ends it, as in Neo4j's HTTP APIs
+            throw failure;
+        }
+
+        @Override
+        public void commit() throws SinkException {
+            if (finished) {
+                throw finishedError();
+            }
+            finished = true;
+            try (tx) {
+                tx.commit();
+            } catch (RuntimeException e) {
+                throw translate(e);
+            }
+        }
+
+        @Override
+        public void rollback() {
+            if (finished) {
+                return;
+            }
+            finished = true;
+            try (tx) {
+                tx.rollback();
+            } catch (RuntimeException e) {
+                log.warn("rolling back an explicit transaction failed: {}", e.toString());
+            }
+        }
+
+        private static boolean writes(QueryExecutionType.QueryType type) {
+            return switch (type) {
+                case READ_ONLY, DBMS -> false;
+                case READ_WRITE, WRITE, SCHEMA_WRITE -> true;
+            };
+        }
+    }
+
+    static final String ACCESS_MODE = "Neo.ClientError.Statement.AccessMode";
+
+    /** A call on a transaction already committed or rolled back (a caller's bug: the registry forgets those). */
+    static SinkException finishedError() {
+        return new SinkException(Neo4jError.invalid("the transaction has already been committed or rolled back"), null);
     }
 
     @Override

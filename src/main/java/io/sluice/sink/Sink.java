@@ -23,6 +23,35 @@ public interface Sink extends AutoCloseable {
         void runDiscarding(String cypher, Map<String, Object> params) throws SinkException;
     }
 
+    /**
+     * An explicit transaction held open for a client across calls (an HTTP request per call), never part of a
+     * group commit. Not thread-safe, but not thread-confined either: calls may come from different threads one
+     * after another, provided the caller orders them (a lock, a hand-over through a concurrent structure).
+     *
+     * <p>Any failed {@link #run} rolls the transaction back before it throws, as Neo4j's HTTP APIs do; after
+     * that, or after {@link #commit} or {@link #rollback}, the transaction is finished and {@link #rollback} is
+     * a no-op.
+     */
+    interface OpenTx {
+        /**
+         * Runs a statement and materialises its result, detached as {@link SinkTx#run}'s; each result has a budget
+         * of its own (it is released when the client has it, not kept to the commit).
+         */
+        StatementResult run(String cypher, Map<String, Object> params) throws SinkException;
+
+        /** Commits; a failure leaves the transaction rolled back (or, remote, possibly committed: see the error). */
+        void commit() throws SinkException;
+
+        /** Rolls back, if not finished yet; never throws (a failure to roll back is logged, the work is lost anyway). */
+        void rollback();
+    }
+
+    /**
+     * Opens an explicit transaction, read or write. A read transaction refuses writes with Neo4j's
+     * {@code Neo.ClientError.Statement.AccessMode} (and rolls back, like any failed statement).
+     */
+    OpenTx begin(boolean write) throws SinkException;
+
     /** Runs {@code work} in a new write transaction and commits it; any failure rolls it back. */
     <T> T inTransaction(TxWork<T> work) throws SinkException;
 

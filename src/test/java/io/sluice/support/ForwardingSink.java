@@ -25,6 +25,11 @@ public class ForwardingSink implements Sink {
     }
 
     @Override
+    public OpenTx begin(boolean write) throws SinkException {
+        return real.begin(write);
+    }
+
+    @Override
     public StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException {
         return real.runImplicit(cypher, params);
     }

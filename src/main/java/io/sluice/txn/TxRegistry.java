@@ -1,0 +1,455 @@
+package io.sluice.txn;
+
+import io.sluice.sink.Sink;
+import io.sluice.sink.SinkException;
+import io.sluice.sink.StatementResult;
+import io.sluice.time.Time;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Explicit transactions held open for HTTP clients between their requests, as Neo4j's HTTP APIs hold them: real
+ * Neo4j transactions ({@link Sink#begin}), never part of a group commit.
+ *
+ * <p>Design. One lock guards the table of open transactions and each one's state (held by a request or idle,
+ * its idle deadline); no call into Neo4j is ever made under it, so a slow statement or rollback holds up only its
+ * own transaction. A request {@link #acquire acquires} a transaction exclusively: a second request on the same id
+ * meanwhile is refused with {@code TransactionAccessedConcurrently}, as Neo4j refuses it, so two requests never
+ * run in one Neo4j transaction at once, and the lock hand-over orders one request's calls before the next's (the
+ * transaction may be used from a different thread each time). The idle clock (the injected {@link Time}) restarts
+ * when a request releases the transaction; a held transaction never expires. Expired ones are rolled back by one
+ * sweeper thread, and found expired on access as well, so expiry never waits for the sweep. Any error inside a
+ * transaction rolls it back and forgets it, as Neo4j does: the id is then unknown. The number open (counting
+ * those being begun) is bounded; past it {@link #open} fails with Neo4j's {@code MaximumTransactionLimitReached}.
+ *
+ * <p>{@link #close} stops the sweeper, refuses every later call with a clear error, rolls back the idle
+ * transactions, and waits (bounded) for held ones, which their requests roll back when they release them.
+ *
+ * <p>Thread-safe. A {@link Held} is one request's and not thread-safe.
+ */
+public final class TxRegistry implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(TxRegistry.class);
+
+    /**
+     * {@code idleTimeout}: how long an unused transaction stays open; {@code maxOpen}: the bound on open ones;
+     * {@code sweepEvery}: how often the sweeper looks (so a transaction may outlive its deadline by as much, unless
+     * touched); {@code closeWait}: how long {@link #close} waits for requests still in a transaction.
+     */
+    public record Options(Flavour flavour, Duration idleTimeout, int maxOpen, Duration sweepEvery, Duration closeWait) {
+        public Options {
+            Objects.requireNonNull(flavour, "flavour");
+            if (!idleTimeout.isPositive()) {
+                throw new IllegalArgumentException("idle timeout must be positive, got " + idleTimeout);
+            }
+            if (maxOpen < 1) {
+                throw new IllegalArgumentException("maxOpen must be >= 1, got " + maxOpen);
+            }
+            if (!sweepEvery.isPositive()) {
+                throw new IllegalArgumentException("sweep interval must be positive, got " + sweepEvery);
+            }
+            if (closeWait.isNegative()) {
+                throw new IllegalArgumentException("close wait must not be negative, got " + closeWait);
+            }
+        }
+
+        /**
+         * Neo4j's idle timeout for the flavour (or {@code idleTimeout} if given) and its sweep cadence: every 5 s
+         * for the Query API, every half timeout for the classic API.
+         */
+        public static Options of(Flavour flavour, Duration idleTimeout, int maxOpen) {
+            Duration idle = idleTimeout == null ? flavour.defaultIdleTimeout() : idleTimeout;
+            Duration sweep = flavour == Flavour.QUERY_API ? Duration.ofSeconds(5) : idle.dividedBy(2);
+            return new Options(flavour, idle, maxOpen, sweep.isPositive() ? sweep : idle, Duration.ofSeconds(10));
+        }
+    }
+
+    /** A transaction just opened: its id, and when it expires if left idle (wall clock, for the response). */
+    public record Opened(String id, Instant expires) {}
+
+    private final Sink sink;
+    private final Options options;
+    private final Time time;
+    private final RandomGenerator random;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition released = lock.newCondition();
+    private final Condition stopping = lock.newCondition();
+    private final Map<String, Entry> open = new HashMap<>(); // guarded by lock
+    private int beginning; // guarded by lock
+    private long sequence; // guarded by lock
+    private boolean closed; // guarded by lock
+    private final Thread sweeper;
+
+    private TxRegistry(Sink sink, Options options, Time time, RandomGenerator random, ThreadFactory threads) {
+        this.sink = sink;
+        this.options = options;
+        this.time = time;
+        this.random = random;
+        this.sweeper = threads.newThread(this::sweepUntilClosed);
+    }
+
+    /** A registry whose sweeper is a platform thread named {@code sluice-txn-sweeper-<flavour>}. */
+    public static TxRegistry start(Sink sink, Options options, Time time) {
+        return start(sink, options, time, new SecureRandom(), Thread.ofPlatform()
+                .name("sluice-txn-sweeper-" + options.flavour().name().toLowerCase(java.util.Locale.ROOT)).factory());
+    }
+
+    /** As {@link #start(Sink, Options, Time)}, with the ids' randomness and the sweeper's thread injected. */
+    public static TxRegistry start(Sink sink, Options options, Time time, RandomGenerator random, ThreadFactory threads) {
+        TxRegistry r = new TxRegistry(sink, options, time, random, threads);
+        r.sweeper.start();
+        return r;
+    }
+
+    /**
+     * Begins a transaction for {@code owner} (whatever identifies the caller, compared with {@code equals}: only
+     * the same owner finds it again, as Neo4j compares the opener's credentials).
+     */
+    public Opened open(boolean write, Object owner) throws SinkException {
+        lock.lock();
+        try {
+            if (closed) {
+                throw new SinkException(Flavour.closed(), null);
+            }
+            if (open.size() + beginning >= options.maxOpen()) {
+                throw new SinkException(Flavour.limitReached(options.maxOpen()), null);
+            }
+            beginning++;
+        } finally {
+            lock.unlock();
+        }
+        Sink.OpenTx tx;
+        try {
+            tx = sink.begin(write);
+        } catch (SinkException | RuntimeException e) {
+            lock.lock();
+            try {
+                beginning--;
+            } finally {
+                lock.unlock();
+            }
+            throw e;
+        }
+        lock.lock();
+        try {
+            beginning--;
+            if (!closed) {
+                Entry e = new Entry(newId(), owner, tx);
+                e.deadline = time.nanos() + options.idleTimeout().toNanos();
+                open.put(e.id, e);
+                return new Opened(e.id, expires());
+            }
+        } finally {
+            lock.unlock();
+        }
+        tx.rollback(); // closed while it was being begun
+        throw new SinkException(Flavour.closed(), null);
+    }
+
+    /**
+     * Takes transaction {@code id} for one request, until {@link Held#close}: unknown, expired, finished or
+     * another owner's is {@code notFound}; in use by another request is refused, not waited for.
+     */
+    public Held acquire(String id, Object owner) throws SinkException {
+        Entry expired;
+        lock.lock();
+        try {
+            if (closed) {
+                throw new SinkException(Flavour.closed(), null);
+            }
+            Entry e = open.get(id);
+            if (e == null || !Objects.equals(e.owner, owner)) {
+                throw new SinkException(options.flavour().notFound(id), null);
+            }
+            if (e.held) {
+                throw new SinkException(options.flavour().inUse(), null);
+            }
+            if (time.nanos() - e.deadline < 0) {
+                e.held = true;
+                return new Held(e);
+            }
+            open.remove(id);
+            expired = e;
+        } finally {
+            lock.unlock();
+        }
+        rollBackExpired(expired); // the sweeper has not come by yet
+        throw new SinkException(options.flavour().notFound(id), null);
+    }
+
+    /** Commits transaction {@code id} (one request: acquire, commit). */
+    public void commit(String id, Object owner) throws SinkException {
+        try (Held h = acquire(id, owner)) {
+            h.commit();
+        }
+    }
+
+    /** Rolls back transaction {@code id} (one request: acquire, roll back). */
+    public void rollback(String id, Object owner) throws SinkException {
+        try (Held h = acquire(id, owner)) {
+            h.rollback();
+        }
+    }
+
+    /** Transactions open now, held or idle (for a gauge). */
+    public int openCount() {
+        lock.lock();
+        try {
+            return open.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Rolls back every idle transaction past its deadline; returns how many. The sweeper's work, callable by tests. */
+    int sweep() {
+        List<Entry> expired = new ArrayList<>();
+        lock.lock();
+        try {
+            long now = time.nanos();
+            for (var it = open.values().iterator(); it.hasNext(); ) {
+                Entry e = it.next();
+                if (!e.held && now - e.deadline >= 0) {
+                    it.remove();
+                    expired.add(e);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        expired.forEach(this::rollBackExpired);
+        return expired.size();
+    }
+
+    private void rollBackExpired(Entry e) {
+        e.tx.rollback();
+        log.info("Transaction with id {} has been automatically rolled back due to transaction timeout.", e.id);
+    }
+
+    private void sweepUntilClosed() {
+        while (true) {
+            lock.lock();
+            try {
+                // a real-time wait for the period: the deadlines themselves are read from the injected clock
+                long left = options.sweepEvery().toNanos();
+                while (!closed && left > 0) {
+                    left = stopping.awaitNanos(left);
+                }
+                if (closed) {
+                    return;
+                }
+            } catch (InterruptedException e) {
+                log.warn("transaction sweeper interrupted; stopping (transactions now expire only on access)");
+                return;
+            } finally {
+                lock.unlock();
+            }
+            try {
+                sweep();
+            } catch (RuntimeException e) {
+                log.error("sweeping expired transactions failed; trying again next time", e);
+            }
+        }
+    }
+
+    /**
+     * Stops the sweeper, refuses every later call, rolls back idle transactions and waits up to
+     * {@code closeWait} for the ones requests still hold (they roll back on release). Idempotent.
+     */
+    @Override
+    public void close() {
+        List<Entry> idle = new ArrayList<>();
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            stopping.signalAll();
+            for (var it = open.values().iterator(); it.hasNext(); ) {
+                Entry e = it.next();
+                if (!e.held) {
+                    it.remove();
+                    idle.add(e);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        joinSweeper();
+        idle.forEach(e -> e.tx.rollback());
+        if (!idle.isEmpty()) {
+            log.info("rolled back {} open transaction(s) at shutdown", idle.size());
+        }
+        awaitHeld();
+    }
+
+    private void joinSweeper() {
+        try {
+            if (!sweeper.join(options.closeWait())) {
+                log.warn("{} did not stop within {}", sweeper.getName(), options.closeWait());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void awaitHeld() {
+        lock.lock();
+        try {
+            long left = options.closeWait().toNanos();
+            while (!open.isEmpty() && left > 0) {
+                left = released.awaitNanos(left);
+            }
+            if (!open.isEmpty()) {
+                log.warn("transactions {} still in a request after {}; they roll back when it ends, or with the sink",
+                        open.keySet(), options.closeWait());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private String newId() { // under lock
+        if (options.flavour() == Flavour.CLASSIC) {
+            return Long.toString(++sequence);
+        }
+        String id;
+        do {
+            id = String.format("%06x", random.nextInt(1 << 24));
+        } while (open.containsKey(id));
+        return id;
+    }
+
+    private Instant expires() {
+        return time.now().plus(options.idleTimeout());
+    }
+
+    /** Forgets {@code e} (finished, failed): its id is unknown from now on. */
+    private void forget(Entry e) {
+        lock.lock();
+        try {
+            open.remove(e.id, e);
+            released.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Releases {@code e} to idle, its idle clock restarted; after {@link #close}, rolls it back instead. */
+    private void release(Entry e) {
+        boolean rollBack;
+        lock.lock();
+        try {
+            e.held = false;
+            e.deadline = time.nanos() + options.idleTimeout().toNanos();
+            rollBack = closed;
+            if (rollBack) {
+                open.remove(e.id, e);
+                released.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (rollBack) {
+            e.tx.rollback();
+        }
+    }
+
+    private static final class Entry {
+        final String id;
+        final Object owner;
+        final Sink.OpenTx tx;
+        boolean held; // guarded by the registry's lock
+        long deadline; // guarded by the registry's lock; Time.nanos()
+
+        Entry(String id, Object owner, Sink.OpenTx tx) {
+            this.id = id;
+            this.owner = owner;
+            this.tx = tx;
+        }
+    }
+
+    /**
+     * One request's hold on a transaction: run statements, then commit, roll back, or close to leave it open
+     * (which restarts its idle clock). A failing statement rolls the transaction back and forgets it.
+     */
+    public final class Held implements AutoCloseable {
+        private final Entry entry;
+        private boolean finished;
+
+        private Held(Entry entry) {
+            this.entry = entry;
+        }
+
+        public String id() {
+            return entry.id;
+        }
+
+        /** When the transaction expires if left idle after this request (wall clock, for the response). */
+        public Instant expires() {
+            return TxRegistry.this.expires();
+        }
+
+        public StatementResult run(String cypher, Map<String, Object> params) throws SinkException {
+            if (finished) {
+                throw new IllegalStateException("transaction " + entry.id + " already finished by this request");
+            }
+            try {
+                return entry.tx.run(cypher, params);
+            } catch (SinkException | RuntimeException e) {
+                finished = true;
+                entry.tx.rollback(); // the sink has already, for a SinkException; a bug's exception too
+                forget(entry);
+                throw e;
+            }
+        }
+
+        public void commit() throws SinkException {
+            finish();
+            try {
+                entry.tx.commit();
+            } finally {
+                forget(entry); // only now: close() waits for a commit in progress
+            }
+        }
+
+        public void rollback() {
+            finish();
+            try {
+                entry.tx.rollback();
+            } finally {
+                forget(entry);
+            }
+        }
+
+        private void finish() {
+            if (finished) {
+                throw new IllegalStateException("transaction " + entry.id + " already finished by this request");
+            }
+            finished = true;
+        }
+
+        /** Leaves the transaction open for the next request, unless it has finished. */
+        @Override
+        public void close() {
+            if (!finished) {
+                finished = true;
+                release(entry);
+            }
+        }
+    }
+}
