@@ -58,7 +58,7 @@ final class TypedJson {
             case LocalDateTime t -> typed("LocalDateTime", temporal(t));
             case List<?> l -> typed("List", l.stream().map(TypedJson::encode).toList());
             case Map<?, ?> m -> typed("Map", map(m));
-            default -> throw new IllegalArgumentException("no typed JSON for " + v.getClass().getName());
+            default -> typed("String", v.toString()); // nothing else reaches here from the sinks; text, not a 500
         };
     }
 
