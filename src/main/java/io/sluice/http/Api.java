@@ -49,8 +49,11 @@ final class Api {
         return handle(db, mode, access, Shape.CLASSIC, () -> decodeClassic(body), this::encodeClassic);
     }
 
-    Reply queryV2(String db, String mode, byte[] body, Access access) {
-        return handle(db, mode, access, Shape.QUERY, () -> decodeQuery(body), this::encodeQuery);
+    /** The Query API in the formats the request's Content-Type and Accept chose ({@link QueryMedia}). */
+    Reply queryV2(String db, String mode, byte[] body, Access access, QueryMedia media) {
+        Reply r = handle(db, mode, access, Shape.QUERY, () -> decodeQuery(body, media.typedParameters(), mode),
+                (d, c) -> encodeQuery(d, c, media.typedResponse()));
+        return media.typedResponse() ? r.withContentType(media.responseType()) : r;
     }
 
     Reply template(String db, String name, String mode, byte[] body, Access access) {
@@ -226,17 +229,52 @@ final class Api {
 
     // ---- Query API v2 ----
 
-    private Decoded decodeQuery(byte[] body) throws BadRequest {
+    private Decoded decodeQuery(byte[] body, boolean typed, String mode) throws BadRequest {
         Map<String, Object> root = Json.object(Json.parse(body), "the request body");
         Statement s = statement(root, "statement", "the request body");
+        if (typed) {
+            s = new Statement(s.cypher(), TypedJson.decodeParameters(s.params()));
+            if (Mode.parse(mode) == Mode.ASYNC) {
+                refuseUnjournalable(s.params());
+            }
+        }
         return new Decoded(new WriteRequest.CypherRequest(List.of(s), body.length), List.of(root));
     }
 
-    private Object encodeQuery(Decoded d, Outcome.Committed c) {
+    /**
+     * Async mode journals parameters as plain JSON (durable.RecordCodec), which would replay a date as a string
+     * and a duration or point as a map: refused rather than changed silently.
+     */
+    private static void refuseUnjournalable(Map<String, Object> params) {
+        params.forEach((k, v) -> {
+            String type = unjournalable(v);
+            if (type != null) {
+                throw new IllegalArgumentException("parameter " + k + " holds a " + type + ", which mode=async cannot "
+                        + "journal without losing its type; send it with mode=sync or mode=direct");
+            }
+        });
+    }
+
+    private static String unjournalable(Object v) {
+        return switch (v) {
+            case null -> null;
+            case String s -> null;
+            case Long n -> null;
+            case Double n -> Double.isFinite(n) ? null : "non-finite Float";
+            case Boolean b -> null;
+            case List<?> l -> l.stream().map(Api::unjournalable).filter(java.util.Objects::nonNull).findFirst().orElse(null);
+            case Map<?, ?> m -> m.values().stream().map(Api::unjournalable).filter(java.util.Objects::nonNull).findFirst()
+                    .orElse(null);
+            case byte[] b -> "Base64";
+            default -> v.getClass().getSimpleName().replace("Graph", "");
+        };
+    }
+
+    private Object encodeQuery(Decoded d, Outcome.Committed c, boolean typed) {
         StatementResult r = c.results().isEmpty() ? StatementResult.EMPTY : c.results().getFirst();
         List<Object> values = new ArrayList<>(r.rows().size());
         for (List<Object> row : r.rows()) {
-            values.add(row.stream().map(Json::queryValue).toList());
+            values.add(row.stream().map(typed ? TypedJson::encode : Json::queryValue).toList());
         }
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("fields", r.columns());

@@ -305,7 +305,9 @@ public final class HttpServer implements AutoCloseable {
     }
 
     private Reply queryV2(HttpServerExchange ex, byte[] body) {
-        return counted(ex, api.queryV2(param(ex, "db"), mode(ex), body, gate.callerOf(ex).access()));
+        QueryMedia media = QueryMedia.of(ex.getRequestHeaders().getFirst(Headers.CONTENT_TYPE),
+                ex.getRequestHeaders().getFirst(Headers.ACCEPT));
+        return counted(ex, api.queryV2(param(ex, "db"), mode(ex), body, gate.callerOf(ex).access(), media));
     }
 
     private Reply template(HttpServerExchange ex, byte[] body) {

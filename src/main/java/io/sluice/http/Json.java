@@ -6,11 +6,15 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.sluice.sink.Counter;
+import io.sluice.sink.Values.GraphDuration;
 import io.sluice.sink.Values.GraphNode;
 import io.sluice.sink.Values.GraphPath;
 import io.sluice.sink.Values.GraphPoint;
 import io.sluice.sink.Values.GraphRelationship;
 import java.io.IOException;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.TemporalAccessor;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -93,6 +97,8 @@ final class Json {
             case GraphRelationship r -> r.properties();
             case GraphPath p -> pathElements(p, true);
             case GraphPoint p -> point(p);
+            case GraphDuration d -> d.toString();
+            case TemporalAccessor t -> t.toString(); // the classic API's text differs from the Query API's
             case List<?> l -> l.stream().map(Json::classicRow).toList();
             case Map<?, ?> m -> mapValues(m, Json::classicRow);
             case null, default -> v;
@@ -131,7 +137,7 @@ final class Json {
         return out;
     }
 
-    // ---- the Query API's plain JSON (query/v2) ----
+    // ---- the Query API's plain JSON (query/v2): Neo4j's texts, integers bare, NaN/Infinity strings ----
 
     static Object queryValue(Object v) {
         return switch (v) {
@@ -161,7 +167,11 @@ final class Json {
                 }
                 yield out;
             }
-            case GraphPoint p -> point(p);
+            case GraphPoint p -> TypedJson.wkt(p);
+            case GraphDuration d -> d.toString();
+            // a ZonedDateTime loses its zone id here, as in Neo4j's plain JSON (typed JSON keeps it)
+            case ZonedDateTime z -> DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(z);
+            case TemporalAccessor t -> TypedJson.temporal(t);
             case List<?> l -> l.stream().map(Json::queryValue).toList();
             case Map<?, ?> m -> mapValues(m, Json::queryValue);
             case null, default -> v;

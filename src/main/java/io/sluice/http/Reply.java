@@ -53,6 +53,11 @@ record Reply(int status, byte[] body, String contentType, long retryAfterSeconds
         return (errorsOnly ? errorsOnly(503, e) : error(503, e)).retryAfter(ov.retryAfter().toSeconds());
     }
 
+    /** The same answer under another media type (the typed Query API's, also on its errors, as Neo4j). */
+    Reply withContentType(String type) {
+        return new Reply(status, body, type, retryAfterSeconds);
+    }
+
     Reply retryAfter(long seconds) {
         return new Reply(status, body, contentType, seconds);
     }

@@ -291,7 +291,7 @@ public final class BoltSink implements Sink {
     public StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException {
         try (Session s = driver.session(writeSession)) {
             ResultBudget budget = ResultBudget.draining();
-            StatementResult r = materialise(s.run(cypher, params), budget);
+            StatementResult r = materialise(s.run(cypher, BoltValues.params(params)), budget);
             if (budget.exceeded()) {
                 throw ResultBudget.ranButTooLarge(ResultBudget.MAX_VALUES);
             }
@@ -373,7 +373,7 @@ public final class BoltSink implements Sink {
         @Override
         public StatementResult run(String cypher, Map<String, Object> params) throws SinkException {
             try {
-                return materialise(tx.run(cypher, params), budget);
+                return materialise(tx.run(cypher, BoltValues.params(params)), budget);
             } catch (RuntimeException e) {
                 throw translate(e, false);
             }
@@ -382,7 +382,7 @@ public final class BoltSink implements Sink {
         @Override
         public void runDiscarding(String cypher, Map<String, Object> params) throws SinkException {
             try {
-                tx.run(cypher, params).consume();
+                tx.run(cypher, BoltValues.params(params)).consume();
             } catch (RuntimeException e) {
                 throw translate(e, false);
             }

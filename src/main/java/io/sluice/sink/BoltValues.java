@@ -1,5 +1,6 @@
 package io.sluice.sink;
 
+import io.sluice.sink.Values.GraphDuration;
 import io.sluice.sink.Values.GraphNode;
 import io.sluice.sink.Values.GraphPath;
 import io.sluice.sink.Values.GraphPoint;
@@ -14,13 +15,12 @@ import org.neo4j.driver.types.Path;
 import org.neo4j.driver.types.Point;
 import org.neo4j.driver.types.Relationship;
 import org.neo4j.values.storable.CoordinateReferenceSystem;
-import org.neo4j.values.storable.DurationValue;
 
 /**
  * Converts what the Java driver returns into the same detached values {@link Values} makes of the embedded
  * database's results, so the HTTP layer cannot tell the sinks apart: graph entities become {@link GraphNode} and
- * friends, temporals their ISO-8601 text (durations formatted by Neo4j's own {@link DurationValue}, the way the
- * embedded database prints them), points a {@link GraphPoint}, integers {@code Long}.
+ * friends, temporals the same java.time classes, durations a {@link GraphDuration}, points a {@link GraphPoint},
+ * integers {@code Long}; and sluice's value records in parameters into the driver's types.
  */
 final class BoltValues {
     private BoltValues() {}
@@ -36,8 +36,8 @@ final class BoltValues {
             case Relationship r -> relationship(r);
             case Path p -> path(p);
             case Point p -> point(p);
-            case IsoDuration d -> DurationValue.duration(d.months(), d.days(), d.seconds(), d.nanoseconds()).toString();
-            case TemporalAccessor t -> t.toString();
+            case IsoDuration d -> new GraphDuration(d.months(), d.days(), d.seconds(), d.nanoseconds());
+            case TemporalAccessor t -> Values.temporal(t);
             case List<?> l -> list(l);
             case Map<?, ?> m -> map(m);
             case byte[] b -> b;
@@ -69,7 +69,24 @@ final class BoltValues {
     private static GraphPoint point(Point p) {
         CoordinateReferenceSystem crs = CoordinateReferenceSystem.get(p.srid());
         List<Double> coords = crs.getDimension() == 3 ? List.of(p.x(), p.y(), p.z()) : List.of(p.x(), p.y());
-        return new GraphPoint(p.srid(), crs.getType(), coords);
+        return new GraphPoint(p.srid(), coords);
+    }
+
+    /** The parameters with sluice's value records made into the driver's types. */
+    static Map<String, Object> params(Map<String, Object> params) {
+        return Values.params(params, BoltValues::param);
+    }
+
+    private static Object param(Object v) {
+        return switch (v) {
+            case GraphDuration d -> org.neo4j.driver.Values.isoDuration(d.months(), d.days(), d.seconds(), d.nanos())
+                    .asIsoDuration();
+            case GraphPoint p -> p.coordinates().size() == 3
+                    ? org.neo4j.driver.Values.point(p.srid(), p.coordinates().get(0), p.coordinates().get(1),
+                            p.coordinates().get(2)).asPoint()
+                    : org.neo4j.driver.Values.point(p.srid(), p.coordinates().get(0), p.coordinates().get(1)).asPoint();
+            default -> v;
+        };
     }
 
     private static List<Object> list(List<?> l) {

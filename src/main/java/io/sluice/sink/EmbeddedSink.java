@@ -138,7 +138,7 @@ public final class EmbeddedSink implements Sink {
     public StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException {
         try {
             ResultBudget budget = ResultBudget.draining();
-            StatementResult r = db.executeTransactionally(cypher, params, result -> materialise(result, budget));
+            StatementResult r = db.executeTransactionally(cypher, Values.embeddedParams(params), result -> materialise(result, budget));
             if (budget.exceeded()) {
                 throw ResultBudget.ranButTooLarge(ResultBudget.MAX_VALUES);
             }
@@ -206,7 +206,7 @@ public final class EmbeddedSink implements Sink {
 
         @Override
         public StatementResult run(String cypher, Map<String, Object> params) throws SinkException {
-            try (Result r = tx.execute(cypher, params)) {
+            try (Result r = tx.execute(cypher, Values.embeddedParams(params))) {
                 return materialise(r, budget);
             } catch (RuntimeException e) {
                 throw translate(e);
@@ -215,7 +215,7 @@ public final class EmbeddedSink implements Sink {
 
         @Override
         public void runDiscarding(String cypher, Map<String, Object> params) throws SinkException {
-            try (Result r = tx.execute(cypher, params)) {
+            try (Result r = tx.execute(cypher, Values.embeddedParams(params))) {
                 r.accept(row -> true);
             } catch (RuntimeException e) {
                 throw translate(e);

@@ -1,7 +1,9 @@
 package io.sluice.sink;
 
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.temporal.ChronoUnit;
 import java.time.temporal.TemporalAccessor;
-import java.time.temporal.TemporalAmount;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,10 +13,18 @@ import org.neo4j.graphdb.Label;
 import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.Relationship;
 import org.neo4j.graphdb.spatial.Point;
+import org.neo4j.values.storable.CoordinateReferenceSystem;
+import org.neo4j.values.storable.DurationValue;
 
 /**
- * Converts what Neo4j returns into plain values that outlive the transaction and serialise to JSON: graph
- * entities become the records below, temporal values their ISO-8601 text, points a {@link GraphPoint}.
+ * Converts what Neo4j returns into plain values that outlive the transaction, keeping their Cypher type: graph
+ * entities, points and durations become the records below; dates and times the java.time class of their Cypher
+ * type ({@code DATE} LocalDate, {@code ZONED TIME} OffsetTime, {@code LOCAL TIME} LocalTime, {@code ZONED DATETIME}
+ * OffsetDateTime for a fixed offset or ZonedDateTime for a region id, {@code LOCAL DATETIME} LocalDateTime);
+ * byte arrays stay {@code byte[]}, integers {@code Long}, floats {@code Double}.
+ *
+ * <p>The same records go the other way as parameters: {@link #embeddedParams} turns them back into what the
+ * embedded database accepts ({@link BoltValues#params} into what the driver accepts).
  */
 public final class Values {
     private Values() {}
@@ -29,8 +39,61 @@ public final class Values {
     /** A path: its nodes and relationships in order. */
     public record GraphPath(List<GraphNode> nodes, List<GraphRelationship> relationships) {}
 
-    /** A spatial point: its coordinate reference system and coordinates. */
-    public record GraphPoint(int srid, String crs, List<Double> coordinates) {}
+    /** A spatial point: its coordinate reference system (by SRID) and its 2 or 3 coordinates. */
+    public record GraphPoint(int srid, List<Double> coordinates) {
+        public GraphPoint {
+            coordinates = List.copyOf(coordinates);
+            CoordinateReferenceSystem crs = crsOf(srid);
+            if (coordinates.size() != crs.getDimension()) {
+                throw new IllegalArgumentException("SRID " + srid + " (" + crs.getName() + ") needs "
+                        + crs.getDimension() + " coordinates, got " + coordinates);
+            }
+        }
+
+        /** Neo4j's name for the kind of the reference system: {@code cartesian}, {@code wgs-84}, ... */
+        public String crs() {
+            return crsOf(srid).getType();
+        }
+
+        private static CoordinateReferenceSystem crsOf(int srid) {
+            try {
+                return CoordinateReferenceSystem.get(srid);
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("unknown SRID " + srid + "; Neo4j knows 4326, 4979, 7203, 9157");
+            }
+        }
+    }
+
+    /**
+     * A Cypher duration in Neo4j's model: months, days, seconds and nanoseconds, each kept apart (a month is not
+     * a number of days). {@link #toString} is Neo4j's own text, e.g. {@code P1Y2M3DT4H5M6.7S}.
+     */
+    public record GraphDuration(long months, long days, long seconds, int nanos) {
+        public GraphDuration {
+            if (nanos < 0 || nanos > 999_999_999) {
+                throw new IllegalArgumentException("nanos must be in 0..999999999, got " + nanos);
+            }
+        }
+
+        /** Parses Neo4j's duration text (ISO-8601 and Neo4j's extensions), as Neo4j does. */
+        public static GraphDuration parse(String text) {
+            return of(DurationValue.parse(text));
+        }
+
+        static GraphDuration of(DurationValue d) {
+            return new GraphDuration(d.get(ChronoUnit.MONTHS), d.get(ChronoUnit.DAYS), d.get(ChronoUnit.SECONDS),
+                    (int) d.get(ChronoUnit.NANOS));
+        }
+
+        DurationValue value() {
+            return DurationValue.duration(months, days, seconds, nanos);
+        }
+
+        @Override
+        public String toString() {
+            return value().toString();
+        }
+    }
 
     /** Converts one value returned by the embedded database. Must run inside the transaction. */
     public static Object detach(Object v) {
@@ -43,8 +106,10 @@ public final class Values {
             case Relationship r -> relationship(r);
             case org.neo4j.graphdb.Path p -> path(p);
             case Point p -> point(p);
-            case TemporalAccessor t -> t.toString();
-            case TemporalAmount t -> t.toString();
+            case DurationValue d -> GraphDuration.of(d);
+            case TemporalAccessor t -> temporal(t);
+            case java.time.Duration d -> GraphDuration.of(DurationValue.duration(d));
+            case java.time.Period d -> GraphDuration.of(DurationValue.duration(d));
             case List<?> l -> list(l);
             case Map<?, ?> m -> map(m);
             case Object[] a -> list(List.of(a));
@@ -81,7 +146,75 @@ public final class Values {
         for (double d : p.getCoordinate().getCoordinate()) {
             coords.add(d);
         }
-        return new GraphPoint(p.getCRS().getCode(), p.getCRS().getType(), coords);
+        return new GraphPoint(p.getCRS().getCode(), coords);
+    }
+
+    /** A zoned datetime with a fixed offset is an OffsetDateTime, as Neo4j's typed JSON calls it. */
+    static Object temporal(TemporalAccessor t) {
+        if (t instanceof ZonedDateTime z && z.getZone() instanceof ZoneOffset) {
+            return z.toOffsetDateTime();
+        }
+        return t;
+    }
+
+    /** The parameters with sluice's value records made into what the embedded database accepts. */
+    public static Map<String, Object> embeddedParams(Map<String, Object> params) {
+        return params(params, Values::embeddedParam);
+    }
+
+    private static Object embeddedParam(Object v) {
+        return switch (v) {
+            case GraphDuration d -> d.value();
+            case GraphPoint p -> org.neo4j.values.storable.Values.pointValue(CoordinateReferenceSystem.get(p.srid()),
+                    p.coordinates().stream().mapToDouble(Double::doubleValue).toArray());
+            default -> v;
+        };
+    }
+
+    /**
+     * {@code params} with every value (also inside lists and maps) passed through {@code leaf}; the same map
+     * when nothing changed, so ordinary parameters cost one walk and no copy.
+     */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> params(Map<String, Object> params, java.util.function.UnaryOperator<Object> leaf) {
+        return (Map<String, Object>) convert(params, leaf);
+    }
+
+    private static Object convert(Object v, java.util.function.UnaryOperator<Object> leaf) {
+        switch (v) {
+            case Map<?, ?> m -> {
+                Map<Object, Object> out = null;
+                for (Map.Entry<?, ?> e : m.entrySet()) {
+                    Object c = convert(e.getValue(), leaf);
+                    if (c != e.getValue() && out == null) {
+                        out = new LinkedHashMap<>(m);
+                    }
+                    if (out != null) {
+                        out.put(e.getKey(), c);
+                    }
+                }
+                return out == null ? m : out;
+            }
+            case List<?> l -> {
+                List<Object> out = null;
+                for (int i = 0; i < l.size(); i++) {
+                    Object c = convert(l.get(i), leaf);
+                    if (c != l.get(i) && out == null) {
+                        out = new ArrayList<>(l);
+                    }
+                    if (out != null) {
+                        out.set(i, c);
+                    }
+                }
+                return out == null ? l : out;
+            }
+            case null -> {
+                return null;
+            }
+            default -> {
+                return leaf.apply(v);
+            }
+        }
     }
 
     private static Map<String, Object> properties(Entity e) {

@@ -68,6 +68,48 @@ class BoltSinkTest {
                     .isEqualTo(viaEmbedded.rows().getFirst().get(i));
         }
         assertThat(viaBolt.rows().getFirst().get(7)).as("integers are Long").isInstanceOf(Long.class);
+        Map<String, Object> byName = new java.util.HashMap<>();
+        for (int i = 0; i < viaEmbedded.columns().size(); i++) {
+            byName.put(viaEmbedded.columns().get(i), viaEmbedded.rows().getFirst().get(i));
+        }
+        assertThat(byName.get("cartesian3d")).isEqualTo(new Values.GraphPoint(9157, List.of(1.0, 2.0, 3.0)));
+        assertThat(byName.get("wgs84")).isEqualTo(new Values.GraphPoint(4326, List.of(2.5, 1.5)));
+        assertThat(byName.get("date")).isEqualTo(java.time.LocalDate.of(2020, 1, 2));
+        assertThat(byName.get("time")).isEqualTo(java.time.OffsetTime.parse("12:34:56.789+01:00"));
+        assertThat(byName.get("localtime")).isEqualTo(java.time.LocalTime.of(12, 34));
+        assertThat(byName.get("zoned")).as("the zone id is kept")
+                .isEqualTo(java.time.ZonedDateTime.parse("2020-01-02T03:04:05.006+01:00[Europe/Berlin]"));
+        assertThat(byName.get("offset")).isEqualTo(java.time.OffsetDateTime.parse("2020-01-02T03:04+02:00"));
+        assertThat(byName.get("local")).isEqualTo(java.time.LocalDateTime.parse("2020-01-02T03:04:05"));
+        assertThat(byName.get("duration")).isEqualTo(new Values.GraphDuration(14, 3, 14706, 7_000_000));
+        assertThat(byName.get("negative")).isEqualTo(new Values.GraphDuration(0, 0, -90, 0));
+        assertThat(byName.get("duration")).hasToString("P1Y2M3DT4H5M6.007S");
+    }
+
+    @Test
+    void typedParametersGoInThroughEitherSinkAndComeBackTheSame() throws Exception {
+        Map<String, Object> params = new java.util.LinkedHashMap<>();
+        params.put("bytes", new byte[] {1, 2, 3, -1});
+        params.put("big", 9_007_199_254_740_993L);
+        params.put("date", java.time.LocalDate.of(-44, 3, 15));
+        params.put("time", java.time.OffsetTime.parse("12:34:56.123+01:00"));
+        params.put("localtime", java.time.LocalTime.of(12, 0));
+        params.put("offset", java.time.OffsetDateTime.parse("2024-02-29T12:34:56.5+01:00"));
+        params.put("zoned", java.time.ZonedDateTime.parse("2024-02-29T12:34:56+01:00[Europe/Stockholm]"));
+        params.put("local", java.time.LocalDateTime.parse("2024-02-29T12:34:56.000000001"));
+        params.put("duration", new Values.GraphDuration(14, -1, 30, 500));
+        params.put("p2", new Values.GraphPoint(7203, List.of(1.5, 2.0)));
+        params.put("p3", new Values.GraphPoint(4979, List.of(12.5, 56.1, 100.0)));
+        params.put("nested", Map.of("l", List.of(new Values.GraphPoint(4326, List.of(1.0, 2.0)),
+                new Values.GraphDuration(0, 0, 1, 0))));
+        String read = "RETURN " + String.join(", ", params.keySet().stream().map(k -> "$" + k + " AS " + k).toList());
+        StatementResult viaBolt = bolt.inReadTransaction(tx -> tx.run(read, params));
+        StatementResult viaEmbedded = embedded.inReadTransaction(tx -> tx.run(read, params));
+        List<Object> expected = new java.util.ArrayList<>(params.values());
+        assertThat(viaEmbedded.rows().getFirst()).usingRecursiveFieldByFieldElementComparator()
+                .containsExactlyElementsOf(expected);
+        assertThat(viaBolt.rows().getFirst()).usingRecursiveFieldByFieldElementComparator()
+                .containsExactlyElementsOf(expected);
     }
 
     @Test
