@@ -320,9 +320,17 @@ public final class BoltSink implements Sink {
         }
     }
 
-    /** The server's users: HTTP callers are checked against them (writes still run as sluice's own account). */
+    /**
+     * The server's users: HTTP callers are checked against them (writes still run as sluice's own account). A
+     * server whose authentication is off accepts any credentials, which is logged as a warning here.
+     */
     public io.sluice.security.UserStore users() {
-        return new RemoteUsers(driver);
+        RemoteUsers users = new RemoteUsers(driver);
+        if (users.acceptsAnything()) {
+            log.warn("the Neo4j at {} accepts any credentials (its authentication is off), so sluice's HTTP"
+                    + " callers are in effect not authenticated either", uri);
+        }
+        return users;
     }
 
     @Override
