@@ -68,7 +68,14 @@ final class AuthGate {
         }
         String client = clientOf(ex);
         ex.dispatch(blocking, () -> {
-            Authenticator.Result r = auth.authenticate(header, client);
+            Authenticator.Result r;
+            try {
+                r = auth.authenticate(header, client);
+            } catch (RuntimeException | Error e) { // still answer: no request is left hanging
+                ex.getIoThread().execute(() -> decide(ex, new Authenticator.Result.Unavailable(
+                        "cannot check credentials: " + e), next));
+                throw e;
+            }
             ex.getIoThread().execute(() -> decide(ex, r, next));
         });
     }

@@ -184,10 +184,10 @@ public final class HttpServer implements AutoCloseable {
 
     /** {@code h} behind the body limits and, when {@code guarded}, the authentication gate. */
     private HttpHandler blocking(BlockingHandler h, boolean guarded) {
-        HttpHandler receive = receiving(h);
         if (!guarded) {
-            return receive;
+            return ignoringBody(h); // the open endpoints read no body: nobody buffers one without credentials
         }
+        HttpHandler receive = receiving(h);
         return ex -> gate.check(ex, e -> {
             try {
                 receive.handleRequest(e);
@@ -196,6 +196,27 @@ public final class HttpServer implements AutoCloseable {
                 send(e, Reply.error(500, Neo4jError.unknown("internal error: " + bug)));
             }
         });
+    }
+
+    /** For handlers that read no body: whatever is sent is read and thrown away (bounded), never buffered. */
+    private HttpHandler ignoringBody(BlockingHandler h) {
+        return ex -> {
+            if (ex.getRequestContentLength() == 0 || ex.isRequestComplete()) {
+                dispatch(ex, h, new byte[0]);
+                return;
+            }
+            long[] seen = {0};
+            ex.getRequestReceiver().receivePartialBytes((e, chunk, last) -> {
+                seen[0] += chunk.length;
+                if (last) {
+                    dispatch(e, h, new byte[0]);
+                } else if (seen[0] > DRAIN_BOUND) {
+                    e.getRequestReceiver().pause();
+                    e.setPersistent(false);
+                    send(e, tooLarge("request body exceeds " + DRAIN_BOUND + " bytes"));
+                }
+            }, (e, error) -> send(e, Reply.error(400, Neo4jError.invalid("cannot read the request: " + error.getMessage()))));
+        };
     }
 
     private HttpHandler receiving(BlockingHandler h) {
@@ -430,7 +451,9 @@ public final class HttpServer implements AutoCloseable {
             log.warn("HTTP: {} in-flight requests still running after {}", inFlight.get(), wait);
         }
         undertow.stop();
-        handlers.shutdownNow();
+        // not shutdownNow: a handler still running may be inside embedded Neo4j, whose file I/O an interrupt
+        // breaks; Neo4j's own shutdown, later, ends what is left
+        handlers.shutdown();
     }
 
     @Override

@@ -82,7 +82,8 @@ public final class Authenticator {
         }
     });
 
-    private record Failures(int count, long lastNanos) {}
+    /** An address's failed attempts, its checks in flight (reserved before asking the store), its last failure. */
+    private record Failures(int count, int inFlight, long lastNanos) {}
 
     /**
      * {@code cacheSize} verified credentials are kept for at most {@code cacheExpiry}; an address with
@@ -144,41 +145,74 @@ public final class Authenticator {
         if (v != null && v.version() == version) {
             return new Result.Authenticated(v.user());
         }
-        if (locked(client)) {
+        if (!reserve(client)) {
             return new Result.RateLimited(RATE_LIMITED.formatted(Math.max(1, Duration.ofNanos(lockNanos).toSeconds())));
         }
         UserStore.Verdict verdict;
         try {
             verdict = store.check(c);
         } catch (RuntimeException e) {
+            settle(client, false, false);
             return new Result.Unavailable("cannot check credentials now: " + e.getMessage());
         }
         return switch (verdict) {
             case UserStore.Verdict.Accepted a -> {
-                failures.invalidate(client);
+                settle(client, true, false);
                 verified.put(key, new Verified(a.user(), version));
                 yield new Result.Authenticated(a.user());
             }
             case UserStore.Verdict.Rejected r -> {
-                failed(client);
+                settle(client, false, true);
                 yield new Result.Invalid(r.message());
             }
-            case UserStore.Verdict.RateLimited r -> new Result.RateLimited(r.message());
-            case UserStore.Verdict.Expired e -> new Result.Expired(e.message());
+            case UserStore.Verdict.RateLimited r -> {
+                settle(client, false, false);
+                yield new Result.RateLimited(r.message());
+            }
+            case UserStore.Verdict.Expired e -> {
+                settle(client, false, false);
+                yield new Result.Expired(e.message());
+            }
         };
     }
 
-    private boolean locked(String client) {
+    /**
+     * Reserves one check for {@code client}, atomically, or refuses: failures plus checks in flight may not pass
+     * the limit (so a thousand concurrent guesses cannot all slip in before the first failure is counted); once
+     * {@code lockTime} has passed since the last failure, one check at a time is let through, as Neo4j does.
+     */
+    private boolean reserve(String client) {
         if (maxFailures <= 0) {
-            return false;
+            return true;
         }
-        Failures f = failures.getIfPresent(client);
-        return f != null && f.count() >= maxFailures && time.nanos() - f.lastNanos() < lockNanos;
+        long now = time.nanos();
+        boolean[] granted = {false};
+        failures.asMap().compute(client, (k, f) -> {
+            Failures old = f == null ? new Failures(0, 0, now) : f;
+            boolean underLimit = old.count() + old.inFlight() < maxFailures;
+            boolean lockOver = now - old.lastNanos() >= lockNanos && old.inFlight() == 0;
+            if (!underLimit && !lockOver) {
+                return old;
+            }
+            granted[0] = true;
+            return new Failures(old.count(), old.inFlight() + 1, old.lastNanos());
+        });
+        return granted[0];
     }
 
-    private void failed(String client) {
+    /** Ends a reserved check: a success clears the address, a failure counts. */
+    private void settle(String client, boolean success, boolean failure) {
+        if (maxFailures <= 0) {
+            return;
+        }
         long now = time.nanos();
-        failures.asMap().merge(client, new Failures(1, now), (old, one) -> new Failures(old.count() + 1, now));
+        failures.asMap().compute(client, (k, f) -> {
+            if (success || f == null) {
+                return null;
+            }
+            return new Failures(f.count() + (failure ? 1 : 0), Math.max(0, f.inFlight() - 1),
+                    failure ? now : f.lastNanos());
+        });
     }
 
     /** The user and a salted digest of the secret: equal credentials, equal keys; the secret is not kept. */

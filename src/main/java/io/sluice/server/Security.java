@@ -56,15 +56,24 @@ public final class Security {
      * gateway on a network is a database anyone can change.
      */
     public void checkProtectedMode(HostPort... listeners) {
-        if (auth() || !config.security().protectedMode()) {
+        refuseOpenListeners(!auth(), "authentication is off (NEO4J_AUTH=none or security.auth: false)", listeners);
+    }
+
+    /** The same for a remote Neo4j that accepts any credentials: its users cannot protect sluice's HTTP. */
+    void checkRemoteUsers(boolean acceptsAnything, HostPort... listeners) {
+        refuseOpenListeners(auth() && acceptsAnything, "the Neo4j behind --neo4j accepts any credentials (its"
+                + " authentication is off)", listeners);
+    }
+
+    private void refuseOpenListeners(boolean open, String why, HostPort... listeners) {
+        if (!open || !config.security().protectedMode()) {
             return;
         }
         for (HostPort l : listeners) {
             if (l != null && !isLoopback(l.host())) {
-                throw new IllegalStateException("refusing to start: authentication is off (NEO4J_AUTH=none or"
-                        + " security.auth: false) and a listener is on " + l + ", which other machines can reach."
-                        + " Turn authentication on, listen on 127.0.0.1, or, deliberately,"
-                        + " set security.protected_mode: false in the config.");
+                throw new IllegalStateException("refusing to start: " + why + " and a listener is on " + l
+                        + ", which other machines can reach. Turn authentication on, listen on 127.0.0.1, or,"
+                        + " deliberately, set security.protected_mode: false in the config.");
             }
         }
     }

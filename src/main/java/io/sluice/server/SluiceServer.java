@@ -147,6 +147,7 @@ public final class SluiceServer implements AutoCloseable {
             BoltSink bolt = owned.add("the Bolt sink", BoltSink.connect(o.remote(), REMOTE_WAIT, time));
             sink = bolt;
             users = bolt.users();
+            security.checkRemoteUsers(security.auth() && bolt.acceptsAnyCredentials(), http, https);
         }
         applySchema(c, sink);
         Map<String, Template> templates = compileTemplates(c, sink);

@@ -235,7 +235,7 @@ public final class BoltSink implements Sink {
                 throw EmbeddedSink.finishedError();
             }
             try {
-                return materialise(tx.run(cypher, params), ResultBudget.forTransaction());
+                return materialise(tx.run(cypher, BoltValues.params(params)), ResultBudget.forTransaction());
             } catch (RuntimeException e) {
                 SinkException failure = translate(e, false);
                 rollback(); // an error inside an explicit transaction ends it, as in Neo4j's HTTP APIs
@@ -325,12 +325,17 @@ public final class BoltSink implements Sink {
      * server whose authentication is off accepts any credentials, which is logged as a warning here.
      */
     public io.sluice.security.UserStore users() {
-        RemoteUsers users = new RemoteUsers(driver);
-        if (users.acceptsAnything()) {
+        return new RemoteUsers(driver);
+    }
+
+    /** Whether the server accepts credentials it cannot know: its authentication is off (logged as a warning). */
+    public boolean acceptsAnyCredentials() {
+        boolean open = new RemoteUsers(driver).acceptsAnything();
+        if (open) {
             log.warn("the Neo4j at {} accepts any credentials (its authentication is off), so sluice's HTTP"
                     + " callers are in effect not authenticated either", uri);
         }
-        return users;
+        return open;
     }
 
     @Override

@@ -78,7 +78,7 @@ public final class EmbeddedSink implements Sink {
                 throw finishedError();
             }
             SinkException failure;
-            try (Result r = tx.execute(cypher, params)) {
+            try (Result r = tx.execute(cypher, Values.embeddedParams(params))) {
                 if (!write && writes(r.getQueryExecutionType().queryType())) {
                     // as a Bolt READ session on a server refuses it (the plan's type, before a row is read)
                     failure = new SinkException(new Neo4jError(ACCESS_MODE, "Writing in read access mode not allowed."),

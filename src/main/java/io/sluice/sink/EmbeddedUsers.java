@@ -67,6 +67,8 @@ final class EmbeddedUsers implements UserStore {
 
     @Override
     public long version() {
-        return systemTransactions.getLastCommittedTransactionId();
+        // closed, not committed: a committed id is published before the store is updated, and a login in
+        // between would see the old password under the new version
+        return systemTransactions.getHighestGapFreeClosedTransactionId();
     }
 }

@@ -110,6 +110,44 @@ class AuthenticatorTest {
     }
 
     @Test
+    void concurrentGuessesFromOneAddressCannotOutrunTheLimit() throws Exception {
+        java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+        AtomicInteger reached = new AtomicInteger();
+        UserStore real = neo4j.users();
+        UserStore slow = new UserStore() {
+            @Override
+            public Verdict check(Credentials c) {
+                reached.incrementAndGet();
+                try {
+                    gate.await(30, java.util.concurrent.TimeUnit.SECONDS); // every reserved check in flight at once
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return real.check(c);
+            }
+
+            @Override
+            public long version() {
+                return real.version();
+            }
+        };
+        Authenticator limited = new Authenticator(slow, time, 3, Duration.ofSeconds(5), Duration.ofMinutes(1), 100);
+        java.util.List<java.util.concurrent.Future<Authenticator.Result>> results = new java.util.ArrayList<>();
+        try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < 20; i++) {
+                int n = i;
+                results.add(pool.submit(() -> limited.authenticate(CredentialsTest.basic("nobody:guess-" + n), "10.9.9.9")));
+            }
+            io.sluice.support.Await.until("the other 17 are refused at once", Duration.ofSeconds(30),
+                    () -> results.stream().filter(java.util.concurrent.Future::isDone).count() == 17);
+            assertThat(reached).as("only the limit's worth reached Neo4j").hasValue(3);
+            gate.countDown();
+        }
+        assertThat(results.stream().map(f -> f.resultNow().getClass().getSimpleName()).toList())
+                .containsOnly("Invalid", "RateLimited").filteredOn("Invalid"::equals).hasSize(3);
+    }
+
+    @Test
     void neo4jsOwnLockoutOfAUserNameIsReportedAndCachedCredentialsAreSpared() {
         assertThat(as("neo4j", PASSWORD, "10.0.0.5")).isEqualTo(new Authenticator.Result.Authenticated("neo4j"));
         for (int i = 0; i < 3; i++) {
