@@ -136,6 +136,7 @@ public final class TxRegistry implements AutoCloseable {
             lock.lock();
             try {
                 beginning--;
+                released.signalAll(); // close may be waiting for begins to end
             } finally {
                 lock.unlock();
             }
@@ -143,8 +144,8 @@ public final class TxRegistry implements AutoCloseable {
         }
         lock.lock();
         try {
-            beginning--;
             if (!closed) {
+                beginning--;
                 Entry e = new Entry(newId(), owner, tx);
                 e.deadline = time.nanos() + options.idleTimeout().toNanos();
                 open.put(e.id, e);
@@ -153,7 +154,14 @@ public final class TxRegistry implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        tx.rollback(); // closed while it was being begun
+        tx.rollback(); // closed while it was being begun; close waits for this (beginning is still counted)
+        lock.lock();
+        try {
+            beginning--;
+            released.signalAll();
+        } finally {
+            lock.unlock();
+        }
         throw new SinkException(Flavour.closed(), null);
     }
 
@@ -309,7 +317,7 @@ public final class TxRegistry implements AutoCloseable {
         lock.lock();
         try {
             long left = options.closeWait().toNanos();
-            while (!open.isEmpty() && left > 0) {
+            while ((!open.isEmpty() || beginning > 0) && left > 0) { // held ones, and ones being begun
                 left = released.awaitNanos(left);
             }
             if (!open.isEmpty()) {
@@ -357,15 +365,18 @@ public final class TxRegistry implements AutoCloseable {
             e.held = false;
             e.deadline = time.nanos() + options.idleTimeout().toNanos();
             rollBack = closed;
-            if (rollBack) {
-                open.remove(e.id, e);
-                released.signalAll();
-            }
         } finally {
             lock.unlock();
         }
         if (rollBack) {
-            e.tx.rollback();
+            e.tx.rollback(); // before close hears of it, so the sink is not closed under a rollback
+            lock.lock();
+            try {
+                open.remove(e.id, e);
+                released.signalAll();
+            } finally {
+                lock.unlock();
+            }
         }
     }
 
