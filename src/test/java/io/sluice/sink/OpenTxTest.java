@@ -4,10 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.support.OnThread;
-import io.sluice.support.TestServer;
-import io.sluice.time.Time;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.sluice.support.SinkPair;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -24,34 +21,30 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @Timeout(120)
 class OpenTxTest {
-    static Path dir;
+    static SinkPair pair;
     static EmbeddedNeo4j neo4j;
     static Sink embedded;
     static BoltSink bolt;
 
     @BeforeAll
     static void start() throws Exception {
-        dir = Files.createTempDirectory("sluice-open-tx-");
-        EmbeddedNeo4j.HostPort address = new EmbeddedNeo4j.HostPort("127.0.0.1", TestServer.freePort());
-        neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(dir, address, 64L << 20, 0, "neo4j"));
-        embedded = neo4j.sink();
-        bolt = BoltSink.connect(new BoltSink.Options("bolt://" + address, null, null, "neo4j"), Duration.ofSeconds(30),
-                Time.SYSTEM);
+        pair = SinkPair.start("sluice-open-tx-");
+        neo4j = pair.neo4j;
+        embedded = pair.embedded;
+        bolt = pair.bolt;
     }
 
     @AfterAll
     static void stop() {
-        bolt.close();
-        neo4j.close();
-        TestServer.deleteRecursively(dir);
+        pair.close();
     }
 
     static Stream<String> sinks() {
-        return Stream.of("embedded", "bolt");
+        return SinkPair.names();
     }
 
     static Sink sink(String name) {
-        return name.equals("embedded") ? embedded : bolt;
+        return pair.sink(name);
     }
 
     static long count(String label) throws SinkException {

@@ -1,7 +1,6 @@
 package io.sluice.txn;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.sink.BoltSink;
 import io.sluice.sink.EmbeddedNeo4j;
@@ -9,11 +8,8 @@ import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
 import io.sluice.support.Await;
 import io.sluice.support.OnThread;
-import io.sluice.support.TestServer;
+import io.sluice.support.SinkPair;
 import io.sluice.time.ManualTime;
-import io.sluice.time.Time;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -31,34 +27,30 @@ import org.junit.jupiter.params.provider.MethodSource;
 class TxRegistryTest {
     static final String NOT_FOUND = "Neo.ClientError.Transaction.TransactionNotFound";
     static final Object ALICE = "alice";
-    static Path dir;
+    static SinkPair pair;
     static EmbeddedNeo4j neo4j;
     static Sink embedded;
     static BoltSink bolt;
 
     @BeforeAll
     static void start() throws Exception {
-        dir = Files.createTempDirectory("sluice-txn-");
-        EmbeddedNeo4j.HostPort address = new EmbeddedNeo4j.HostPort("127.0.0.1", TestServer.freePort());
-        neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(dir, address, 64L << 20, 0, "neo4j"));
-        embedded = neo4j.sink();
-        bolt = BoltSink.connect(new BoltSink.Options("bolt://" + address, null, null, "neo4j"), Duration.ofSeconds(30),
-                Time.SYSTEM);
+        pair = SinkPair.start("sluice-txn-");
+        neo4j = pair.neo4j;
+        embedded = pair.embedded;
+        bolt = pair.bolt;
     }
 
     @AfterAll
     static void stop() {
-        bolt.close();
-        neo4j.close();
-        TestServer.deleteRecursively(dir);
+        pair.close();
     }
 
     static Stream<String> sinks() {
-        return Stream.of("embedded", "bolt");
+        return SinkPair.names();
     }
 
     static Sink sink(String name) {
-        return name.equals("embedded") ? embedded : bolt;
+        return pair.sink(name);
     }
 
     final ManualTime time = new ManualTime();
