@@ -38,7 +38,7 @@ class LayeringTest {
             Map.entry("durable", Set.of("journal", "apply", "batch", "write", "sink", "metrics")),
             Map.entry("http", Set.of("write", "sink", "metrics", "config", "security")),
             // the gateway routes between parts others build; it never reaches the HTTP layer or its owner
-            Map.entry("gateway", Set.of("apply", "batch", "config", "cypher", "durable", "sink", "write")),
+            Map.entry("gateway", Set.of("apply", "batch", "config", "cypher", "durable", "sink", "txn", "write")),
             // neo4j-admin import's input format: pure format code
             Map.entry("csv", Set.of()),
             // the online import drives sluice like a client: through the write path of a server it starts, or over HTTP

@@ -20,7 +20,8 @@ public record SluiceConfig(
         Apply apply,
         Security security,
         Tls tls,
-        Modes modes) {
+        Modes modes,
+        Transactions transactions) {
 
     public SluiceConfig {
         templates = templates == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(templates));
@@ -34,6 +35,7 @@ public record SluiceConfig(
         security = security == null ? Security.DEFAULT : security;
         tls = tls == null ? Tls.DEFAULT : tls;
         modes = modes == null ? Modes.DEFAULT : modes;
+        transactions = transactions == null ? Transactions.DEFAULT : transactions;
         for (String name : templates.keySet()) {
             if (!name.matches("[A-Za-z0-9_.-]+")) {
                 throw new IllegalArgumentException("template name '" + name + "' must match [A-Za-z0-9_.-]+");
@@ -42,35 +44,35 @@ public record SluiceConfig(
     }
 
     public static SluiceConfig defaults() {
-        return new SluiceConfig(null, null, null, null, null, null, null, null, null, null, null);
+        return new SluiceConfig(null, null, null, null, null, null, null, null, null, null, null, null);
     }
 
     public SluiceConfig withTemplates(Map<String, TemplateConfig> t, List<String> s) {
-        return new SluiceConfig(t, s, batch, admission, neo4j, retry, journal, apply, security, tls, modes);
+        return new SluiceConfig(t, s, batch, admission, neo4j, retry, journal, apply, security, tls, modes, transactions);
     }
 
     public SluiceConfig withBatch(Batch b) {
-        return new SluiceConfig(templates, schema, b, admission, neo4j, retry, journal, apply, security, tls, modes);
+        return new SluiceConfig(templates, schema, b, admission, neo4j, retry, journal, apply, security, tls, modes, transactions);
     }
 
     public SluiceConfig withApply(Apply a) {
-        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, a, security, tls, modes);
+        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, a, security, tls, modes, transactions);
     }
 
     public SluiceConfig withAdmission(Admission a) {
-        return new SluiceConfig(templates, schema, batch, a, neo4j, retry, journal, apply, security, tls, modes);
+        return new SluiceConfig(templates, schema, batch, a, neo4j, retry, journal, apply, security, tls, modes, transactions);
     }
 
     public SluiceConfig withNeo4j(Neo4j n) {
-        return new SluiceConfig(templates, schema, batch, admission, n, retry, journal, apply, security, tls, modes);
+        return new SluiceConfig(templates, schema, batch, admission, n, retry, journal, apply, security, tls, modes, transactions);
     }
 
     public SluiceConfig withSecurity(Security s) {
-        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, s, tls, modes);
+        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, s, tls, modes, transactions);
     }
 
     public SluiceConfig withTls(Tls t) {
-        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, security, t, modes);
+        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, security, t, modes, transactions);
     }
 
     /**
@@ -308,6 +310,24 @@ public record SluiceConfig(
         /** The mode of {@code user} (null: anonymous, when auth is off). */
         public String of(String user) {
             return user == null ? defaultMode : users.getOrDefault(user, defaultMode);
+        }
+    }
+
+    /**
+     * Explicit transactions of the Query API: real Neo4j transactions held open between a client's requests.
+     * {@code idleTimeout} (Neo4j's default 60 s) rolls back one left idle; at most {@code maxOpen} at once (each
+     * holds its locks and, over Bolt, one of the driver's connections: keep it below the pool's 32).
+     */
+    public record Transactions(Duration idleTimeout, Integer maxOpen) {
+        public static final Transactions DEFAULT = new Transactions(null, null);
+
+        public Transactions {
+            idleTimeout = idleTimeout == null ? Duration.ofSeconds(60) : idleTimeout;
+            maxOpen = maxOpen == null ? 16 : maxOpen;
+            if (maxOpen < 1 || idleTimeout.isNegative() || idleTimeout.isZero()) {
+                throw new IllegalArgumentException("transactions.max_open must be >= 1 and idle_timeout positive, got "
+                        + maxOpen + " and " + idleTimeout);
+            }
         }
     }
 }

@@ -14,7 +14,10 @@ import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
 import io.sluice.time.Time;
+import io.sluice.txn.Flavour;
+import io.sluice.txn.TxRegistry;
 import io.sluice.write.Access;
+import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.Mode;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
@@ -45,21 +48,38 @@ public final class Gateway implements WritePath, AutoCloseable {
      * appliers share it); {@code templates} are compiled.
      */
     public record Parts(Sink sink, StatementClassifier classifier, Admission admission, Partitions partitions,
-            BatchRunner runner, AsyncPath async, Map<String, Template> templates) {
+            BatchRunner runner, AsyncPath async, Map<String, Template> templates, TxRegistry queryTransactions) {
         public Parts {
             templates = Map.copyOf(templates);
+        }
+
+        /** Without explicit transactions (tests of the batched path). */
+        public Parts(Sink sink, StatementClassifier classifier, Admission admission, Partitions partitions,
+                BatchRunner runner, AsyncPath async, Map<String, Template> templates) {
+            this(sink, classifier, admission, partitions, runner, async, templates, null);
         }
     }
 
     private final Parts parts;
     private final SluiceConfig config;
     private final Time time;
+    private final ExplicitTransactions transactions;
     private volatile boolean closing;
 
     public Gateway(Parts parts, SluiceConfig config, Time time) {
         this.parts = parts;
         this.config = config;
         this.time = time;
+        this.transactions = parts.queryTransactions() == null ? null
+                : new RegistryTransactions(parts.queryTransactions(), Flavour.QUERY_API);
+    }
+
+    @Override
+    public ExplicitTransactions transactions() {
+        if (transactions == null) {
+            throw new IllegalStateException("this write path was built without explicit transactions");
+        }
+        return transactions;
     }
 
     @Override

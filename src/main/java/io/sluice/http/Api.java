@@ -272,6 +272,14 @@ final class Api {
 
     private Object encodeQuery(Decoded d, Outcome.Committed c, boolean typed) {
         StatementResult r = c.results().isEmpty() ? StatementResult.EMPTY : c.results().getFirst();
+        Map<String, Object> out = queryResult(r, Boolean.TRUE.equals(d.statementOptions().getFirst().get("includeCounters")),
+                typed);
+        out.put("bookmarks", List.of());
+        return out;
+    }
+
+    /** A Query API answer's {@code data} (and {@code counters} when asked for), in the format chosen. */
+    static Map<String, Object> queryResult(StatementResult r, boolean includeCounters, boolean typed) {
         List<Object> values = new ArrayList<>(r.rows().size());
         for (List<Object> row : r.rows()) {
             values.add(row.stream().map(typed ? TypedJson::encode : Json::queryValue).toList());
@@ -281,14 +289,13 @@ final class Api {
         data.put("values", values);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("data", data);
-        if (Boolean.TRUE.equals(d.statementOptions().getFirst().get("includeCounters"))) {
+        if (includeCounters) {
             out.put("counters", Json.camelCounters(r.counters()));
         }
-        out.put("bookmarks", List.of());
         return out;
     }
 
-    private static Statement statement(Map<String, Object> s, String field, String where) throws BadRequest {
+    static Statement statement(Map<String, Object> s, String field, String where) throws BadRequest {
         Object text = s.get(field);
         if (!(text instanceof String cypher) || cypher.isBlank()) {
             throw new BadRequest(where + " must have \"" + field + "\": a non-empty string, got " + Json.kind(text));

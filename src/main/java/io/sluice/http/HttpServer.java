@@ -53,6 +53,7 @@ public final class HttpServer implements AutoCloseable {
     private final ExecutorService handlers;
     private final InetSocketAddress address;
     private final Api api;
+    private final QueryTransactionsApi transactions;
     private final WritePath writes;
     private final Metrics metrics;
     private final Time time;
@@ -91,6 +92,7 @@ public final class HttpServer implements AutoCloseable {
         this.time = time;
         this.writes = writes;
         this.api = new Api(writes);
+        this.transactions = new QueryTransactionsApi(writes);
         this.metrics = metrics;
         this.scrape = scrape;
         this.maxBodyBytes = o.maxBodyBytes();
@@ -101,6 +103,10 @@ public final class HttpServer implements AutoCloseable {
         RoutingHandler routes = Handlers.routing()
                 .post("/db/{db}/tx/commit", blocking(this::txCommit, true))
                 .post("/db/{db}/query/v2", blocking(this::queryV2, true))
+                .post("/db/{db}/query/v2/tx", blocking(this::txOpen, true))
+                .post("/db/{db}/query/v2/tx/{id}", blocking(this::txRun, true))
+                .post("/db/{db}/query/v2/tx/{id}/commit", blocking(this::txCommitExplicit, true))
+                .delete("/db/{db}/query/v2/tx/{id}", blocking(this::txRollback, true))
                 .post("/db/{db}/write/{template}", blocking(this::template, true))
                 .get("/db/{db}/applied", blocking(this::applied, true))
                 .get("/db/{db}/dead-letters", blocking(this::deadLetters, true))
@@ -111,8 +117,10 @@ public final class HttpServer implements AutoCloseable {
                         "no such endpoint: " + ex.getRequestMethod() + " " + ex.getRequestPath()))))
                 .setInvalidMethodHandler(ex -> {
                     // the writes are POST, everything else GET (see the routes above)
-                    boolean post = ex.getRequestPath().matches(".*/(tx/commit|query/v2|write/[^/]+)");
-                    ex.getResponseHeaders().put(Headers.ALLOW, post ? "POST" : "GET");
+                    String path = ex.getRequestPath();
+                    boolean post = path.matches(".*/(tx/commit|query/v2|query/v2/tx|query/v2/tx/[^/]+/commit|write/[^/]+)");
+                    boolean tx = path.matches(".*/query/v2/tx/[^/]+");
+                    ex.getResponseHeaders().put(Headers.ALLOW, tx ? "POST, DELETE" : post ? "POST" : "GET");
                     send(ex, Reply.error(405, Neo4jError.invalid(
                             "method " + ex.getRequestMethod() + " is not allowed on " + ex.getRequestPath())));
                 });
@@ -329,6 +337,34 @@ public final class HttpServer implements AutoCloseable {
         QueryMedia media = QueryMedia.of(ex.getRequestHeaders().getFirst(Headers.CONTENT_TYPE),
                 ex.getRequestHeaders().getFirst(Headers.ACCEPT));
         return counted(ex, api.queryV2(param(ex, "db"), mode(ex), body, gate.callerOf(ex).access(), media));
+    }
+
+    private Reply txOpen(HttpServerExchange ex, byte[] body) {
+        AuthGate.Caller c = gate.callerOf(ex);
+        return counted(ex, transactions.open(param(ex, "db"), body, media(ex), owner(c), c.access()));
+    }
+
+    private Reply txRun(HttpServerExchange ex, byte[] body) {
+        return counted(ex, transactions.run(param(ex, "db"), param(ex, "id"), body, media(ex), owner(gate.callerOf(ex))));
+    }
+
+    private Reply txCommitExplicit(HttpServerExchange ex, byte[] body) {
+        return counted(ex, transactions.commit(param(ex, "db"), param(ex, "id"), body, media(ex),
+                owner(gate.callerOf(ex))));
+    }
+
+    private Reply txRollback(HttpServerExchange ex, byte[] body) {
+        return counted(ex, transactions.rollback(param(ex, "db"), param(ex, "id"), owner(gate.callerOf(ex))));
+    }
+
+    private static QueryMedia media(HttpServerExchange ex) {
+        return QueryMedia.of(ex.getRequestHeaders().getFirst(Headers.CONTENT_TYPE),
+                ex.getRequestHeaders().getFirst(Headers.ACCEPT));
+    }
+
+    /** Whose transaction it is: the authenticated user (everyone is one anonymous owner when auth is off). */
+    private static Object owner(AuthGate.Caller c) {
+        return c.user() == null ? "" : c.user();
     }
 
     private Reply template(HttpServerExchange ex, byte[] body) {

@@ -19,6 +19,8 @@ import io.sluice.sink.EmbeddedNeo4j.HostPort;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
 import io.sluice.time.Jitter;
+import io.sluice.txn.Flavour;
+import io.sluice.txn.TxRegistry;
 import io.sluice.time.Time;
 import io.sluice.write.Template;
 import io.sluice.write.WritePath;
@@ -172,8 +174,13 @@ public final class SluiceServer implements AutoCloseable {
                 sink, templates, metrics, time, Thread.ofPlatform().name("sluice-journal-applier").factory(),
                 b.adaptive() ? new BatchSizeController(b.minRows(), b.maxRows(), b.targetCommit(), b.maxRows()) : null));
 
+        var t = c.transactions();
+        TxRegistry queryTransactions = owned.add("explicit transactions", TxRegistry.start(sink,
+                TxRegistry.Options.of(Flavour.QUERY_API, t.idleTimeout(), t.maxOpen()), time));
+        metrics.gauge("sluice.transactions.open", "explicit transactions held open for their clients",
+                queryTransactions::openCount);
         Gateway gateway = new Gateway(new Gateway.Parts(sink, new StatementClassifier(sink, CLASSIFIER_CACHE),
-                admission, partitions, runner, async, templates), c, time);
+                admission, partitions, runner, async, templates, queryTransactions), c, time);
         gauges(metrics, admission, partitions, async);
 
         HttpServer server = null;

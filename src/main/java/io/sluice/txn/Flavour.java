@@ -52,6 +52,12 @@ public enum Flavour {
     /** Unknown, expired, finished, or another caller's. */
     abstract Neo4jError notFound(String id);
 
+    /** Whether {@code e} is this flavour's "not found" (whatever the id). */
+    public boolean isNotFound(Neo4jError e) {
+        Neo4jError probe = notFound("");
+        return e.code().equals(probe.code()) && e.message().startsWith(probe.message().substring(0, 16));
+    }
+
     /** A request is already running in the transaction. */
     abstract Neo4jError inUse();
 

@@ -342,7 +342,8 @@ public final class TxRegistry implements AutoCloseable {
         return id;
     }
 
-    private Instant expires() {
+    /** When a transaction released now expires: now plus the idle timeout. */
+    public Instant expires() {
         return time.now().plus(options.idleTimeout());
     }
 

@@ -35,6 +35,9 @@ public interface WritePath {
      */
     java.util.Map<String, Long> transientRetries();
 
+    /** The Query API's explicit transactions. */
+    ExplicitTransactions transactions();
+
     /** A snapshot for /health. */
     java.util.Map<String, Object> health();
 }

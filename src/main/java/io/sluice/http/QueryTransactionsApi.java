@@ -1,0 +1,134 @@
+package io.sluice.http;
+
+import io.sluice.http.Json.BadRequest;
+import io.sluice.sink.Neo4jError;
+import io.sluice.sink.SinkException;
+import io.sluice.sink.StatementResult;
+import io.sluice.write.Access;
+import io.sluice.write.ExplicitTransactions;
+import io.sluice.write.Statement;
+import io.sluice.write.WritePath;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The Query API's explicit transactions, as Neo4j 2026.08 answers them (docs/reference/neo4j-http-behaviour.md,
+ * section 3): open ({@code POST /db/{db}/query/v2/tx}, with or without a first statement), run ({@code .../tx/{id}},
+ * an empty body keeps it alive), commit ({@code .../tx/{id}/commit}, with or without a last statement), roll back
+ * ({@code DELETE .../tx/{id}}: 200 {@code {}}). 202 with {@code transaction {id, expires}} while it is open,
+ * {@code bookmarks} once committed; an unknown, expired, finished or another caller's id is 404. Statements here
+ * run in the caller's own Neo4j transaction: no group commit, no journal (a mode does not apply).
+ */
+final class QueryTransactionsApi {
+    private final WritePath writes;
+
+    QueryTransactionsApi(WritePath writes) {
+        this.writes = writes;
+    }
+
+    /** A request's statement, {@code null} when the body has none (empty, or no {@code statement}). */
+    private record Request(Statement statement, boolean includeCounters) {}
+
+    Reply open(String db, byte[] body, QueryMedia media, Object owner, Access access) {
+        return answer(db, body, media, r -> {
+            ExplicitTransactions.Step s = writes.transactions().open(r.statement(), access, owner);
+            return open(s, r.includeCounters(), media);
+        });
+    }
+
+    Reply run(String db, String id, byte[] body, QueryMedia media, Object owner) {
+        return answer(db, body, media, r -> open(writes.transactions().run(id, r.statement(), owner),
+                r.includeCounters(), media));
+    }
+
+    Reply commit(String db, String id, byte[] body, QueryMedia media, Object owner) {
+        return answer(db, body, media, r -> {
+            StatementResult last = writes.transactions().commit(id, r.statement(), owner);
+            Map<String, Object> out = last == null ? new LinkedHashMap<>()
+                    : Api.queryResult(last, r.includeCounters(), media.typedResponse());
+            out.put("bookmarks", List.of());
+            return Reply.json(202, out);
+        });
+    }
+
+    Reply rollback(String db, String id, Object owner) {
+        if (!db.equals(writes.database())) {
+            return Reply.errorsOnly(404, notFound(db));
+        }
+        try {
+            writes.transactions().rollback(id, owner);
+            return Reply.json(200, Map.of());
+        } catch (SinkException e) {
+            return failed(e.error());
+        }
+    }
+
+    @FunctionalInterface
+    private interface Step {
+        Reply run(Request r) throws SinkException;
+    }
+
+    private Reply answer(String db, byte[] body, QueryMedia media, Step step) {
+        if (!db.equals(writes.database())) {
+            return Reply.errorsOnly(404, notFound(db));
+        }
+        Request r;
+        try {
+            r = parse(body, media.typedParameters());
+        } catch (BadRequest e) {
+            return Reply.errorsOnly(400, Neo4jError.invalidFormat(e.getMessage()));
+        } catch (IllegalArgumentException e) { // a typed value that does not parse
+            return Reply.errorsOnly(400, Neo4jError.invalid(e.getMessage()));
+        }
+        Reply reply;
+        try {
+            reply = step.run(r);
+        } catch (SinkException e) {
+            reply = failed(e.error());
+        }
+        return media.typedResponse() ? reply.withContentType(media.responseType()) : reply;
+    }
+
+    private Reply failed(Neo4jError e) {
+        return writes.transactions().isNotFound(e) ? Reply.errorsOnly(404, e) : Reply.error(e, true);
+    }
+
+    private static Request parse(byte[] body, boolean typed) throws BadRequest {
+        if (body.length == 0 || new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
+            return new Request(null, false);
+        }
+        Map<String, Object> root = Json.object(Json.parse(body), "the request body");
+        boolean counters = Boolean.TRUE.equals(root.get("includeCounters"));
+        if (!root.containsKey("statement")) {
+            return new Request(null, counters);
+        }
+        Statement s = Api.statement(root, "statement", "the request body");
+        if (typed) {
+            s = new Statement(s.cypher(), TypedJson.decodeParameters(s.params()));
+        }
+        return new Request(s, counters);
+    }
+
+    private static Reply open(ExplicitTransactions.Step s, boolean includeCounters, QueryMedia media) {
+        Map<String, Object> out = s.result() == null ? new LinkedHashMap<>()
+                : Api.queryResult(s.result(), includeCounters, media.typedResponse());
+        Map<String, Object> tx = new LinkedHashMap<>();
+        tx.put("id", s.id());
+        tx.put("expires", expires(s.expires()));
+        out.put("transaction", tx);
+        return Reply.json(202, out);
+    }
+
+    /** As Neo4j writes it: ISO-8601 in UTC, to the second. */
+    static String expires(Instant at) {
+        return at.truncatedTo(ChronoUnit.SECONDS).toString();
+    }
+
+    private Neo4jError notFound(String db) {
+        return new Neo4jError("Neo.ClientError.Database.DatabaseNotFound",
+                "database '" + db + "' does not exist; this sluice serves '" + writes.database() + "'");
+    }
+}
