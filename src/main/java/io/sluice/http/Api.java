@@ -137,8 +137,13 @@ final class Api {
     }
 
     private Neo4jError notFound(String db) {
+        return databaseNotFound(db, writes.database());
+    }
+
+    /** A request for a database this sluice does not serve (Community has one). */
+    static Neo4jError databaseNotFound(String db, String served) {
         return new Neo4jError("Neo.ClientError.Database.DatabaseNotFound",
-                "database '" + db + "' does not exist; this sluice serves '" + writes.database() + "'");
+                "database '" + db + "' does not exist; this sluice serves '" + served + "'");
     }
 
     @FunctionalInterface

@@ -104,13 +104,13 @@ final class AuthGate {
             }
             case Authenticator.Result.Missing m -> unauthorized(ex, "No authentication header supplied.");
             case Authenticator.Result.Invalid i -> unauthorized(ex, i.message());
-            case Authenticator.Result.Malformed m -> HttpServer.drainThenSend(ex, error(400,
+            case Authenticator.Result.Malformed m -> HttpServer.drainThenSend(ex, Reply.errorsOnly(400,
                     Neo4jError.invalidFormat("Invalid authentication header.")));
-            case Authenticator.Result.RateLimited l -> HttpServer.drainThenSend(ex, error(429,
+            case Authenticator.Result.RateLimited l -> HttpServer.drainThenSend(ex, Reply.errorsOnly(429,
                     new Neo4jError("Neo.ClientError.Security.AuthenticationRateLimit", l.message())));
-            case Authenticator.Result.Expired e -> HttpServer.drainThenSend(ex, error(400, // as Neo4j's Query API answers it
+            case Authenticator.Result.Expired e -> HttpServer.drainThenSend(ex, Reply.errorsOnly(400, // as Neo4j's Query API answers it
                     new Neo4jError("Neo.ClientError.Security.CredentialsExpired", e.message())));
-            case Authenticator.Result.Unavailable u -> HttpServer.drainThenSend(ex, error(503,
+            case Authenticator.Result.Unavailable u -> HttpServer.drainThenSend(ex, Reply.errorsOnly(503,
                     new Neo4jError("Neo.TransientError.General.DatabaseUnavailable", u.message())).retryAfter(1));
         }
     }
@@ -119,11 +119,7 @@ final class AuthGate {
         // a browser's own scripts ask not to be challenged (no login dialog), as Neo4j Browser does
         boolean quiet = "true".equalsIgnoreCase(ex.getRequestHeaders().getFirst("X-Ajax-Browser-Auth"));
         ex.getResponseHeaders().put(Headers.WWW_AUTHENTICATE, quiet ? "None" : CHALLENGE);
-        HttpServer.drainThenSend(ex, error(401, new Neo4jError("Neo.ClientError.Security.Unauthorized", message)));
+        HttpServer.drainThenSend(ex, Reply.errorsOnly(401, new Neo4jError("Neo.ClientError.Security.Unauthorized", message)));
     }
 
-    /** Neo4j's body for an authentication failure: errors only, no results. */
-    static Reply error(int status, Neo4jError e) {
-        return Reply.errorsOnly(status, e);
-    }
 }

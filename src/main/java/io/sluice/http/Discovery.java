@@ -26,7 +26,7 @@ record Discovery(String bolt, String neo4jVersion, String sluiceVersion) {
         return switch (wants(accept)) {
             case JSON -> Reply.json(200, document(base(ex)));
             case HTML -> Dashboard.page();
-            case NEITHER -> AuthGate.error(406, Neo4jError.invalid("Not Acceptable")); // Neo4j's errors-only body
+            case NEITHER -> Reply.errorsOnly(406, Neo4jError.invalid("Not Acceptable")); // Neo4j's errors-only body
         };
     }
 

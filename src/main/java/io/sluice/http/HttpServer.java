@@ -213,16 +213,9 @@ public final class HttpServer implements AutoCloseable {
                 dispatch(ex, h, new byte[0]);
                 return;
             }
-            long[] seen = {0};
-            ex.getRequestReceiver().receivePartialBytes((e, chunk, last) -> {
-                seen[0] += chunk.length;
-                if (last) {
-                    dispatch(e, h, new byte[0]);
-                } else if (seen[0] > DRAIN_BOUND) {
-                    e.getRequestReceiver().pause();
-                    e.setPersistent(false);
-                    send(e, tooLarge("request body exceeds " + DRAIN_BOUND + " bytes"));
-                }
+            discard(ex, e -> dispatch(e, h, new byte[0]), e -> {
+                e.setPersistent(false);
+                send(e, tooLarge("request body exceeds " + DRAIN_BOUND + " bytes"));
             }, (e, error) -> send(e, Reply.error(400, Neo4jError.invalid("cannot read the request: " + error.getMessage()))));
         };
     }
@@ -310,14 +303,26 @@ public final class HttpServer implements AutoCloseable {
             send(ex, r);
             return;
         }
+        discard(ex, e -> send(e, r), e -> send(e, r), (e, error) -> send(e, r));
+    }
+
+    /**
+     * Reads the request body and throws it away: {@code read} once it has all been read, {@code tooMuch} (reading
+     * paused) past {@link #DRAIN_BOUND}, {@code failed} when it cannot be read.
+     */
+    private static void discard(HttpServerExchange ex, java.util.function.Consumer<HttpServerExchange> read,
+            java.util.function.Consumer<HttpServerExchange> tooMuch,
+            io.undertow.io.Receiver.ErrorCallback failed) {
         long[] seen = {0};
         ex.getRequestReceiver().receivePartialBytes((e, chunk, last) -> {
             seen[0] += chunk.length;
-            if (last || seen[0] > DRAIN_BOUND) {
+            if (last) {
+                read.accept(e);
+            } else if (seen[0] > DRAIN_BOUND) {
                 e.getRequestReceiver().pause();
-                send(e, r);
+                tooMuch.accept(e);
             }
-        }, (e, error) -> send(e, r));
+        }, failed);
     }
 
     private static Reply tooLarge(String message) {

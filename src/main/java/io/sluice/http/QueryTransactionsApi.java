@@ -128,7 +128,6 @@ final class QueryTransactionsApi {
     }
 
     private Neo4jError notFound(String db) {
-        return new Neo4jError("Neo.ClientError.Database.DatabaseNotFound",
-                "database '" + db + "' does not exist; this sluice serves '" + writes.database() + "'");
+        return Api.databaseNotFound(db, writes.database());
     }
 }
