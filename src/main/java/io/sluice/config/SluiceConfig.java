@@ -314,19 +314,22 @@ public record SluiceConfig(
     }
 
     /**
-     * Explicit transactions of the Query API: real Neo4j transactions held open between a client's requests.
-     * {@code idleTimeout} (Neo4j's default 60 s) rolls back one left idle; at most {@code maxOpen} at once (each
-     * holds its locks and, over Bolt, one of the driver's connections: keep it below the pool's 32).
+     * Explicit transactions of both HTTP APIs: real Neo4j transactions held open between a client's requests.
+     * {@code idleTimeout} (the Query API's; Neo4j's default 60 s) and {@code classicIdleTimeout} (the classic API's;
+     * Neo4j's default 30 s) roll back one left idle; at most {@code maxOpen} at once over both APIs (each holds its
+     * locks and, over Bolt, one of the driver's connections: keep it below the pool's 32), each also counting as
+     * one pending row against {@code admission}.
      */
-    public record Transactions(Duration idleTimeout, Integer maxOpen) {
-        public static final Transactions DEFAULT = new Transactions(null, null);
+    public record Transactions(Duration idleTimeout, Duration classicIdleTimeout, Integer maxOpen) {
+        public static final Transactions DEFAULT = new Transactions(null, null, null);
 
         public Transactions {
             idleTimeout = idleTimeout == null ? Duration.ofSeconds(60) : idleTimeout;
+            classicIdleTimeout = classicIdleTimeout == null ? Duration.ofSeconds(30) : classicIdleTimeout;
             maxOpen = maxOpen == null ? 16 : maxOpen;
-            if (maxOpen < 1 || idleTimeout.isNegative() || idleTimeout.isZero()) {
-                throw new IllegalArgumentException("transactions.max_open must be >= 1 and idle_timeout positive, got "
-                        + maxOpen + " and " + idleTimeout);
+            if (maxOpen < 1 || !idleTimeout.isPositive() || !classicIdleTimeout.isPositive()) {
+                throw new IllegalArgumentException("transactions.max_open must be >= 1 and the idle timeouts positive, got "
+                        + maxOpen + ", " + idleTimeout + " and " + classicIdleTimeout);
             }
         }
     }

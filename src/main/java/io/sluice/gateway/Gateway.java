@@ -48,7 +48,8 @@ public final class Gateway implements WritePath, AutoCloseable {
      * appliers share it); {@code templates} are compiled.
      */
     public record Parts(Sink sink, StatementClassifier classifier, Admission admission, Partitions partitions,
-            BatchRunner runner, AsyncPath async, Map<String, Template> templates, TxRegistry queryTransactions) {
+            BatchRunner runner, AsyncPath async, Map<String, Template> templates, TxRegistry queryTransactions,
+            TxRegistry classicTransactions) {
         public Parts {
             templates = Map.copyOf(templates);
         }
@@ -56,30 +57,42 @@ public final class Gateway implements WritePath, AutoCloseable {
         /** Without explicit transactions (tests of the batched path). */
         public Parts(Sink sink, StatementClassifier classifier, Admission admission, Partitions partitions,
                 BatchRunner runner, AsyncPath async, Map<String, Template> templates) {
-            this(sink, classifier, admission, partitions, runner, async, templates, null);
+            this(sink, classifier, admission, partitions, runner, async, templates, null, null);
         }
     }
 
     private final Parts parts;
     private final SluiceConfig config;
     private final Time time;
-    private final ExplicitTransactions transactions;
+    private final ExplicitTransactions queryTransactions;
+    private final ExplicitTransactions classicTransactions;
     private volatile boolean closing;
 
     public Gateway(Parts parts, SluiceConfig config, Time time) {
         this.parts = parts;
         this.config = config;
         this.time = time;
-        this.transactions = parts.queryTransactions() == null ? null
+        this.queryTransactions = parts.queryTransactions() == null ? null
                 : new RegistryTransactions(parts.queryTransactions(), Flavour.QUERY_API);
+        this.classicTransactions = parts.classicTransactions() == null ? null
+                : new RegistryTransactions(parts.classicTransactions(), Flavour.CLASSIC);
     }
 
     @Override
-    public ExplicitTransactions transactions() {
-        if (transactions == null) {
+    public ExplicitTransactions queryTransactions() {
+        return present(queryTransactions);
+    }
+
+    @Override
+    public ExplicitTransactions classicTransactions() {
+        return present(classicTransactions);
+    }
+
+    private static ExplicitTransactions present(ExplicitTransactions t) {
+        if (t == null) {
             throw new IllegalStateException("this write path was built without explicit transactions");
         }
-        return transactions;
+        return t;
     }
 
     @Override

@@ -8,6 +8,8 @@ import io.sluice.txn.TxRegistry;
 import io.sluice.write.Access;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.Statement;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * {@link ExplicitTransactions} over a {@link TxRegistry}: each request holds its transaction exclusively while it
@@ -24,34 +26,52 @@ final class RegistryTransactions implements ExplicitTransactions {
     }
 
     @Override
-    public Step open(Statement first, Access access, Object owner) throws SinkException {
+    public Step open(List<Statement> statements, Access access, Object owner) throws SinkException {
         if (access == Access.TEMPLATES) {
             throw new SinkException(new Neo4jError("Neo.ClientError.Security.Forbidden",
                     "this user may send the named templates only (/db/{db}/write/{template}), not Cypher"), null);
         }
         TxRegistry.Opened opened = registry.open(access != Access.READ, owner);
-        if (first == null) {
-            return new Step(null, opened.id(), opened.expires());
+        if (statements.isEmpty()) {
+            return new Step(List.of(), null, opened.id(), opened.expires());
         }
-        return run(opened.id(), first, owner);
+        return run(opened.id(), statements, owner);
     }
 
     @Override
-    public Step run(String id, Statement statement, Object owner) throws SinkException {
-        StatementResult r;
+    public Step run(String id, List<Statement> statements, Object owner) throws SinkException {
         try (TxRegistry.Held held = registry.acquire(id, owner)) {
-            r = statement == null ? null : held.run(statement.cypher(), statement.params());
+            return runIn(held, statements);
         }
-        return new Step(r, id, registry.expires());
     }
 
     @Override
-    public StatementResult commit(String id, Statement last, Object owner) throws SinkException {
+    public Step commit(String id, List<Statement> statements, Object owner) throws SinkException {
         try (TxRegistry.Held held = registry.acquire(id, owner)) {
-            StatementResult r = last == null ? null : held.run(last.cypher(), last.params());
-            held.commit();
-            return r;
+            Step ran = runIn(held, statements);
+            if (ran.failed()) {
+                return ran;
+            }
+            try {
+                held.commit();
+            } catch (SinkException e) {
+                return new Step(ran.results(), e.error(), id, ran.expires());
+            }
+            return ran;
         }
+    }
+
+    /** Runs each statement until one fails, which rolls the transaction back and ends the step. */
+    private Step runIn(TxRegistry.Held held, List<Statement> statements) {
+        List<StatementResult> results = new ArrayList<>(statements.size());
+        for (Statement s : statements) {
+            try {
+                results.add(held.run(s.cypher(), s.params()));
+            } catch (SinkException e) {
+                return new Step(results, e.error(), held.id(), held.expires());
+            }
+        }
+        return new Step(results, null, held.id(), held.expires());
     }
 
     @Override

@@ -36,6 +36,7 @@ final class Api {
      * ({@code {"errors": [...]}}) or the classic one (with {@code "results": []}).
      */
     private record Shape(int success, boolean errorsOnly) {
+        /** sluice's own template endpoint: 200, errors with {@code results}. */
         static final Shape CLASSIC = new Shape(200, false);
         /** Neo4j's Query API answers a query it ran with 202 Accepted. */
         static final Shape QUERY = new Shape(202, true);
@@ -45,8 +46,43 @@ final class Api {
         }
     }
 
-    Reply txCommit(String db, String mode, byte[] body, Access access) {
-        return handle(db, mode, access, Shape.CLASSIC, () -> decodeClassic(body), this::encodeClassic);
+    /**
+     * The classic API's one-shot transaction, answered as Neo4j answers it: 200 with {@code errors} for anything
+     * Neo4j reports (the request then applied nothing), 404 for an unknown database; sluice's own answers keep
+     * their statuses (a bad {@code ?mode=} 400, full or stopping 503, async 202 with its offset).
+     */
+    Reply txCommit(String db, String modeText, byte[] body, Access access) {
+        if (!db.equals(writes.database())) {
+            return ClassicFormat.error(404, notFound(db));
+        }
+        Mode mode;
+        try {
+            mode = Mode.parse(modeText);
+        } catch (IllegalArgumentException e) {
+            return ClassicFormat.error(400, Neo4jError.invalid(e.getMessage()));
+        }
+        ClassicFormat.Request r;
+        try {
+            r = ClassicFormat.parse(body);
+        } catch (BadRequest e) {
+            return ClassicFormat.error(200, Neo4jError.invalidFormat(e.getMessage()));
+        }
+        if (r.statements().isEmpty()) { // nothing to run or commit
+            Map<String, Object> out = ClassicFormat.envelope(List.of(), List.of(), null);
+            out.put("lastBookmarks", List.of());
+            return Reply.json(200, out);
+        }
+        Outcome o = writes.execute(new WriteRequest.CypherRequest(r.statements(), body.length), mode, access);
+        return switch (o) {
+            case Outcome.Committed c -> {
+                Map<String, Object> out = ClassicFormat.envelope(c.results(), r.options(), null);
+                out.put("lastBookmarks", List.of());
+                yield Reply.json(200, out);
+            }
+            case Outcome.Accepted a -> Reply.json(202, Map.of("offset", a.offset(), "rows", a.rows()));
+            case Outcome.Failed f -> ClassicFormat.error(200, f.error());
+            case Outcome.Overloaded ov -> ClassicFormat.error(503, overloadedError(ov)).retryAfter(ov.retryAfter().toSeconds());
+        };
     }
 
     /** The Query API in the formats the request's Content-Type and Accept chose ({@link QueryMedia}). */
@@ -140,6 +176,11 @@ final class Api {
         return databaseNotFound(db, writes.database());
     }
 
+    /** sluice's refusal when full or shutting down (HTTP 503 with Retry-After). */
+    static Neo4jError overloadedError(Outcome.Overloaded ov) {
+        return new Neo4jError("Neo.TransientError.Request.ResourceExhaustion", ov.reason());
+    }
+
     /** A request for a database this sluice does not serve (Community has one). */
     static Neo4jError databaseNotFound(String db, String served) {
         return new Neo4jError("Neo.ClientError.Database.DatabaseNotFound",
@@ -177,59 +218,6 @@ final class Api {
             case Outcome.Failed f -> Reply.error(f.error(), shape.errorsOnly());
             case Outcome.Overloaded ov -> Reply.overloaded(ov, shape.errorsOnly());
         };
-    }
-
-    // ---- classic transactional API ----
-
-    private Decoded decodeClassic(byte[] body) throws BadRequest {
-        Map<String, Object> root = Json.object(Json.parse(body), "the request body");
-        Object list = root.get("statements");
-        if (!(list instanceof List<?> items)) {
-            throw new BadRequest("the request body must have \"statements\": an array, got " + Json.kind(list));
-        }
-        if (items.isEmpty()) {
-            throw new BadRequest("\"statements\" is empty");
-        }
-        List<Statement> statements = new ArrayList<>();
-        List<Map<String, Object>> options = new ArrayList<>();
-        for (int i = 0; i < items.size(); i++) {
-            Map<String, Object> s = Json.object(items.get(i), "statements[" + i + "]");
-            statements.add(statement(s, "statement", "statements[" + i + "]"));
-            options.add(s);
-        }
-        return new Decoded(new WriteRequest.CypherRequest(statements, body.length), options);
-    }
-
-    private Object encodeClassic(Decoded d, Outcome.Committed c) {
-        List<Object> results = new ArrayList<>();
-        for (int i = 0; i < c.results().size(); i++) {
-            StatementResult r = c.results().get(i);
-            List<Object> data = new ArrayList<>(r.rows().size());
-            for (List<Object> row : r.rows()) {
-                List<Object> values = new ArrayList<>(row.size());
-                List<Object> meta = new ArrayList<>(row.size());
-                for (Object v : row) {
-                    values.add(Json.classicRow(v));
-                    meta.add(Json.classicMeta(v));
-                }
-                Map<String, Object> entry = new LinkedHashMap<>();
-                entry.put("row", values);
-                entry.put("meta", meta);
-                data.add(entry);
-            }
-            Map<String, Object> result = new LinkedHashMap<>();
-            result.put("columns", r.columns());
-            result.put("data", data);
-            if (Boolean.TRUE.equals(d.statementOptions().get(i).get("includeStats"))) {
-                result.put("stats", r.counters());
-            }
-            results.add(result);
-        }
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("results", results);
-        out.put("errors", List.of());
-        out.put("lastBookmarks", List.of());
-        return out;
     }
 
     // ---- Query API v2 ----

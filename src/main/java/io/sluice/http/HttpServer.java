@@ -54,6 +54,7 @@ public final class HttpServer implements AutoCloseable {
     private final InetSocketAddress address;
     private final Api api;
     private final QueryTransactionsApi transactions;
+    private final ClassicTransactionsApi classic;
     private final WritePath writes;
     private final Metrics metrics;
     private final Time time;
@@ -93,6 +94,7 @@ public final class HttpServer implements AutoCloseable {
         this.writes = writes;
         this.api = new Api(writes);
         this.transactions = new QueryTransactionsApi(writes);
+        this.classic = new ClassicTransactionsApi(writes);
         this.metrics = metrics;
         this.scrape = scrape;
         this.maxBodyBytes = o.maxBodyBytes();
@@ -102,6 +104,10 @@ public final class HttpServer implements AutoCloseable {
         Discovery discovery = new Discovery(o.bolt(), o.neo4jVersion(), version == null ? "dev" : version);
         RoutingHandler routes = Handlers.routing()
                 .post("/db/{db}/tx/commit", blocking(this::txCommit, true))
+                .post("/db/{db}/tx", blocking(this::classicOpen, true))
+                .post("/db/{db}/tx/{id}", blocking(this::classicRun, true))
+                .post("/db/{db}/tx/{id}/commit", blocking(this::classicCommit, true))
+                .delete("/db/{db}/tx/{id}", blocking(this::classicRollback, true))
                 .post("/db/{db}/query/v2", blocking(this::queryV2, true))
                 .post("/db/{db}/query/v2/tx", blocking(this::txOpen, true))
                 .post("/db/{db}/query/v2/tx/{id}", blocking(this::txRun, true))
@@ -118,8 +124,8 @@ public final class HttpServer implements AutoCloseable {
                 .setInvalidMethodHandler(ex -> {
                     // the writes are POST, everything else GET (see the routes above)
                     String path = ex.getRequestPath();
-                    boolean post = path.matches(".*/(tx/commit|query/v2|query/v2/tx|query/v2/tx/[^/]+/commit|write/[^/]+)");
-                    boolean tx = path.matches(".*/query/v2/tx/[^/]+");
+                    boolean post = path.matches(".*/(tx|tx/[^/]+/commit|query/v2|query/v2/tx|query/v2/tx/[^/]+/commit|write/[^/]+)");
+                    boolean tx = path.matches(".*/(query/v2/)?tx/[^/]+") && !path.endsWith("/tx/commit");
                     ex.getResponseHeaders().put(Headers.ALLOW, tx ? "POST, DELETE" : post ? "POST" : "GET");
                     send(ex, Reply.error(405, Neo4jError.invalid(
                             "method " + ex.getRequestMethod() + " is not allowed on " + ex.getRequestPath())));
@@ -344,6 +350,26 @@ public final class HttpServer implements AutoCloseable {
         return counted(ex, api.queryV2(param(ex, "db"), mode(ex), body, gate.callerOf(ex).access(), media));
     }
 
+    private Reply classicOpen(HttpServerExchange ex, byte[] body) {
+        AuthGate.Caller c = gate.callerOf(ex);
+        return counted(ex, classic.open(param(ex, "db"), Discovery.base(ex), body,
+                ex.getRequestHeaders().getFirst("access-mode"), owner(c), c.access()));
+    }
+
+    private Reply classicRun(HttpServerExchange ex, byte[] body) {
+        return counted(ex, classic.run(param(ex, "db"), Discovery.base(ex), param(ex, "id"), body,
+                owner(gate.callerOf(ex))));
+    }
+
+    private Reply classicCommit(HttpServerExchange ex, byte[] body) {
+        return counted(ex, classic.commit(param(ex, "db"), Discovery.base(ex), param(ex, "id"), body,
+                owner(gate.callerOf(ex))));
+    }
+
+    private Reply classicRollback(HttpServerExchange ex, byte[] body) {
+        return counted(ex, classic.rollback(param(ex, "db"), param(ex, "id"), owner(gate.callerOf(ex))));
+    }
+
     private Reply txOpen(HttpServerExchange ex, byte[] body) {
         AuthGate.Caller c = gate.callerOf(ex);
         return counted(ex, transactions.open(param(ex, "db"), body, media(ex), owner(c), c.access()));
@@ -426,6 +452,9 @@ public final class HttpServer implements AutoCloseable {
         ex.setStatusCode(r.status());
         ex.getResponseHeaders().put(Headers.CONTENT_TYPE, r.contentType());
         ex.getResponseHeaders().put(Headers.CONTENT_LENGTH, r.body().length);
+        if (r.location() != null) {
+            ex.getResponseHeaders().put(Headers.LOCATION, r.location());
+        }
         if (r.retryAfterSeconds() > 0) {
             ex.getResponseHeaders().put(HttpString.tryFromString("Retry-After"), Long.toString(r.retryAfterSeconds()));
         }

@@ -89,54 +89,6 @@ final class Json {
         };
     }
 
-    // ---- Neo4j's classic format (tx/commit): rows hold property maps, "meta" says what they were ----
-
-    static Object classicRow(Object v) {
-        return switch (v) {
-            case GraphNode n -> n.properties();
-            case GraphRelationship r -> r.properties();
-            case GraphPath p -> pathElements(p, true);
-            case GraphPoint p -> point(p);
-            case GraphDuration d -> d.toString();
-            case TemporalAccessor t -> t.toString(); // the classic API's text differs from the Query API's
-            case List<?> l -> l.stream().map(Json::classicRow).toList();
-            case Map<?, ?> m -> mapValues(m, Json::classicRow);
-            case null, default -> v;
-        };
-    }
-
-    static Object classicMeta(Object v) {
-        return switch (v) {
-            case GraphNode n -> meta(n.id(), n.elementId(), "node");
-            case GraphRelationship r -> meta(r.id(), r.elementId(), "relationship");
-            case GraphPath p -> pathElements(p, false);
-            case List<?> l -> l.stream().map(Json::classicMeta).toList();
-            case null, default -> null;
-        };
-    }
-
-    private static Map<String, Object> meta(long id, String elementId, String type) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("id", id);
-        m.put("elementId", elementId);
-        m.put("type", type);
-        m.put("deleted", false);
-        return m;
-    }
-
-    private static List<Object> pathElements(GraphPath p, boolean rows) {
-        List<Object> out = new ArrayList<>();
-        for (int i = 0; i < p.nodes().size(); i++) {
-            GraphNode n = p.nodes().get(i);
-            out.add(rows ? n.properties() : meta(n.id(), n.elementId(), "node"));
-            if (i < p.relationships().size()) {
-                GraphRelationship r = p.relationships().get(i);
-                out.add(rows ? r.properties() : meta(r.id(), r.elementId(), "relationship"));
-            }
-        }
-        return out;
-    }
-
     // ---- the Query API's plain JSON (query/v2): Neo4j's texts, integers bare, NaN/Infinity strings ----
 
     static Object queryValue(Object v) {
@@ -178,15 +130,7 @@ final class Json {
         };
     }
 
-    private static Map<String, Object> point(GraphPoint p) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("srid", p.srid());
-        m.put("crs", p.crs());
-        m.put("coordinates", p.coordinates());
-        return m;
-    }
-
-    private static Map<String, Object> mapValues(Map<?, ?> in, java.util.function.Function<Object, Object> f) {
+    static Map<String, Object> mapValues(Map<?, ?> in, java.util.function.Function<Object, Object> f) {
         Map<String, Object> out = new LinkedHashMap<>();
         in.forEach((k, val) -> out.put(String.valueOf(k), f.apply(val)));
         return out;

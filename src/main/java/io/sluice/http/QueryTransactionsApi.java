@@ -3,7 +3,6 @@ package io.sluice.http;
 import io.sluice.http.Json.BadRequest;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.SinkException;
-import io.sluice.sink.StatementResult;
 import io.sluice.write.Access;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.Statement;
@@ -29,26 +28,27 @@ final class QueryTransactionsApi {
         this.writes = writes;
     }
 
-    /** A request's statement, {@code null} when the body has none (empty, or no {@code statement}). */
-    private record Request(Statement statement, boolean includeCounters) {}
+    /** A request's statement, none when the body has none (empty, or no {@code statement}). */
+    private record Request(List<Statement> statements, boolean includeCounters) {}
 
     Reply open(String db, byte[] body, QueryMedia media, Object owner, Access access) {
-        return answer(db, body, media, r -> {
-            ExplicitTransactions.Step s = writes.transactions().open(r.statement(), access, owner);
-            return open(s, r.includeCounters(), media);
-        });
+        return answer(db, body, media, r -> open(writes.queryTransactions().open(r.statements(), access, owner),
+                r.includeCounters(), media));
     }
 
     Reply run(String db, String id, byte[] body, QueryMedia media, Object owner) {
-        return answer(db, body, media, r -> open(writes.transactions().run(id, r.statement(), owner),
+        return answer(db, body, media, r -> open(writes.queryTransactions().run(id, r.statements(), owner),
                 r.includeCounters(), media));
     }
 
     Reply commit(String db, String id, byte[] body, QueryMedia media, Object owner) {
         return answer(db, body, media, r -> {
-            StatementResult last = writes.transactions().commit(id, r.statement(), owner);
-            Map<String, Object> out = last == null ? new LinkedHashMap<>()
-                    : Api.queryResult(last, r.includeCounters(), media.typedResponse());
+            ExplicitTransactions.Step s = writes.queryTransactions().commit(id, r.statements(), owner);
+            if (s.failed()) {
+                return failed(s.failure());
+            }
+            Map<String, Object> out = s.results().isEmpty() ? new LinkedHashMap<>()
+                    : Api.queryResult(s.results().getFirst(), r.includeCounters(), media.typedResponse());
             out.put("bookmarks", List.of());
             return Reply.json(202, out);
         });
@@ -59,7 +59,7 @@ final class QueryTransactionsApi {
             return Reply.errorsOnly(404, notFound(db));
         }
         try {
-            writes.transactions().rollback(id, owner);
+            writes.queryTransactions().rollback(id, owner);
             return Reply.json(200, Map.of());
         } catch (SinkException e) {
             return failed(e.error());
@@ -93,28 +93,31 @@ final class QueryTransactionsApi {
     }
 
     private Reply failed(Neo4jError e) {
-        return writes.transactions().isNotFound(e) ? Reply.errorsOnly(404, e) : Reply.error(e, true);
+        return writes.queryTransactions().isNotFound(e) ? Reply.errorsOnly(404, e) : Reply.error(e, true);
     }
 
     private static Request parse(byte[] body, boolean typed) throws BadRequest {
         if (body.length == 0 || new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
-            return new Request(null, false);
+            return new Request(List.of(), false);
         }
         Map<String, Object> root = Json.object(Json.parse(body), "the request body");
         boolean counters = Boolean.TRUE.equals(root.get("includeCounters"));
         if (!root.containsKey("statement")) {
-            return new Request(null, counters);
+            return new Request(List.of(), counters);
         }
         Statement s = Api.statement(root, "statement", "the request body");
         if (typed) {
             s = new Statement(s.cypher(), TypedJson.decodeParameters(s.params()));
         }
-        return new Request(s, counters);
+        return new Request(List.of(s), counters);
     }
 
-    private static Reply open(ExplicitTransactions.Step s, boolean includeCounters, QueryMedia media) {
-        Map<String, Object> out = s.result() == null ? new LinkedHashMap<>()
-                : Api.queryResult(s.result(), includeCounters, media.typedResponse());
+    private Reply open(ExplicitTransactions.Step s, boolean includeCounters, QueryMedia media) {
+        if (s.failed()) {
+            return failed(s.failure());
+        }
+        Map<String, Object> out = s.results().isEmpty() ? new LinkedHashMap<>()
+                : Api.queryResult(s.results().getFirst(), includeCounters, media.typedResponse());
         Map<String, Object> tx = new LinkedHashMap<>();
         tx.put("id", s.id());
         tx.put("expires", expires(s.expires()));

@@ -6,9 +6,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** An HTTP response: status, a JSON (or text) body, and an optional Retry-After in seconds. */
-record Reply(int status, byte[] body, String contentType, long retryAfterSeconds) {
+/** An HTTP response: status, a JSON (or text) body, an optional Retry-After in seconds and Location. */
+record Reply(int status, byte[] body, String contentType, long retryAfterSeconds, String location) {
     static final String JSON = "application/json";
+
+    Reply(int status, byte[] body, String contentType, long retryAfterSeconds) {
+        this(status, body, contentType, retryAfterSeconds, null);
+    }
 
     static Reply json(int status, Object body) {
         return new Reply(status, Json.write(body), JSON, 0);
@@ -49,17 +53,22 @@ record Reply(int status, byte[] body, String contentType, long retryAfterSeconds
     }
 
     static Reply overloaded(Outcome.Overloaded ov, boolean errorsOnly) {
-        Neo4jError e = new Neo4jError("Neo.TransientError.Request.ResourceExhaustion", ov.reason());
+        Neo4jError e = Api.overloadedError(ov);
         return (errorsOnly ? errorsOnly(503, e) : error(503, e)).retryAfter(ov.retryAfter().toSeconds());
     }
 
     /** The same answer under another media type (the typed Query API's, also on its errors, as Neo4j). */
     Reply withContentType(String type) {
-        return new Reply(status, body, type, retryAfterSeconds);
+        return new Reply(status, body, type, retryAfterSeconds, location);
     }
 
     Reply retryAfter(long seconds) {
-        return new Reply(status, body, contentType, seconds);
+        return new Reply(status, body, contentType, seconds, location);
+    }
+
+    /** The same answer with a {@code Location} header (a resource it created). */
+    Reply withLocation(String url) {
+        return new Reply(status, body, contentType, retryAfterSeconds, url);
     }
 
     /** HTTP status for a Neo4j error: client errors 4xx, transient 503, database errors 500. */

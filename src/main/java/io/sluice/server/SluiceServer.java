@@ -9,6 +9,7 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.cypher.StatementClassifier;
 import io.sluice.durable.AsyncPath;
 import io.sluice.gateway.Gateway;
+import io.sluice.gateway.TransactionGate;
 import io.sluice.http.HttpServer;
 import io.sluice.metrics.PrometheusMetrics;
 import io.sluice.security.InitialAuth;
@@ -175,12 +176,15 @@ public final class SluiceServer implements AutoCloseable {
                 b.adaptive() ? new BatchSizeController(b.minRows(), b.maxRows(), b.targetCommit(), b.maxRows()) : null));
 
         var t = c.transactions();
-        TxRegistry queryTransactions = owned.add("explicit transactions", TxRegistry.start(sink,
+        TransactionGate gate = new TransactionGate(admission, t.maxOpen(), a.timeout());
+        TxRegistry queryTransactions = owned.add("Query API transactions", TxRegistry.start(sink, gate,
                 TxRegistry.Options.of(Flavour.QUERY_API, t.idleTimeout(), t.maxOpen()), time));
-        metrics.gauge("sluice.transactions.open", "explicit transactions held open for their clients",
-                queryTransactions::openCount);
+        TxRegistry classicTransactions = owned.add("classic API transactions", TxRegistry.start(sink, gate,
+                TxRegistry.Options.of(Flavour.CLASSIC, t.classicIdleTimeout(), t.maxOpen()), time));
+        metrics.gauge("sluice.transactions.open", "explicit transactions held open for their clients (both APIs)",
+                gate::open);
         Gateway gateway = new Gateway(new Gateway.Parts(sink, new StatementClassifier(sink, CLASSIFIER_CACHE),
-                admission, partitions, runner, async, templates, queryTransactions), c, time);
+                admission, partitions, runner, async, templates, queryTransactions, classicTransactions), c, time);
         gauges(metrics, admission, partitions, async);
 
         HttpServer server = null;

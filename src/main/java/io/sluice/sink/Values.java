@@ -55,6 +55,16 @@ public final class Values {
             return crsOf(srid).getType();
         }
 
+        /** Neo4j's name of the reference system itself: {@code cartesian}, {@code wgs-84-3d}, ... */
+        public String crsName() {
+            return crsOf(srid).getName();
+        }
+
+        /** Where the reference system is described (spatialreference.org), as Neo4j's classic format links it. */
+        public String crsHref() {
+            return crsOf(srid).getHref();
+        }
+
         private static CoordinateReferenceSystem crsOf(int srid) {
             try {
                 return CoordinateReferenceSystem.get(srid);

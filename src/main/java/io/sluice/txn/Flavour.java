@@ -62,7 +62,7 @@ public enum Flavour {
     abstract Neo4jError inUse();
 
     /** Past the bound on open transactions: Neo4j's kernel limit's code and message. */
-    static Neo4jError limitReached(int max) {
+    public static Neo4jError limitReached(int max) {
         return new Neo4jError("Neo.TransientError.Transaction.MaximumTransactionLimitReached",
                 "Unable to start new transaction since limit of concurrently executed transactions is reached."
                         + " See sluice's limit on open explicit transactions (" + max + ").");

@@ -78,7 +78,27 @@ public final class TxRegistry implements AutoCloseable {
     /** A transaction just opened: its id, and when it expires if left idle (wall clock, for the response). */
     public record Opened(String id, Instant expires) {}
 
+    /**
+     * What an open transaction occupies outside the registry (the write path's pending bound): {@link #enter} before
+     * a transaction is begun (it may wait, and refuses with a {@link SinkException} when there is no room),
+     * {@link #leave} exactly once when it ends, however it ends. Called without the registry's lock held.
+     */
+    public interface Gate {
+        Gate NONE = new Gate() {
+            @Override
+            public void enter() {}
+
+            @Override
+            public void leave() {}
+        };
+
+        void enter() throws SinkException;
+
+        void leave();
+    }
+
     private final Sink sink;
+    private final Gate gate;
     private final Options options;
     private final Time time;
     private final RandomGenerator random;
@@ -91,23 +111,30 @@ public final class TxRegistry implements AutoCloseable {
     private boolean closed; // guarded by lock
     private final Thread sweeper;
 
-    private TxRegistry(Sink sink, Options options, Time time, RandomGenerator random, ThreadFactory threads) {
+    private TxRegistry(Sink sink, Gate gate, Options options, Time time, RandomGenerator random, ThreadFactory threads) {
         this.sink = sink;
+        this.gate = gate;
         this.options = options;
         this.time = time;
         this.random = random;
         this.sweeper = threads.newThread(this::sweepUntilClosed);
     }
 
-    /** A registry whose sweeper is a platform thread named {@code sluice-txn-sweeper-<flavour>}. */
+    /** A registry whose sweeper is a platform thread named {@code sluice-txn-sweeper-<flavour>}; no gate. */
     public static TxRegistry start(Sink sink, Options options, Time time) {
-        return start(sink, options, time, new SecureRandom(), Thread.ofPlatform()
+        return start(sink, Gate.NONE, options, time);
+    }
+
+    /** As {@link #start(Sink, Options, Time)}, each open transaction passing {@code gate}. */
+    public static TxRegistry start(Sink sink, Gate gate, Options options, Time time) {
+        return start(sink, gate, options, time, new SecureRandom(), Thread.ofPlatform()
                 .name("sluice-txn-sweeper-" + options.flavour().name().toLowerCase(java.util.Locale.ROOT)).factory());
     }
 
-    /** As {@link #start(Sink, Options, Time)}, with the ids' randomness and the sweeper's thread injected. */
-    public static TxRegistry start(Sink sink, Options options, Time time, RandomGenerator random, ThreadFactory threads) {
-        TxRegistry r = new TxRegistry(sink, options, time, random, threads);
+    /** As {@link #start(Sink, Gate, Options, Time)}, with the ids' randomness and the sweeper's thread injected. */
+    public static TxRegistry start(Sink sink, Gate gate, Options options, Time time, RandomGenerator random,
+            ThreadFactory threads) {
+        TxRegistry r = new TxRegistry(sink, gate, options, time, random, threads);
         r.sweeper.start();
         return r;
     }
@@ -130,9 +157,15 @@ public final class TxRegistry implements AutoCloseable {
             lock.unlock();
         }
         Sink.OpenTx tx;
+        boolean entered = false;
         try {
+            gate.enter();
+            entered = true;
             tx = sink.begin(write);
         } catch (SinkException | RuntimeException e) {
+            if (entered) {
+                gate.leave();
+            }
             lock.lock();
             try {
                 beginning--;
@@ -155,6 +188,7 @@ public final class TxRegistry implements AutoCloseable {
             lock.unlock();
         }
         tx.rollback(); // closed while it was being begun; close waits for this (beginning is still counted)
+        gate.leave();
         lock.lock();
         try {
             beginning--;
@@ -241,7 +275,7 @@ public final class TxRegistry implements AutoCloseable {
     }
 
     private void rollBackExpired(Entry e) {
-        e.tx.rollback();
+        end(e);
         log.info("Transaction with id {} has been automatically rolled back due to transaction timeout.", e.id);
     }
 
@@ -296,7 +330,7 @@ public final class TxRegistry implements AutoCloseable {
             lock.unlock();
         }
         joinSweeper();
-        idle.forEach(e -> e.tx.rollback());
+        idle.forEach(this::end);
         if (!idle.isEmpty()) {
             log.info("rolled back {} open transaction(s) at shutdown", idle.size());
         }
@@ -347,8 +381,18 @@ public final class TxRegistry implements AutoCloseable {
         return time.now().plus(options.idleTimeout());
     }
 
-    /** Forgets {@code e} (finished, failed): its id is unknown from now on. */
+    /** Rolls {@code e} back and gives its place at the gate back. */
+    private void end(Entry e) {
+        try {
+            e.tx.rollback();
+        } finally {
+            gate.leave();
+        }
+    }
+
+    /** Forgets {@code e} (finished, failed): its id is unknown from now on; its place at the gate is given back. */
     private void forget(Entry e) {
+        gate.leave();
         lock.lock();
         try {
             open.remove(e.id, e);
@@ -370,7 +414,7 @@ public final class TxRegistry implements AutoCloseable {
             lock.unlock();
         }
         if (rollBack) {
-            e.tx.rollback(); // before close hears of it, so the sink is not closed under a rollback
+            end(e); // before close hears of it, so the sink is not closed under a rollback
             lock.lock();
             try {
                 open.remove(e.id, e);

@@ -35,8 +35,11 @@ public interface WritePath {
      */
     java.util.Map<String, Long> transientRetries();
 
-    /** The Query API's explicit transactions. */
-    ExplicitTransactions transactions();
+    /** The Query API's explicit transactions ({@code /db/{db}/query/v2/tx...}). */
+    ExplicitTransactions queryTransactions();
+
+    /** The classic transactional API's explicit transactions ({@code /db/{db}/tx...}). */
+    ExplicitTransactions classicTransactions();
 
     /** A snapshot for /health. */
     java.util.Map<String, Object> health();

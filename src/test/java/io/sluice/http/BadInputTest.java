@@ -53,15 +53,15 @@ class BadInputTest {
                 Arguments.of("syntax error", "/db/neo4j/query/v2", "{\"statement\": \"CREAT (n)\"}", 400, "Neo.ClientError.Statement.SyntaxError"),
                 Arguments.of("missing parameter", "/db/neo4j/query/v2", "{\"statement\": \"CREATE (n {a: $a})\"}", 400, "Neo.ClientError.Statement.ParameterMissing"),
                 Arguments.of("no statement", "/db/neo4j/query/v2", "{\"parameters\": {}}", 400, "Neo.ClientError.Request.InvalidFormat"),
-                Arguments.of("statements not an array", "/db/neo4j/tx/commit", "{\"statements\": 3}", 400, "Neo.ClientError.Request.InvalidFormat"),
-                Arguments.of("parameters not an object", "/db/neo4j/tx/commit", "{\"statements\": [{\"statement\": \"RETURN 1\", \"parameters\": [1]}]}", 400, "Neo.ClientError.Request.InvalidFormat"),
+                Arguments.of("statements not an array", "/db/neo4j/tx/commit", "{\"statements\": 3}", 200, "Neo.ClientError.Request.InvalidFormat"),
+                Arguments.of("parameters not an object", "/db/neo4j/tx/commit", "{\"statements\": [{\"statement\": \"RETURN 1\", \"parameters\": [1]}]}", 200, "Neo.ClientError.Request.InvalidFormat"),
                 Arguments.of("type error at apply", "/db/neo4j/query/v2", "{\"statement\": \"CREATE (n {a: $a})\", \"parameters\": {\"a\": {\"nested\": 1}}}", 400, "Neo.ClientError.Statement.TypeError"),
-                Arguments.of("schema with other statements", "/db/neo4j/tx/commit", "{\"statements\": [{\"statement\": \"CREATE INDEX i1 IF NOT EXISTS FOR (n:A) ON (n.a)\"}, {\"statement\": \"CREATE (n)\"}]}", 400, "Neo.ClientError.Transaction.ForbiddenDueToTransactionType"),
+                Arguments.of("schema with other statements", "/db/neo4j/tx/commit", "{\"statements\": [{\"statement\": \"CREATE INDEX i1 IF NOT EXISTS FOR (n:A) ON (n.a)\"}, {\"statement\": \"CREATE (n)\"}]}", 200, "Neo.ClientError.Transaction.ForbiddenDueToTransactionType"),
                 Arguments.of("unknown endpoint", "/db/neo4j/nothing", "{}", 404, "Neo.ClientError.Request.Invalid"),
                 Arguments.of("result over the bound", "/db/neo4j/query/v2", "{\"statement\": \"UNWIND range(1, 1000001) AS x RETURN x\"}", 400, "Neo.ClientError.Request.Invalid"),
-                Arguments.of("list result over the bound", "/db/neo4j/tx/commit", "{\"statements\": [{\"statement\": \"RETURN range(1, 1000000) AS l\"}]}", 400, "Neo.ClientError.Request.Invalid"),
+                Arguments.of("list result over the bound", "/db/neo4j/tx/commit", "{\"statements\": [{\"statement\": \"RETURN range(1, 1000000) AS l\"}]}", 200, "Neo.ClientError.Request.Invalid"),
                 Arguments.of("nested result over the bound", "/db/neo4j/query/v2", "{\"statement\": \"RETURN {l: [range(1, 1000000)]} AS m\"}", 400, "Neo.ClientError.Request.Invalid"),
-                Arguments.of("results of one request over the bound together", "/db/neo4j/tx/commit", "{\"statements\": [{\"statement\": \"RETURN range(1, 400000) AS l\"}, {\"statement\": \"RETURN range(1, 400000) AS l\"}, {\"statement\": \"RETURN range(1, 400000) AS l\"}]}", 400, "Neo.ClientError.Request.Invalid"),
+                Arguments.of("results of one request over the bound together", "/db/neo4j/tx/commit", "{\"statements\": [{\"statement\": \"RETURN range(1, 400000) AS l\"}, {\"statement\": \"RETURN range(1, 400000) AS l\"}, {\"statement\": \"RETURN range(1, 400000) AS l\"}]}", 200, "Neo.ClientError.Request.Invalid"),
                 Arguments.of("LOAD CSV of a file outside the import folder", "/db/neo4j/query/v2", "{\"statement\": \"LOAD CSV FROM 'file:///etc/hostname' AS l RETURN l\"}", 400, "Neo.ClientError.Statement.ExternalResourceFailed"));
     }
 
@@ -116,7 +116,7 @@ class BadInputTest {
     void anImplicitStatementWithAResultOverTheBoundRanAndSaysSo() throws Exception {
         HttpResponse<String> r = s.post("/db/neo4j/tx/commit", """
                 {"statements": [{"statement": "UNWIND range(1, 3) AS x CALL (x) { CREATE (:Implicit {x: x}) } IN TRANSACTIONS RETURN range(1, 400000) AS l"}]}""");
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+        assertThat(r.statusCode()).as("the classic API answers errors with 200, as Neo4j: " + r.body()).isEqualTo(200);
         assertThat(r.body()).contains("ran to completion");
         assertThat(s.count("MATCH (i:Implicit) RETURN count(i)")).as("its effects are committed").isEqualTo(3);
     }

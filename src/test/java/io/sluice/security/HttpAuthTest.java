@@ -161,6 +161,11 @@ class HttpAuthTest {
         assertThat(full.body()).contains("\"templates\"", "\"journal_applied_offset\"");
     }
 
+    /** 403, except on the classic API, which answers a refused statement as Neo4j answers any: 200 with errors. */
+    static int refusedStatus(Call c) {
+        return c.path().contains("/tx/commit") ? 200 : 403;
+    }
+
     @Test
     void eachUserSendsOnlyWhatTheConfigAllows() {
         long id = 2000;
@@ -174,12 +179,12 @@ class HttpAuthTest {
 
         for (Call refused : List.of(cypherWrite, read, schema)) {
             HttpResponse<String> r = call(refused, app);
-            assertThat(r.statusCode()).as("templates-only user, %s", refused.body()).isEqualTo(403);
+            assertThat(r.statusCode()).as("templates-only user, %s", refused.body()).isEqualTo(refusedStatus(refused));
             assertThat(r.body()).contains("Neo.ClientError.Security.Forbidden");
         }
         for (Call refused : List.of(cypherWrite, template, schema)) {
             HttpResponse<String> r = call(refused, reader);
-            assertThat(r.statusCode()).as("read-only user, %s", refused.body()).isEqualTo(403);
+            assertThat(r.statusCode()).as("read-only user, %s", refused.body()).isEqualTo(refusedStatus(refused));
             assertThat(r.body()).contains("Neo.ClientError.Security.Forbidden");
         }
         assertThat(items(id)).as("the refusals changed nothing").isZero();

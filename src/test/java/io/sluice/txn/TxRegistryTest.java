@@ -54,13 +54,40 @@ class TxRegistryTest {
     }
 
     final ManualTime time = new ManualTime();
+    final CountingGate gate = new CountingGate();
+
+    /** Counts transactions inside the gate; refuses while {@code full}. */
+    static final class CountingGate implements TxRegistry.Gate {
+        final java.util.concurrent.atomic.AtomicInteger inside = new java.util.concurrent.atomic.AtomicInteger();
+        volatile boolean full;
+
+        @Override
+        public void enter() throws SinkException {
+            if (full) {
+                throw new SinkException(new io.sluice.sink.Neo4jError("Neo.TransientError.Request.ResourceExhaustion",
+                        "full"), null);
+            }
+            inside.incrementAndGet();
+        }
+
+        @Override
+        public void leave() {
+            assertThat(inside.decrementAndGet()).as("left more often than entered").isNotNegative();
+        }
+    }
+
+    /** However each test's transactions ended, every place at the gate was given back once. */
+    @org.junit.jupiter.api.AfterEach
+    void everyTransactionLeftTheGate() {
+        assertThat(gate.inside.get()).as("transactions still counted at the gate").isZero();
+    }
 
     TxRegistry registry(Sink sink, Flavour flavour, int maxOpen) {
         return registry(sink, TxRegistry.Options.of(flavour, null, maxOpen));
     }
 
     TxRegistry registry(Sink sink, TxRegistry.Options options) {
-        return TxRegistry.start(sink, options, time, new Random(42), Thread.ofPlatform().name("test-txn-sweeper").factory());
+        return TxRegistry.start(sink, gate, options, time, new Random(42), Thread.ofPlatform().name("test-txn-sweeper").factory());
     }
 
     static long count(String label) throws SinkException {
@@ -264,6 +291,20 @@ class TxRegistryTest {
     }
 
     /** Each request on a thread of its own, one after another, as HTTP requests come. */
+    @Test
+    void aFullGateRefusesToOpenAndBeginsNothing() throws Exception {
+        try (TxRegistry r = registry(embedded, Flavour.CLASSIC, 10)) {
+            gate.full = true;
+            assertThat(code(() -> r.open(true, ALICE))).isEqualTo("Neo.TransientError.Request.ResourceExhaustion");
+            assertThat(r.openCount()).isZero();
+            gate.full = false;
+            TxRegistry.Opened tx = r.open(true, ALICE);
+            assertThat(gate.inside.get()).as("an open transaction holds its place").isEqualTo(1);
+            r.commit(tx.id(), ALICE);
+            assertThat(gate.inside.get()).isZero();
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("sinks")
     void requestsOnDifferentThreadsInTurn(String name) throws Exception {

@@ -1,0 +1,63 @@
+package io.sluice.gateway;
+
+import io.sluice.batch.Admission;
+import io.sluice.sink.Neo4jError;
+import io.sluice.sink.SinkException;
+import io.sluice.txn.Flavour;
+import io.sluice.txn.TxRegistry;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * What an explicit transaction occupies while it is open, shared by both HTTP APIs' registries: one of
+ * {@code maxOpen} places (the bound is over both APIs together, since over Bolt each open transaction holds one of
+ * the driver's connections), and one pending row of the write path's {@link Admission} bound, so open transactions
+ * and batched writes share one budget. Entering waits for admission like any write (up to {@code timeout}), then
+ * refuses with a transient {@code ResourceExhaustion} (HTTP 503 with Retry-After). Thread-safe.
+ */
+public final class TransactionGate implements TxRegistry.Gate {
+    private final Admission admission;
+    private final int maxOpen;
+    private final Duration timeout;
+    private final AtomicInteger open = new AtomicInteger();
+
+    public TransactionGate(Admission admission, int maxOpen, Duration timeout) {
+        this.admission = admission;
+        this.maxOpen = maxOpen;
+        this.timeout = timeout;
+    }
+
+    @Override
+    public void enter() throws SinkException {
+        if (open.incrementAndGet() > maxOpen) {
+            open.decrementAndGet();
+            throw new SinkException(Flavour.limitReached(maxOpen), null);
+        }
+        Admission.Result r;
+        try {
+            r = admission.acquire(1, 0, timeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            r = Admission.Result.CLOSED;
+        }
+        if (r != Admission.Result.ADMITTED) {
+            open.decrementAndGet();
+            throw new SinkException(new Neo4jError("Neo.TransientError.Request.ResourceExhaustion",
+                    r == Admission.Result.FULL
+                            ? "pending work is at its bound; an explicit transaction counts as one pending row; waited "
+                                    + timeout
+                            : "sluice is shutting down"), null);
+        }
+    }
+
+    @Override
+    public void leave() {
+        admission.release(1, 0);
+        open.decrementAndGet();
+    }
+
+    /** Explicit transactions open now, over both APIs (for the gauge). */
+    public int open() {
+        return open.get();
+    }
+}

@@ -1,0 +1,130 @@
+package io.sluice.http;
+
+import io.sluice.http.Json.BadRequest;
+import io.sluice.sink.Neo4jError;
+import io.sluice.sink.SinkException;
+import io.sluice.write.Access;
+import io.sluice.write.ExplicitTransactions;
+import io.sluice.write.WritePath;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The classic transactional API's explicit transactions, as Neo4j 2026.08 answers them
+ * (docs/reference/neo4j-http-behaviour.md, section 4): open ({@code POST /db/{db}/tx}: 201 with {@code Location}),
+ * run ({@code POST .../tx/{id}}; {@code {"statements":[]}} keeps it alive), commit ({@code .../tx/{id}/commit}),
+ * roll back ({@code DELETE .../tx/{id}}), each 200 with the classic envelope ({@link ClassicFormat}), its
+ * {@code commit} URL and, while open, {@code transaction.expires}. A statement's error is 200 with {@code errors}
+ * and ends the transaction (rolled back), as in Neo4j; an unknown, finished, expired or another caller's id is 404
+ * {@code TransactionNotFound}. sluice's own refusals (the bound on open transactions, admission, shutdown) are
+ * 503 with Retry-After. Statements run in the caller's own Neo4j transaction: no group commit, no journal.
+ */
+final class ClassicTransactionsApi {
+    private final WritePath writes;
+
+    ClassicTransactionsApi(WritePath writes) {
+        this.writes = writes;
+    }
+
+    /** {@code base}: scheme, host and port as the client reached sluice (for {@code Location} and {@code commit}). */
+    Reply open(String db, String base, byte[] body, String accessMode, Object owner, Access access) {
+        return answer(db, null, body, r -> {
+            Access a = access;
+            if (accessMode != null) {
+                String m = accessMode.strip().toUpperCase(Locale.ROOT);
+                if (!m.equals("READ") && !m.equals("WRITE")) {
+                    return ClassicFormat.error(200, Neo4jError.invalidFormat("The header 'access-mode' should be either"
+                            + " 'WRITE' or 'READ' but found '" + accessMode + "'."));
+                }
+                if (m.equals("READ") && a == Access.CYPHER) {
+                    a = Access.READ;
+                }
+            }
+            ExplicitTransactions.Step s = writes.classicTransactions().open(r.statements(), a, owner);
+            String url = base + "/db/" + db + "/tx/" + s.id();
+            return step(s, r, url, true).withLocation(url);
+        });
+    }
+
+    Reply run(String db, String base, String id, byte[] body, Object owner) {
+        return answer(db, id, body, r -> step(writes.classicTransactions().run(id, r.statements(), owner), r,
+                base + "/db/" + db + "/tx/" + id, false));
+    }
+
+    Reply commit(String db, String base, String id, byte[] body, Object owner) {
+        return answer(db, id, body, r -> {
+            ExplicitTransactions.Step s = writes.classicTransactions().commit(id, r.statements(), owner);
+            Map<String, Object> out = ClassicFormat.envelope(s.results(), r.options(), s.failure());
+            out.put("commit", base + "/db/" + db + "/tx/" + id + "/commit");
+            if (!s.failed()) {
+                out.put("lastBookmarks", List.of());
+            }
+            return Reply.json(200, out);
+        });
+    }
+
+    Reply rollback(String db, String id, Object owner) {
+        return answer(db, id, new byte[0], r -> {
+            writes.classicTransactions().rollback(id, owner);
+            return Reply.json(200, ClassicFormat.envelope(List.of(), List.of(), null));
+        });
+    }
+
+    @FunctionalInterface
+    private interface Action {
+        Reply run(ClassicFormat.Request r) throws SinkException;
+    }
+
+    private Reply answer(String db, String id, byte[] body, Action action) {
+        if (id != null && !isNumber(id)) {
+            return Reply.errorsOnly(404, Neo4jError.invalid("Not Found")); // as Neo4j's router: no such resource
+        }
+        if (!db.equals(writes.database())) {
+            return ClassicFormat.error(404, Api.databaseNotFound(db, writes.database()));
+        }
+        ClassicFormat.Request r;
+        try {
+            r = ClassicFormat.parse(body);
+        } catch (BadRequest e) {
+            return ClassicFormat.error(200, Neo4jError.invalidFormat(e.getMessage()));
+        }
+        try {
+            return action.run(r);
+        } catch (SinkException e) {
+            return refused(e.error());
+        }
+    }
+
+    /** Why no statement ran: not found or in use 404, sluice's bounds 503, anything else 200 as Neo4j. */
+    private Reply refused(Neo4jError e) {
+        if (writes.classicTransactions().isNotFound(e) || e.code().endsWith("TransactionAccessedConcurrently")) {
+            return ClassicFormat.error(404, e);
+        }
+        if (e.isTransient()) {
+            return ClassicFormat.error(503, e).retryAfter(1);
+        }
+        return ClassicFormat.error(200, e);
+    }
+
+    private static Reply step(ExplicitTransactions.Step s, ClassicFormat.Request r, String txUrl, boolean created) {
+        Map<String, Object> out = ClassicFormat.envelope(s.results(), r.options(), s.failure());
+        out.put("commit", txUrl + "/commit");
+        if (!s.failed()) {
+            out.put("transaction", Map.of("expires", ClassicFormat.expires(s.expires())));
+        }
+        return Reply.json(created ? 201 : 200, out);
+    }
+
+    private static boolean isNumber(String id) {
+        if (id.isEmpty() || id.length() > 18) {
+            return false;
+        }
+        for (int i = 0; i < id.length(); i++) {
+            if (!Character.isDigit(id.charAt(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+}
