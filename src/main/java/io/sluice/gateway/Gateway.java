@@ -79,6 +79,11 @@ public final class Gateway implements WritePath, AutoCloseable {
     }
 
     @Override
+    public QueryKind kind(String cypher) {
+        return parts.classifier().classify(cypher) instanceof Classified.Ok ok ? ok.kind() : null;
+    }
+
+    @Override
     public ExplicitTransactions queryTransactions() {
         return present(queryTransactions);
     }

@@ -3,6 +3,7 @@ package io.sluice.http;
 import io.sluice.http.Json.BadRequest;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.StatementResult;
+import io.sluice.time.Time;
 import io.sluice.write.Access;
 import io.sluice.write.Mode;
 import io.sluice.write.Outcome;
@@ -23,13 +24,20 @@ import java.util.Optional;
  */
 final class Api {
     private final WritePath writes;
+    private final Time time;
 
-    Api(WritePath writes) {
+    Api(WritePath writes, Time time) {
         this.writes = writes;
+        this.time = time;
     }
 
     /** Decoded request plus how to encode its outcome. */
     private record Decoded(WriteRequest request, List<Map<String, Object>> statementOptions) {}
+
+    /** The fields of a Query API request body, as Neo4j's {@code QueryTxRequest} has them. */
+    static final java.util.Set<String> QUERY_FIELDS = java.util.Set.of("statement", "parameters", "includeCounters",
+            "accessMode", "bookmarks", "impersonatedUser", "maxExecutionTime", "txMetadata", "notificationsFilter",
+            "txType");
 
     /**
      * An endpoint's answer shapes: its success status, and whether errors are Neo4j's Query API body
@@ -85,10 +93,16 @@ final class Api {
         };
     }
 
-    /** The Query API in the formats the request's Content-Type and Accept chose ({@link QueryMedia}). */
+    /**
+     * The Query API in the formats the request's Content-Type and Accept chose ({@link QueryMedia}). As Neo4j:
+     * {@code accessMode: READ} refuses a write with {@code Statement.AccessMode}; {@code bookmarks} are checked
+     * and otherwise not needed (every read through sluice sees every write it acknowledged as committed);
+     * {@code queryType} and the timings (the request's time in sluice, in ms) are reported.
+     */
     Reply queryV2(String db, String mode, byte[] body, Access access, QueryMedia media) {
+        long start = time.nanos();
         Reply r = handle(db, mode, access, Shape.QUERY, () -> decodeQuery(body, media.typedParameters(), mode),
-                (d, c) -> encodeQuery(d, c, media.typedResponse()));
+                (d, c) -> encodeQuery(d, c, media.typedResponse(), start));
         return media.typedResponse() ? r.withContentType(media.responseType()) : r;
     }
 
@@ -206,10 +220,21 @@ final class Api {
         try {
             mode = Mode.parse(modeText);
             d = decoder.decode();
+        } catch (ImpersonationRefused e) {
+            return shape.error(400, e.error());
         } catch (IllegalArgumentException e) {
             return shape.error(400, Neo4jError.invalid(e.getMessage()));
         } catch (BadRequest e) {
             return shape.error(400, Neo4jError.invalidFormat(e.getMessage()));
+        }
+        if (d.request() instanceof WriteRequest.CypherRequest c && readMode(d)) {
+            for (Statement s : c.statements()) {
+                io.sluice.sink.QueryKind kind = writes.kind(s.cypher());
+                if (kind != null && kind != io.sluice.sink.QueryKind.READ) {
+                    return shape.error(400, new Neo4jError("Neo.ClientError.Statement.AccessMode",
+                            "Writing in read access mode not allowed. Attempted write to " + writes.database()));
+                }
+            }
         }
         Outcome o = writes.execute(d.request(), mode, access);
         return switch (o) {
@@ -222,8 +247,13 @@ final class Api {
 
     // ---- Query API v2 ----
 
+    private static boolean readMode(Decoded d) {
+        return d.statementOptions().size() == 1 && "READ".equals(d.statementOptions().getFirst().get("accessMode"));
+    }
+
     private Decoded decodeQuery(byte[] body, boolean typed, String mode) throws BadRequest {
         Map<String, Object> root = Json.object(Json.parse(body), "the request body");
+        root = checkQueryFields(root);
         Statement s = statement(root, "statement", "the request body");
         if (typed) {
             s = new Statement(s.cypher(), TypedJson.decodeParameters(s.params()));
@@ -263,12 +293,78 @@ final class Api {
         };
     }
 
-    private Object encodeQuery(Decoded d, Outcome.Committed c, boolean typed) {
+    /**
+     * Checks the fields Neo4j's Query API checks (unknown ones, {@code accessMode}, {@code bookmarks},
+     * {@code impersonatedUser}); returns the body with {@code accessMode} in upper case.
+     */
+    static Map<String, Object> checkQueryFields(Map<String, Object> root) {
+        for (String k : root.keySet()) {
+            if (!QUERY_FIELDS.contains(k)) {
+                throw new IllegalArgumentException("unknown field \"" + k + "\" in the request body (Neo4j's Query API"
+                        + " takes " + String.join(", ", new java.util.TreeSet<>(QUERY_FIELDS)) + ")");
+            }
+        }
+        Object access = root.get("accessMode");
+        if (access != null) {
+            String a = access instanceof String t ? t.toUpperCase(java.util.Locale.ROOT) : "";
+            if (!a.equals("READ") && !a.equals("WRITE")) {
+                throw new IllegalArgumentException("accessMode must be READ or WRITE, got " + Json.kind(access));
+            }
+            root = new LinkedHashMap<>(root);
+            root.put("accessMode", a);
+        }
+        Object bookmarks = root.get("bookmarks");
+        if (bookmarks != null && !(bookmarks instanceof List<?> l && l.stream().allMatch(b -> b instanceof String t
+                && !t.isEmpty()))) {
+            throw new IllegalArgumentException("bookmarks must be an array of non-empty strings");
+        }
+        if (root.get("impersonatedUser") != null) {
+            throw new ImpersonationRefused();
+        }
+        return root;
+    }
+
+    /** Community has no impersonation: Neo4j's own refusal. */
+    static final class ImpersonationRefused extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        ImpersonationRefused() {
+            super("Impersonation is not supported in community edition.");
+        }
+
+        Neo4jError error() {
+            return new Neo4jError("Neo.ClientError.Statement.ArgumentError", getMessage());
+        }
+    }
+
+    private Object encodeQuery(Decoded d, Outcome.Committed c, boolean typed, long start) {
         StatementResult r = c.results().isEmpty() ? StatementResult.EMPTY : c.results().getFirst();
         Map<String, Object> out = queryResult(r, Boolean.TRUE.equals(d.statementOptions().getFirst().get("includeCounters")),
                 typed);
+        String cypher = ((WriteRequest.CypherRequest) d.request()).statements().getFirst().cypher();
+        summary(out, queryType(writes.kind(cypher), r), time.nanos() - start);
         out.put("bookmarks", List.of());
         return out;
+    }
+
+    /** Neo4j's {@code queryType}: r, w, rw or s, from the plan's kind and whether the statement returns columns. */
+    static String queryType(io.sluice.sink.QueryKind kind, StatementResult r) {
+        if (kind == null) {
+            return "rw";
+        }
+        return switch (kind) {
+            case READ -> "r";
+            case WRITE -> r.columns().isEmpty() ? "w" : "rw";
+            case ALONE -> "s";
+        };
+    }
+
+    /** {@code queryType} and the timings (ms), where Neo4j puts them: after the data and counters. */
+    static void summary(Map<String, Object> out, String queryType, long elapsedNanos) {
+        long ms = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(elapsedNanos);
+        out.put("queryType", queryType);
+        out.put("resultAvailableAfter", ms);
+        out.put("resultConsumedAfter", ms);
     }
 
     /** A Query API answer's {@code data} (and {@code counters} when asked for), in the format chosen. */

@@ -92,8 +92,8 @@ public final class HttpServer implements AutoCloseable {
     public HttpServer(Options o, WritePath writes, Metrics metrics, Supplier<String> scrape, Time time) {
         this.time = time;
         this.writes = writes;
-        this.api = new Api(writes);
-        this.transactions = new QueryTransactionsApi(writes);
+        this.api = new Api(writes, time);
+        this.transactions = new QueryTransactionsApi(writes, time);
         this.classic = new ClassicTransactionsApi(writes);
         this.metrics = metrics;
         this.scrape = scrape;

@@ -3,6 +3,8 @@ package io.sluice.http;
 import io.sluice.http.Json.BadRequest;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.SinkException;
+import io.sluice.sink.StatementResult;
+import io.sluice.time.Time;
 import io.sluice.write.Access;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.Statement;
@@ -23,22 +25,27 @@ import java.util.Map;
  */
 final class QueryTransactionsApi {
     private final WritePath writes;
+    private final Time time;
 
-    QueryTransactionsApi(WritePath writes) {
+    QueryTransactionsApi(WritePath writes, Time time) {
         this.writes = writes;
+        this.time = time;
     }
 
-    /** A request's statement, none when the body has none (empty, or no {@code statement}). */
-    private record Request(List<Statement> statements, boolean includeCounters) {}
+    /**
+     * A request's statement, none when the body has none (empty, or no {@code statement}); {@code read} when it asks
+     * for {@code accessMode: READ}; {@code start}: when it arrived ({@link Time#nanos}).
+     */
+    private record Request(List<Statement> statements, boolean includeCounters, boolean read, long start) {}
 
+    /** {@code accessMode: READ} opens a read transaction, in which Neo4j itself refuses writes. */
     Reply open(String db, byte[] body, QueryMedia media, Object owner, Access access) {
-        return answer(db, body, media, r -> open(writes.queryTransactions().open(r.statements(), access, owner),
-                r.includeCounters(), media));
+        return answer(db, body, media, r -> open(writes.queryTransactions().open(r.statements(),
+                r.read() && access == Access.CYPHER ? Access.READ : access, owner), r, media));
     }
 
     Reply run(String db, String id, byte[] body, QueryMedia media, Object owner) {
-        return answer(db, body, media, r -> open(writes.queryTransactions().run(id, r.statements(), owner),
-                r.includeCounters(), media));
+        return answer(db, body, media, r -> open(writes.queryTransactions().run(id, r.statements(), owner), r, media));
     }
 
     Reply commit(String db, String id, byte[] body, QueryMedia media, Object owner) {
@@ -47,8 +54,7 @@ final class QueryTransactionsApi {
             if (s.failed()) {
                 return failed(s.failure());
             }
-            Map<String, Object> out = s.results().isEmpty() ? new LinkedHashMap<>()
-                    : Api.queryResult(s.results().getFirst(), r.includeCounters(), media.typedResponse());
+            Map<String, Object> out = result(s, r, media);
             out.put("bookmarks", List.of());
             return Reply.json(202, out);
         });
@@ -77,10 +83,12 @@ final class QueryTransactionsApi {
         }
         Request r;
         try {
-            r = parse(body, media.typedParameters());
+            r = parse(body, media.typedParameters(), time.nanos());
         } catch (BadRequest e) {
             return Reply.errorsOnly(400, Neo4jError.invalidFormat(e.getMessage()));
-        } catch (IllegalArgumentException e) { // a typed value that does not parse
+        } catch (Api.ImpersonationRefused e) {
+            return Reply.errorsOnly(400, e.error());
+        } catch (IllegalArgumentException e) { // a typed value that does not parse, a field Neo4j refuses
             return Reply.errorsOnly(400, Neo4jError.invalid(e.getMessage()));
         }
         Reply reply;
@@ -96,28 +104,39 @@ final class QueryTransactionsApi {
         return writes.queryTransactions().isNotFound(e) ? Reply.errorsOnly(404, e) : Reply.error(e, true);
     }
 
-    private static Request parse(byte[] body, boolean typed) throws BadRequest {
+    private static Request parse(byte[] body, boolean typed, long start) throws BadRequest {
         if (body.length == 0 || new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
-            return new Request(List.of(), false);
+            return new Request(List.of(), false, false, start);
         }
-        Map<String, Object> root = Json.object(Json.parse(body), "the request body");
+        Map<String, Object> root = Api.checkQueryFields(Json.object(Json.parse(body), "the request body"));
         boolean counters = Boolean.TRUE.equals(root.get("includeCounters"));
+        boolean read = "READ".equals(root.get("accessMode"));
         if (!root.containsKey("statement")) {
-            return new Request(List.of(), counters);
+            return new Request(List.of(), counters, read, start);
         }
         Statement s = Api.statement(root, "statement", "the request body");
         if (typed) {
             s = new Statement(s.cypher(), TypedJson.decodeParameters(s.params()));
         }
-        return new Request(List.of(s), counters);
+        return new Request(List.of(s), counters, read, start);
     }
 
-    private Reply open(ExplicitTransactions.Step s, boolean includeCounters, QueryMedia media) {
+    /** The statement's data, counters when asked for, query type and timings; nothing when none ran. */
+    private Map<String, Object> result(ExplicitTransactions.Step s, Request r, QueryMedia media) {
+        if (s.results().isEmpty()) {
+            return new LinkedHashMap<>();
+        }
+        StatementResult result = s.results().getFirst();
+        Map<String, Object> out = Api.queryResult(result, r.includeCounters(), media.typedResponse());
+        Api.summary(out, Api.queryType(writes.kind(r.statements().getFirst().cypher()), result), time.nanos() - r.start());
+        return out;
+    }
+
+    private Reply open(ExplicitTransactions.Step s, Request r, QueryMedia media) {
         if (s.failed()) {
             return failed(s.failure());
         }
-        Map<String, Object> out = s.results().isEmpty() ? new LinkedHashMap<>()
-                : Api.queryResult(s.results().getFirst(), includeCounters, media.typedResponse());
+        Map<String, Object> out = result(s, r, media);
         Map<String, Object> tx = new LinkedHashMap<>();
         tx.put("id", s.id());
         tx.put("expires", expires(s.expires()));

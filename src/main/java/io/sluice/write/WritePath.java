@@ -35,6 +35,12 @@ public interface WritePath {
      */
     java.util.Map<String, Long> transientRetries();
 
+    /**
+     * What Neo4j plans {@code cypher} as (read, write, alone), or null when it does not compile: from the same
+     * cache the write path classifies with.
+     */
+    io.sluice.sink.QueryKind kind(String cypher);
+
     /** The Query API's explicit transactions ({@code /db/{db}/query/v2/tx...}). */
     ExplicitTransactions queryTransactions();
 
