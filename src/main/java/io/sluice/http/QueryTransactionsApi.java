@@ -1,12 +1,10 @@
 package io.sluice.http;
 
-import io.sluice.http.Json.BadRequest;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
 import io.sluice.write.Access;
 import io.sluice.write.ExplicitTransactions;
-import io.sluice.write.Statement;
 import io.sluice.write.WritePath;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -20,7 +18,9 @@ import java.util.Map;
  * an empty body keeps it alive), commit ({@code .../tx/{id}/commit}, with or without a last statement), roll back
  * ({@code DELETE .../tx/{id}}: 200 {@code {}}). 202 with {@code transaction {id, expires}} while it is open,
  * {@code bookmarks} once committed; an unknown, expired, finished or another caller's id is 404. Statements here
- * run in the caller's own Neo4j transaction: no group commit, no journal (a mode does not apply).
+ * run in the caller's own Neo4j transaction: no group commit, no journal (a mode does not apply). Bodies are
+ * read as Neo4j reads them ({@link QueryRequest}: its fields only; {@code accessMode: READ} opens a read
+ * transaction).
  */
 final class QueryTransactionsApi {
     private final WritePath writes;
@@ -29,23 +29,22 @@ final class QueryTransactionsApi {
         this.writes = writes;
     }
 
-    /** A request's statement, {@code null} when the body has none (empty, or no {@code statement}). */
-    private record Request(Statement statement, boolean includeCounters) {}
-
     Reply open(String db, byte[] body, QueryMedia media, Object owner, Access access) {
-        return answer(db, body, media, r -> {
-            ExplicitTransactions.Step s = writes.transactions().open(r.statement(), access, owner);
+        return answer(db, body, QueryRequest.Shape.TRANSACTION, media, r -> {
+            // a read transaction for accessMode READ, as Neo4j's (a template-only caller is refused either way)
+            Access mode = r.readOnly() && access == Access.CYPHER ? Access.READ : access;
+            ExplicitTransactions.Step s = writes.transactions().open(r.statement(), mode, owner);
             return open(s, r.includeCounters(), media);
         });
     }
 
     Reply run(String db, String id, byte[] body, QueryMedia media, Object owner) {
-        return answer(db, body, media, r -> open(writes.transactions().run(id, r.statement(), owner),
-                r.includeCounters(), media));
+        return answer(db, body, QueryRequest.Shape.STATEMENT, media, r -> open(writes.transactions().run(id,
+                r.statement(), owner), r.includeCounters(), media));
     }
 
     Reply commit(String db, String id, byte[] body, QueryMedia media, Object owner) {
-        return answer(db, body, media, r -> {
+        return answer(db, body, QueryRequest.Shape.STATEMENT, media, r -> {
             StatementResult last = writes.transactions().commit(id, r.statement(), owner);
             Map<String, Object> out = last == null ? new LinkedHashMap<>()
                     : Api.queryResult(last, r.includeCounters(), media.typedResponse());
@@ -68,24 +67,17 @@ final class QueryTransactionsApi {
 
     @FunctionalInterface
     private interface Step {
-        Reply run(Request r) throws SinkException;
+        Reply run(QueryRequest r) throws SinkException;
     }
 
-    private Reply answer(String db, byte[] body, QueryMedia media, Step step) {
-        if (!db.equals(writes.database())) {
-            return Reply.errorsOnly(404, notFound(db));
-        }
-        Request r;
-        try {
-            r = parse(body, media.typedParameters());
-        } catch (BadRequest e) {
-            return Reply.errorsOnly(400, Neo4jError.invalidFormat(e.getMessage()));
-        } catch (IllegalArgumentException e) { // a typed value that does not parse
-            return Reply.errorsOnly(400, Neo4jError.invalid(e.getMessage()));
-        }
+    /** The body is read first, as Neo4j reads it before its handler runs: a bad one is 400 whatever the path. */
+    private Reply answer(String db, byte[] body, QueryRequest.Shape shape, QueryMedia media, Step step) {
         Reply reply;
         try {
-            reply = step.run(r);
+            QueryRequest r = QueryRequest.parse(body, media.typedParameters(), shape);
+            reply = db.equals(writes.database()) ? step.run(r) : Reply.errorsOnly(404, notFound(db));
+        } catch (QueryRequest.Refused e) {
+            reply = Reply.errorsOnly(400, e.error());
         } catch (SinkException e) {
             reply = failed(e.error());
         }
@@ -94,22 +86,6 @@ final class QueryTransactionsApi {
 
     private Reply failed(Neo4jError e) {
         return writes.transactions().isNotFound(e) ? Reply.errorsOnly(404, e) : Reply.error(e, true);
-    }
-
-    private static Request parse(byte[] body, boolean typed) throws BadRequest {
-        if (body.length == 0 || new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
-            return new Request(null, false);
-        }
-        Map<String, Object> root = Json.object(Json.parse(body), "the request body");
-        boolean counters = Boolean.TRUE.equals(root.get("includeCounters"));
-        if (!root.containsKey("statement")) {
-            return new Request(null, counters);
-        }
-        Statement s = Api.statement(root, "statement", "the request body");
-        if (typed) {
-            s = new Statement(s.cypher(), TypedJson.decodeParameters(s.params()));
-        }
-        return new Request(s, counters);
     }
 
     private static Reply open(ExplicitTransactions.Step s, boolean includeCounters, QueryMedia media) {
