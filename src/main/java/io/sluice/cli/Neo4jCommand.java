@@ -39,8 +39,8 @@ final class Neo4jCommand implements Callable<Integer> {
             + " API listening here (plain HTTP, no HTTPS)")
     String http;
 
-    @Option(names = "--setting", paramLabel = "KEY=VALUE", description = "with --http: a neo4j.conf setting of your own,"
-            + " after sluice's (e.g. server.queryapi.transaction_idle_timeout=5s); repeatable")
+    @Option(names = "--setting", paramLabel = "KEY=VALUE", description = "with --http: a neo4j.conf setting of your"
+            + " own, after sluice's (e.g. server.queryapi.transaction_idle_timeout=5s); repeatable")
     Map<String, String> settings = new LinkedHashMap<>();
 
     @Option(names = "--pagecache", defaultValue = "512m", description = "Neo4j page cache size (default: ${DEFAULT-VALUE})")
@@ -51,7 +51,8 @@ final class Neo4jCommand implements Callable<Integer> {
         HostPort address = HostPort.parse(bolt);
         HostPort httpAddress = http == null ? null : HostPort.parse(http);
         if (httpAddress == null && !settings.isEmpty()) {
-            throw new IllegalArgumentException("--setting needs --http: the embedded Neo4j takes sluice's settings only");
+            throw new IllegalArgumentException("--setting needs --http: the embedded Neo4j takes sluice's settings"
+                    + " only");
         }
         Security security = new Security(SluiceConfig.defaults(),
                 InitialAuth.parse(System.getenv(ServeCommand.AUTH_ENV), 8));

@@ -24,7 +24,7 @@ record QueryRequest(Statement statement, boolean includeCounters, String accessM
 
     /** Neo4j's two request shapes. */
     enum Shape {
-        /** {@code /query/v2} and opening {@code /query/v2/tx} ({@code QueryTxRequest}): the transaction's settings too. */
+        /** {@code /query/v2} and opening {@code /query/v2/tx} ({@code QueryTxRequest}): with transaction settings. */
         TRANSACTION(Set.of("statement", "parameters", "includeCounters", "accessMode", "maxExecutionTime",
                 "bookmarks", "impersonatedUser", "txType", "txMetadata", "notificationsFilter")),
         /** {@code /tx/{id}} and {@code /tx/{id}/commit} ({@code QueryRequest}): a statement only. */
@@ -139,7 +139,8 @@ record QueryRequest(Statement statement, boolean includeCounters, String accessM
         }
         String mode = v instanceof String s ? s.toUpperCase(Locale.ROOT) : "";
         if (!mode.equals("READ") && !mode.equals("WRITE")) {
-            throw bad("\"accessMode\" must be READ or WRITE, got " + (v instanceof String s ? "'" + s + "'" : Json.kind(v)));
+            throw bad("\"accessMode\" must be READ or WRITE, got "
+                    + (v instanceof String s ? "'" + s + "'" : Json.kind(v)));
         }
         return mode;
     }

@@ -106,7 +106,8 @@ public final class Neo4jServer implements AutoCloseable {
         c.put("dbms.usage_report.enabled", "false");
         c.put("internal.dbms.bolt.netty_server_shutdown_quiet_period_duration", "0s");
         c.putAll(o.settings());
-        StringBuilder text = new StringBuilder("# written by sluice neo4j --http at every start: edit its options, not this file\n");
+        StringBuilder text = new StringBuilder(
+                "# written by sluice neo4j --http at every start: edit its options, not this file\n");
         c.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
         return text.toString();
     }

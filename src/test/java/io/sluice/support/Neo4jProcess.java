@@ -56,8 +56,8 @@ public final class Neo4jProcess implements AutoCloseable {
             throws IOException {
         int bolt = TestServer.freePort();
         int http = TestServer.freePort();
-        List<String> args = new ArrayList<>(List.of("neo4j", "--data", dataDir.toString(), "--bolt", "127.0.0.1:" + bolt,
-                "--http", "127.0.0.1:" + http, "--pagecache", "64m"));
+        List<String> args = new ArrayList<>(List.of("neo4j", "--data", dataDir.toString(),
+                "--bolt", "127.0.0.1:" + bolt, "--http", "127.0.0.1:" + http, "--pagecache", "64m"));
         settings.forEach((k, v) -> args.addAll(List.of("--setting", k + "=" + v)));
         return new Neo4jProcess(ChildJvm.start("768m", args, "neo4j ready", logFile(dataDir),
                 Map.of("NEO4J_AUTH", neo4jAuth)), dataDir, bolt, http);
