@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import java.io.IOException;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.UnaryOperator;
@@ -52,11 +53,20 @@ public final class NormalJson {
         this.messages = messages;
     }
 
-    /** The body as JSON (numbers' text kept), or, when it is not JSON, a text node of it as it is. */
+    /**
+     * The body as JSON (numbers' text kept); JSON lines (several values) as an array of them; when it is empty or
+     * not JSON, a text node of it as it is.
+     */
     public static JsonNode parse(String body) {
-        try {
-            return MAPPER.readTree(body);
-        } catch (IOException e) {
+        try (var values = MAPPER.readerFor(JsonNode.class).<JsonNode>readValues(body)) {
+            List<JsonNode> all = values.readAll();
+            if (all.size() <= 1) {
+                return all.isEmpty() ? TextNode.valueOf(body) : all.getFirst();
+            }
+            ArrayNode lines = MAPPER.getNodeFactory().arrayNode();
+            all.forEach(lines::add);
+            return lines;
+        } catch (IOException | RuntimeException e) {
             return TextNode.valueOf(body);
         }
     }
