@@ -30,7 +30,10 @@ final class QueryTransactionsApi {
     }
 
     Reply open(String db, byte[] body, QueryMedia media, Object owner, Access access) {
-        return answer(db, body, QueryRequest.Shape.TRANSACTION, media, r -> {
+        return answer(body, QueryRequest.Shape.TRANSACTION, media, r -> {
+            if (!db.equals(writes.database())) {
+                return Reply.errorsOnly(404, notFound(db));
+            }
             // a read transaction for accessMode READ, as Neo4j's (a template-only caller is refused either way)
             Access mode = r.readOnly() && access == Access.CYPHER ? Access.READ : access;
             ExplicitTransactions.Step s = writes.transactions().open(r.statement(), mode, owner);
@@ -39,13 +42,13 @@ final class QueryTransactionsApi {
     }
 
     Reply run(String db, String id, byte[] body, QueryMedia media, Object owner) {
-        return answer(db, body, QueryRequest.Shape.STATEMENT, media, r -> open(writes.transactions().run(id,
-                r.statement(), owner), r.includeCounters(), media));
+        return answer(body, QueryRequest.Shape.STATEMENT, media, r -> open(writes.transactions().run(id,
+                r.statement(), owner(db, owner)), r.includeCounters(), media));
     }
 
     Reply commit(String db, String id, byte[] body, QueryMedia media, Object owner) {
-        return answer(db, body, QueryRequest.Shape.STATEMENT, media, r -> {
-            StatementResult last = writes.transactions().commit(id, r.statement(), owner);
+        return answer(body, QueryRequest.Shape.STATEMENT, media, r -> {
+            StatementResult last = writes.transactions().commit(id, r.statement(), owner(db, owner));
             Map<String, Object> out = last == null ? new LinkedHashMap<>()
                     : Api.queryResult(last, r.includeCounters(), media.typedResponse());
             out.put("bookmarks", List.of());
@@ -54,11 +57,8 @@ final class QueryTransactionsApi {
     }
 
     Reply rollback(String db, String id, Object owner) {
-        if (!db.equals(writes.database())) {
-            return Reply.errorsOnly(404, notFound(db));
-        }
         try {
-            writes.transactions().rollback(id, owner);
+            writes.transactions().rollback(id, owner(db, owner));
             return Reply.json(200, Map.of());
         } catch (SinkException e) {
             return failed(e.error());
@@ -70,12 +70,21 @@ final class QueryTransactionsApi {
         Reply run(QueryRequest r) throws SinkException;
     }
 
+    /**
+     * Whom a request on {@code db} acts for. Neo4j finds a transaction by its id, database and user together: on
+     * another database it is not found (and goes on), as it is for another user; so there the caller is no one.
+     */
+    private Object owner(String db, Object caller) {
+        return db.equals(writes.database()) ? caller : ANOTHER_DATABASE;
+    }
+
+    private static final Object ANOTHER_DATABASE = new Object();
+
     /** The body is read first, as Neo4j reads it before its handler runs: a bad one is 400 whatever the path. */
-    private Reply answer(String db, byte[] body, QueryRequest.Shape shape, QueryMedia media, Step step) {
+    private Reply answer(byte[] body, QueryRequest.Shape shape, QueryMedia media, Step step) {
         Reply reply;
         try {
-            QueryRequest r = QueryRequest.parse(body, media.typedParameters(), shape);
-            reply = db.equals(writes.database()) ? step.run(r) : Reply.errorsOnly(404, notFound(db));
+            reply = step.run(QueryRequest.parse(body, media.typedParameters(), shape));
         } catch (QueryRequest.Refused e) {
             reply = Reply.errorsOnly(400, e.error());
         } catch (SinkException e) {

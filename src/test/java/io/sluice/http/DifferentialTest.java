@@ -294,6 +294,19 @@ class DifferentialTest {
         d.post("/db/nosuchdb/query/v2/tx", "{}").compare().ownMessages().matches();
     }
 
+    @Test
+    void explicitTransactionOnAnotherDatabase() {
+        // a transaction is looked up by id and database together: on another one it is not found, and goes on
+        Map<Side, String> id = d.post(TX, "{}").matches().each(DifferentialTest::id);
+        String other = "/db/nosuchdb/query/v2/tx/";
+        d.send("POST", s -> other + id.get(s), "{\"statement\":\"RETURN 1\"}", "Content-Type", "application/json")
+                .matches();
+        d.send("POST", s -> other + id.get(s) + "/commit", "", "Content-Type", "application/json").matches();
+        d.send("DELETE", s -> other + id.get(s), null).matches();
+        inTx("POST", id, "", "").matches();
+        inTx("DELETE", id, "", null).matches();
+    }
+
     static final String READS_BODIES = "Api.decodeQuery does not read bodies as Neo4j does: it should use"
             + " QueryRequest.parse(body, typed, Shape.TRANSACTION) (unknown fields and bad ones 400"
             + " Request.Invalid, not InvalidFormat), and answer a null or empty statement 400 Request.Invalid"

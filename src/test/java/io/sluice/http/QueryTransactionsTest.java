@@ -139,4 +139,16 @@ class QueryTransactionsTest {
         assertThat(write.body()).as("accessMode READ: a read transaction").contains("Neo.ClientError.Statement.AccessMode");
         assertThat(items("read")).isZero();
     }
+
+    @Test
+    void onAnotherDatabaseItIsNotFoundAndGoesOn() throws Exception {
+        String id = JSON.readTree(s.post("/db/neo4j/query/v2/tx", "{}").body()).at("/transaction/id").asText();
+        HttpResponse<String> other = s.post("/db/other/query/v2/tx/" + id, "{\"statement\":\"RETURN 1\"}");
+        assertThat(other.statusCode()).isEqualTo(404);
+        assertThat(other.body()).as("the transaction's not-found, as Neo4j").contains("Neo.ClientError.Request.Invalid",
+                "Transaction with Id: \\\"" + id + "\\\" was not found.");
+        assertThat(delete("/db/other/query/v2/tx/" + id).statusCode()).isEqualTo(404);
+        assertThat(s.post("/db/neo4j/query/v2/tx/" + id, "").statusCode()).isEqualTo(202);
+        assertThat(delete("/db/neo4j/query/v2/tx/" + id).statusCode()).isEqualTo(200);
+    }
 }
