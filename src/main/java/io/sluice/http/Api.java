@@ -34,10 +34,6 @@ final class Api {
     /** Decoded request plus how to encode its outcome. */
     private record Decoded(WriteRequest request, List<Map<String, Object>> statementOptions) {}
 
-    /** The fields of a Query API request body, as Neo4j's {@code QueryTxRequest} has them. */
-    static final java.util.Set<String> QUERY_FIELDS = java.util.Set.of("statement", "parameters", "includeCounters",
-            "accessMode", "bookmarks", "impersonatedUser", "maxExecutionTime", "txMetadata", "notificationsFilter",
-            "txType");
 
     /**
      * An endpoint's answer shapes: its success status, and whether errors are Neo4j's Query API body
@@ -220,8 +216,8 @@ final class Api {
         try {
             mode = Mode.parse(modeText);
             d = decoder.decode();
-        } catch (ImpersonationRefused e) {
-            return shape.error(400, e.error());
+        } catch (Refusal e) {
+            return shape.error(400, e.error);
         } catch (IllegalArgumentException e) {
             return shape.error(400, Neo4jError.invalid(e.getMessage()));
         } catch (BadRequest e) {
@@ -251,17 +247,34 @@ final class Api {
         return d.statementOptions().size() == 1 && "READ".equals(d.statementOptions().getFirst().get("accessMode"));
     }
 
-    private Decoded decodeQuery(byte[] body, boolean typed, String mode) throws BadRequest {
-        Map<String, Object> root = Json.object(Json.parse(body), "the request body");
-        root = checkQueryFields(root);
-        Statement s = statement(root, "statement", "the request body");
-        if (typed) {
-            s = new Statement(s.cypher(), TypedJson.decodeParameters(s.params()));
-            if (Mode.parse(mode) == Mode.ASYNC) {
-                refuseUnjournalable(s.params());
-            }
+    private Decoded decodeQuery(byte[] body, boolean typed, String mode) {
+        QueryRequest r;
+        try {
+            r = QueryRequest.parse(body, typed, QueryRequest.Shape.TRANSACTION);
+        } catch (QueryRequest.Refused e) {
+            throw new Refusal(e.error());
         }
-        return new Decoded(new WriteRequest.CypherRequest(List.of(s), body.length), List.of(root));
+        if (r.statement() == null) {
+            throw new Refusal(Neo4jError.invalid("statement cannot be null or empty"));
+        }
+        if (typed && Mode.parse(mode) == Mode.ASYNC) {
+            refuseUnjournalable(r.statement().params());
+        }
+        Map<String, Object> options = new LinkedHashMap<>();
+        options.put("includeCounters", r.includeCounters());
+        options.put("accessMode", r.accessMode());
+        return new Decoded(new WriteRequest.CypherRequest(List.of(r.statement()), body.length), List.of(options));
+    }
+
+    /** A body refused as Neo4j refuses it: 400 with {@code error}. */
+    private static final class Refusal extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final transient Neo4jError error;
+
+        Refusal(Neo4jError error) {
+            super(error.message(), null, false, false);
+            this.error = error;
+        }
     }
 
     /**
@@ -291,50 +304,6 @@ final class Api {
             case byte[] b -> "Base64";
             default -> v.getClass().getSimpleName().replace("Graph", "");
         };
-    }
-
-    /**
-     * Checks the fields Neo4j's Query API checks (unknown ones, {@code accessMode}, {@code bookmarks},
-     * {@code impersonatedUser}); returns the body with {@code accessMode} in upper case.
-     */
-    static Map<String, Object> checkQueryFields(Map<String, Object> root) {
-        for (String k : root.keySet()) {
-            if (!QUERY_FIELDS.contains(k)) {
-                throw new IllegalArgumentException("unknown field \"" + k + "\" in the request body (Neo4j's Query API"
-                        + " takes " + String.join(", ", new java.util.TreeSet<>(QUERY_FIELDS)) + ")");
-            }
-        }
-        Object access = root.get("accessMode");
-        if (access != null) {
-            String a = access instanceof String t ? t.toUpperCase(java.util.Locale.ROOT) : "";
-            if (!a.equals("READ") && !a.equals("WRITE")) {
-                throw new IllegalArgumentException("accessMode must be READ or WRITE, got " + Json.kind(access));
-            }
-            root = new LinkedHashMap<>(root);
-            root.put("accessMode", a);
-        }
-        Object bookmarks = root.get("bookmarks");
-        if (bookmarks != null && !(bookmarks instanceof List<?> l && l.stream().allMatch(b -> b instanceof String t
-                && !t.isEmpty()))) {
-            throw new IllegalArgumentException("bookmarks must be an array of non-empty strings");
-        }
-        if (root.get("impersonatedUser") != null) {
-            throw new ImpersonationRefused();
-        }
-        return root;
-    }
-
-    /** Community has no impersonation: Neo4j's own refusal. */
-    static final class ImpersonationRefused extends IllegalArgumentException {
-        private static final long serialVersionUID = 1L;
-
-        ImpersonationRefused() {
-            super("Impersonation is not supported in community edition.");
-        }
-
-        Neo4jError error() {
-            return new Neo4jError("Neo.ClientError.Statement.ArgumentError", getMessage());
-        }
     }
 
     private Object encodeQuery(Decoded d, Outcome.Committed c, boolean typed, long start) {

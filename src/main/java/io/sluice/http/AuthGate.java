@@ -104,22 +104,29 @@ final class AuthGate {
             }
             case Authenticator.Result.Missing m -> unauthorized(ex, "No authentication header supplied.");
             case Authenticator.Result.Invalid i -> unauthorized(ex, i.message());
-            case Authenticator.Result.Malformed m -> HttpServer.drainThenSend(ex, Reply.errorsOnly(400,
+            case Authenticator.Result.Malformed m -> refuse(ex, Reply.errorsOnly(400,
                     Neo4jError.invalidFormat("Invalid authentication header.")));
-            case Authenticator.Result.RateLimited l -> HttpServer.drainThenSend(ex, Reply.errorsOnly(429,
+            case Authenticator.Result.RateLimited l -> refuse(ex, Reply.errorsOnly(429,
                     new Neo4jError("Neo.ClientError.Security.AuthenticationRateLimit", l.message())));
-            case Authenticator.Result.Expired e -> HttpServer.drainThenSend(ex, Reply.errorsOnly(400, // as Neo4j's Query API answers it
+            case Authenticator.Result.Expired e -> refuse(ex, Reply.errorsOnly(400, // as Neo4j's Query API answers it
                     new Neo4jError("Neo.ClientError.Security.CredentialsExpired", e.message())));
-            case Authenticator.Result.Unavailable u -> HttpServer.drainThenSend(ex, Reply.errorsOnly(503,
+            case Authenticator.Result.Unavailable u -> refuse(ex, Reply.errorsOnly(503,
                     new Neo4jError("Neo.TransientError.General.DatabaseUnavailable", u.message())).retryAfter(1));
         }
+    }
+
+    /** Neo4j's authentication filter answers with this type, where its APIs say {@code application/json}. */
+    static final String REFUSAL_TYPE = "application/json;charset=utf-8";
+
+    private static void refuse(HttpServerExchange ex, Reply r) {
+        HttpServer.drainThenSend(ex, r.withContentType(REFUSAL_TYPE));
     }
 
     private static void unauthorized(HttpServerExchange ex, String message) {
         // a browser's own scripts ask not to be challenged (no login dialog), as Neo4j Browser does
         boolean quiet = "true".equalsIgnoreCase(ex.getRequestHeaders().getFirst("X-Ajax-Browser-Auth"));
         ex.getResponseHeaders().put(Headers.WWW_AUTHENTICATE, quiet ? "None" : CHALLENGE);
-        HttpServer.drainThenSend(ex, Reply.errorsOnly(401, new Neo4jError("Neo.ClientError.Security.Unauthorized", message)));
+        refuse(ex, Reply.errorsOnly(401, new Neo4jError("Neo.ClientError.Security.Unauthorized", message)));
     }
 
 }

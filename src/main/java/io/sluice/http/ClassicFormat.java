@@ -149,7 +149,7 @@ final class ClassicFormat {
                     List<Object> meta = new ArrayList<>(row.size());
                     for (Object v : row) {
                         values.add(row(v));
-                        meta.add(meta(v));
+                        addMeta(v, meta);
                     }
                     entry.put("row", values);
                     entry.put("meta", meta);
@@ -183,22 +183,27 @@ final class ClassicFormat {
         };
     }
 
-    /** What a value in a {@code row} was: an entity's ids, a temporal's or point's type, else null. */
-    static Object meta(Object v) {
-        return switch (v) {
-            case GraphNode n -> entity(n.id(), n.elementId(), "node");
-            case GraphRelationship r -> entity(r.id(), r.elementId(), "relationship");
-            case GraphPath p -> pathElements(p, false);
-            case GraphPoint p -> Map.of("type", "point");
-            case GraphDuration d -> Map.of("type", "duration");
-            case LocalDate d -> Map.of("type", "date");
-            case OffsetTime t -> Map.of("type", "time");
-            case LocalTime t -> Map.of("type", "localtime");
-            case LocalDateTime t -> Map.of("type", "localdatetime");
-            case TemporalAccessor t -> Map.of("type", "datetime");
-            case List<?> l -> l.stream().map(ClassicFormat::meta).toList();
-            case null, default -> null;
-        };
+    /**
+     * Appends what a value in a {@code row} was to the row's {@code meta}, which is flat as Neo4j writes it: an
+     * entity's ids, a temporal's or point's type, null for anything else; a list or map adds its values' metas in
+     * place (none when empty); only a path adds one nested array.
+     */
+    static void addMeta(Object v, List<Object> meta) {
+        switch (v) {
+            case GraphNode n -> meta.add(entity(n.id(), n.elementId(), "node"));
+            case GraphRelationship r -> meta.add(entity(r.id(), r.elementId(), "relationship"));
+            case GraphPath p -> meta.add(pathElements(p, false));
+            case GraphPoint p -> meta.add(Map.of("type", "point"));
+            case GraphDuration d -> meta.add(Map.of("type", "duration"));
+            case LocalDate d -> meta.add(Map.of("type", "date"));
+            case OffsetTime t -> meta.add(Map.of("type", "time"));
+            case LocalTime t -> meta.add(Map.of("type", "localtime"));
+            case LocalDateTime t -> meta.add(Map.of("type", "localdatetime"));
+            case TemporalAccessor t -> meta.add(Map.of("type", "datetime"));
+            case List<?> l -> l.forEach(x -> addMeta(x, meta));
+            case Map<?, ?> m -> m.values().forEach(x -> addMeta(x, meta));
+            case null, default -> meta.add(null);
+        }
     }
 
     private static Map<String, Object> entity(long id, String elementId, String type) {

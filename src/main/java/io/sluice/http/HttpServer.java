@@ -119,16 +119,16 @@ public final class HttpServer implements AutoCloseable {
                 .get("/health", blocking(this::health, false))
                 .get("/metrics", blocking(this::metrics, !o.metricsOpen()))
                 .get("/", blocking((ex, body) -> discovery.answer(ex), false))
-                .setFallbackHandler(ex -> send(ex, Reply.error(404, Neo4jError.invalid(
-                        "no such endpoint: " + ex.getRequestMethod() + " " + ex.getRequestPath()))))
+                .setFallbackHandler(ex -> send(ex, Reply.errorsOnly(404, Neo4jError.invalid(
+                        "Not Found: no such endpoint: " + ex.getRequestMethod() + " " + ex.getRequestPath()))))
                 .setInvalidMethodHandler(ex -> {
                     // the writes are POST, everything else GET (see the routes above)
                     String path = ex.getRequestPath();
                     boolean post = path.matches(".*/(tx|tx/[^/]+/commit|query/v2|query/v2/tx|query/v2/tx/[^/]+/commit|write/[^/]+)");
                     boolean tx = path.matches(".*/(query/v2/)?tx/[^/]+") && !path.endsWith("/tx/commit");
                     ex.getResponseHeaders().put(Headers.ALLOW, tx ? "POST, DELETE" : post ? "POST" : "GET");
-                    send(ex, Reply.error(405, Neo4jError.invalid(
-                            "method " + ex.getRequestMethod() + " is not allowed on " + ex.getRequestPath())));
+                    send(ex, Reply.errorsOnly(405, Neo4jError.invalid("Method Not Allowed: " + ex.getRequestMethod()
+                            + " is not allowed on " + ex.getRequestPath())));
                 });
         HttpHandler root = ex -> admit(ex, routes);
         Undertow.Builder builder = Undertow.builder();

@@ -1,6 +1,5 @@
 package io.sluice.http;
 
-import io.sluice.http.Json.BadRequest;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
@@ -21,7 +20,9 @@ import java.util.Map;
  * an empty body keeps it alive), commit ({@code .../tx/{id}/commit}, with or without a last statement), roll back
  * ({@code DELETE .../tx/{id}}: 200 {@code {}}). 202 with {@code transaction {id, expires}} while it is open,
  * {@code bookmarks} once committed; an unknown, expired, finished or another caller's id is 404. Statements here
- * run in the caller's own Neo4j transaction: no group commit, no journal (a mode does not apply).
+ * run in the caller's own Neo4j transaction: no group commit, no journal (a mode does not apply). Bodies are
+ * read as Neo4j reads them ({@link QueryRequest}: its fields only; {@code accessMode: READ} opens a read
+ * transaction). Answers carry {@code queryType} and the timings (the request's time in sluice) after a statement.
  */
 final class QueryTransactionsApi {
     private final WritePath writes;
@@ -32,40 +33,40 @@ final class QueryTransactionsApi {
         this.time = time;
     }
 
-    /**
-     * A request's statement, none when the body has none (empty, or no {@code statement}); {@code read} when it asks
-     * for {@code accessMode: READ}; {@code start}: when it arrived ({@link Time#nanos}).
-     */
-    private record Request(List<Statement> statements, boolean includeCounters, boolean read, long start) {}
-
-    /** {@code accessMode: READ} opens a read transaction, in which Neo4j itself refuses writes. */
     Reply open(String db, byte[] body, QueryMedia media, Object owner, Access access) {
-        return answer(db, body, media, r -> open(writes.queryTransactions().open(r.statements(),
-                r.read() && access == Access.CYPHER ? Access.READ : access, owner), r, media));
+        long start = time.nanos();
+        return answer(body, QueryRequest.Shape.TRANSACTION, media, r -> {
+            if (!db.equals(writes.database())) {
+                return Reply.errorsOnly(404, notFound(db));
+            }
+            // a read transaction for accessMode READ, as Neo4j's (a template-only caller is refused either way)
+            Access mode = r.readOnly() && access == Access.CYPHER ? Access.READ : access;
+            return open(writes.queryTransactions().open(statements(r), mode, owner), r, media, start);
+        });
     }
 
     Reply run(String db, String id, byte[] body, QueryMedia media, Object owner) {
-        return answer(db, body, media, r -> open(writes.queryTransactions().run(id, r.statements(), owner), r, media));
+        long start = time.nanos();
+        return answer(body, QueryRequest.Shape.STATEMENT, media, r -> open(writes.queryTransactions().run(id,
+                statements(r), owner(db, owner)), r, media, start));
     }
 
     Reply commit(String db, String id, byte[] body, QueryMedia media, Object owner) {
-        return answer(db, body, media, r -> {
-            ExplicitTransactions.Step s = writes.queryTransactions().commit(id, r.statements(), owner);
+        long start = time.nanos();
+        return answer(body, QueryRequest.Shape.STATEMENT, media, r -> {
+            ExplicitTransactions.Step s = writes.queryTransactions().commit(id, statements(r), owner(db, owner));
             if (s.failed()) {
                 return failed(s.failure());
             }
-            Map<String, Object> out = result(s, r, media);
+            Map<String, Object> out = result(s, r, media, start);
             out.put("bookmarks", List.of());
             return Reply.json(202, out);
         });
     }
 
     Reply rollback(String db, String id, Object owner) {
-        if (!db.equals(writes.database())) {
-            return Reply.errorsOnly(404, notFound(db));
-        }
         try {
-            writes.queryTransactions().rollback(id, owner);
+            writes.queryTransactions().rollback(id, owner(db, owner));
             return Reply.json(200, Map.of());
         } catch (SinkException e) {
             return failed(e.error());
@@ -74,26 +75,30 @@ final class QueryTransactionsApi {
 
     @FunctionalInterface
     private interface Step {
-        Reply run(Request r) throws SinkException;
+        Reply run(QueryRequest r) throws SinkException;
     }
 
-    private Reply answer(String db, byte[] body, QueryMedia media, Step step) {
-        if (!db.equals(writes.database())) {
-            return Reply.errorsOnly(404, notFound(db));
-        }
-        Request r;
-        try {
-            r = parse(body, media.typedParameters(), time.nanos());
-        } catch (BadRequest e) {
-            return Reply.errorsOnly(400, Neo4jError.invalidFormat(e.getMessage()));
-        } catch (Api.ImpersonationRefused e) {
-            return Reply.errorsOnly(400, e.error());
-        } catch (IllegalArgumentException e) { // a typed value that does not parse, a field Neo4j refuses
-            return Reply.errorsOnly(400, Neo4jError.invalid(e.getMessage()));
-        }
+    private static List<Statement> statements(QueryRequest r) {
+        return r.statement() == null ? List.of() : List.of(r.statement());
+    }
+
+    /**
+     * Whom a request on {@code db} acts for. Neo4j finds a transaction by its id, database and user together: on
+     * another database it is not found (and goes on), as it is for another user; so there the caller is no one.
+     */
+    private Object owner(String db, Object caller) {
+        return db.equals(writes.database()) ? caller : ANOTHER_DATABASE;
+    }
+
+    private static final Object ANOTHER_DATABASE = new Object();
+
+    /** The body is read first, as Neo4j reads it before its handler runs: a bad one is 400 whatever the path. */
+    private Reply answer(byte[] body, QueryRequest.Shape shape, QueryMedia media, Step step) {
         Reply reply;
         try {
-            reply = step.run(r);
+            reply = step.run(QueryRequest.parse(body, media.typedParameters(), shape));
+        } catch (QueryRequest.Refused e) {
+            reply = Reply.errorsOnly(400, e.error());
         } catch (SinkException e) {
             reply = failed(e.error());
         }
@@ -104,39 +109,22 @@ final class QueryTransactionsApi {
         return writes.queryTransactions().isNotFound(e) ? Reply.errorsOnly(404, e) : Reply.error(e, true);
     }
 
-    private static Request parse(byte[] body, boolean typed, long start) throws BadRequest {
-        if (body.length == 0 || new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
-            return new Request(List.of(), false, false, start);
-        }
-        Map<String, Object> root = Api.checkQueryFields(Json.object(Json.parse(body), "the request body"));
-        boolean counters = Boolean.TRUE.equals(root.get("includeCounters"));
-        boolean read = "READ".equals(root.get("accessMode"));
-        if (!root.containsKey("statement")) {
-            return new Request(List.of(), counters, read, start);
-        }
-        Statement s = Api.statement(root, "statement", "the request body");
-        if (typed) {
-            s = new Statement(s.cypher(), TypedJson.decodeParameters(s.params()));
-        }
-        return new Request(List.of(s), counters, read, start);
-    }
-
     /** The statement's data, counters when asked for, query type and timings; nothing when none ran. */
-    private Map<String, Object> result(ExplicitTransactions.Step s, Request r, QueryMedia media) {
+    private Map<String, Object> result(ExplicitTransactions.Step s, QueryRequest r, QueryMedia media, long start) {
         if (s.results().isEmpty()) {
             return new LinkedHashMap<>();
         }
         StatementResult result = s.results().getFirst();
         Map<String, Object> out = Api.queryResult(result, r.includeCounters(), media.typedResponse());
-        Api.summary(out, Api.queryType(writes.kind(r.statements().getFirst().cypher()), result), time.nanos() - r.start());
+        Api.summary(out, Api.queryType(writes.kind(r.statement().cypher()), result), time.nanos() - start);
         return out;
     }
 
-    private Reply open(ExplicitTransactions.Step s, Request r, QueryMedia media) {
+    private Reply open(ExplicitTransactions.Step s, QueryRequest r, QueryMedia media, long start) {
         if (s.failed()) {
             return failed(s.failure());
         }
-        Map<String, Object> out = result(s, r, media);
+        Map<String, Object> out = result(s, r, media, start);
         Map<String, Object> tx = new LinkedHashMap<>();
         tx.put("id", s.id());
         tx.put("expires", expires(s.expires()));

@@ -52,7 +52,7 @@ class BadInputTest {
                 Arguments.of("unknown database", "/db/other/write/person", "{\"id\": 1, \"name\": \"a\"}", 404, "Neo.ClientError.Database.DatabaseNotFound"),
                 Arguments.of("syntax error", "/db/neo4j/query/v2", "{\"statement\": \"CREAT (n)\"}", 400, "Neo.ClientError.Statement.SyntaxError"),
                 Arguments.of("missing parameter", "/db/neo4j/query/v2", "{\"statement\": \"CREATE (n {a: $a})\"}", 400, "Neo.ClientError.Statement.ParameterMissing"),
-                Arguments.of("no statement", "/db/neo4j/query/v2", "{\"parameters\": {}}", 400, "Neo.ClientError.Request.InvalidFormat"),
+                Arguments.of("no statement", "/db/neo4j/query/v2", "{\"parameters\": {}}", 400, "Neo.ClientError.Request.Invalid"),
                 Arguments.of("statements not an array", "/db/neo4j/tx/commit", "{\"statements\": 3}", 200, "Neo.ClientError.Request.InvalidFormat"),
                 Arguments.of("parameters not an object", "/db/neo4j/tx/commit", "{\"statements\": [{\"statement\": \"RETURN 1\", \"parameters\": [1]}]}", 200, "Neo.ClientError.Request.InvalidFormat"),
                 Arguments.of("type error at apply", "/db/neo4j/query/v2", "{\"statement\": \"CREATE (n {a: $a})\", \"parameters\": {\"a\": {\"nested\": 1}}}", 400, "Neo.ClientError.Statement.TypeError"),

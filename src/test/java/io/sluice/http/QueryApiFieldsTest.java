@@ -63,7 +63,7 @@ class QueryApiFieldsTest {
     void bookmarksImpersonationAndUnknownFields() throws Exception {
         JsonNode r = ok(s.post("/db/neo4j/query/v2", "{\"statement\":\"RETURN 1 AS x\",\"bookmarks\":[\"FB:abc\"]}"));
         assertThat(r.at("/bookmarks").isArray()).isTrue();
-        assertThat(error(s.post("/db/neo4j/query/v2", "{\"statement\":\"RETURN 1\",\"bookmarks\":[\"\"]}")))
+        assertThat(error(s.post("/db/neo4j/query/v2", "{\"statement\":\"RETURN 1\",\"bookmarks\":\"FB:abc\"}")))
                 .isEqualTo("Neo.ClientError.Request.Invalid");
         assertThat(error(s.post("/db/neo4j/query/v2", "{\"statement\":\"RETURN 1\",\"impersonatedUser\":\"bob\"}")))
                 .isEqualTo("Neo.ClientError.Statement.ArgumentError");

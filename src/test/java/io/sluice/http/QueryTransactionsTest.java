@@ -113,4 +113,42 @@ class QueryTransactionsTest {
         assertThat(app.statusCode()).isEqualTo(403);
         assertThat(app.body()).contains("Neo.ClientError.Security.Forbidden");
     }
+
+    @Test
+    void bodiesAreReadAsNeo4jReadsThem() throws Exception {
+        for (String body : new String[] {"{\"bogus\":1}", "{\"statement\":", "{\"accessMode\":\"SOMETIMES\"}",
+                "{\"statement\":\"RETURN 1\",\"parameters\":[1]}"}) {
+            HttpResponse<String> r = s.post("/db/neo4j/query/v2/tx", body);
+            assertThat(r.statusCode()).as(body).isEqualTo(400);
+            assertThat(JSON.readTree(r.body()).at("/errors/0/code").asText()).as(body)
+                    .isEqualTo("Neo.ClientError.Request.Invalid");
+            assertThat(JSON.readTree(r.body()).at("/errors/0/message").asText()).as(body).startsWith("Bad Request");
+        }
+        assertThat(s.post("/db/neo4j/query/v2/tx", "{\"impersonatedUser\":\"app\"}").body())
+                .contains("Neo.ClientError.Statement.ArgumentError", "Impersonation is not supported");
+        String id = JSON.readTree(s.post("/db/neo4j/query/v2/tx", "{\"accessMode\":\"read\",\"bookmarks\":[],"
+                + "\"txMetadata\":{\"app\":\"x\"},\"maxExecutionTime\":5}").body()).at("/transaction/id").asText();
+        HttpResponse<String> settings = s.post("/db/neo4j/query/v2/tx/" + id, "{\"statement\":\"RETURN 1\","
+                + "\"accessMode\":\"READ\"}");
+        assertThat(settings.statusCode()).as("a statement's request has no transaction settings").isEqualTo(400);
+        assertThat(JSON.readTree(s.post("/db/neo4j/query/v2/tx/" + id, "{\"statement\":\"\"}").body())
+                .at("/transaction/id").asText()).as("an empty statement is a keep-alive").isEqualTo(id);
+        HttpResponse<String> write = s.post("/db/neo4j/query/v2/tx/" + id, "{\"statement\":\"CREATE (:TxItem"
+                + " {name: 'read'})\"}");
+        assertThat(write.statusCode()).isEqualTo(400);
+        assertThat(write.body()).as("accessMode READ: a read transaction").contains("Neo.ClientError.Statement.AccessMode");
+        assertThat(items("read")).isZero();
+    }
+
+    @Test
+    void onAnotherDatabaseItIsNotFoundAndGoesOn() throws Exception {
+        String id = JSON.readTree(s.post("/db/neo4j/query/v2/tx", "{}").body()).at("/transaction/id").asText();
+        HttpResponse<String> other = s.post("/db/other/query/v2/tx/" + id, "{\"statement\":\"RETURN 1\"}");
+        assertThat(other.statusCode()).isEqualTo(404);
+        assertThat(other.body()).as("the transaction's not-found, as Neo4j").contains("Neo.ClientError.Request.Invalid",
+                "Transaction with Id: \\\"" + id + "\\\" was not found.");
+        assertThat(delete("/db/other/query/v2/tx/" + id).statusCode()).isEqualTo(404);
+        assertThat(s.post("/db/neo4j/query/v2/tx/" + id, "").statusCode()).isEqualTo(202);
+        assertThat(delete("/db/neo4j/query/v2/tx/" + id).statusCode()).isEqualTo(200);
+    }
 }

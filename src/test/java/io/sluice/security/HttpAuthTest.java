@@ -101,6 +101,8 @@ class HttpAuthTest {
             HttpResponse<String> none = call(c, null);
             assertThat(none.statusCode()).as("no credentials: %s %s", c.method(), c.path()).isEqualTo(401);
             assertThat(none.headers().firstValue("WWW-Authenticate")).hasValue("Basic realm=\"Neo4j\", Bearer realm=\"Neo4j\"");
+            assertThat(none.headers().firstValue("Content-Type")).as("as Neo4j's filter")
+                    .hasValue("application/json;charset=utf-8");
             assertThat(none.body()).isEqualTo("{\"errors\":[{\"code\":\"Neo.ClientError.Security.Unauthorized\","
                     + "\"message\":\"No authentication header supplied.\"}]}");
 

@@ -37,13 +37,21 @@ public final class ChildJvm implements AutoCloseable {
     /** The same, with {@code env} added to the child's environment (e.g. {@code NEO4J_AUTH}). */
     public static ChildJvm start(String heap, List<String> mainArgs, String ready, Path log,
             java.util.Map<String, String> env) throws IOException {
+        return start(heap, List.of(), mainArgs, ready, log, env);
+    }
+
+    /** The same, with {@code jvmOptions} added to the child's JVM flags. */
+    public static ChildJvm start(String heap, List<String> jvmOptions, List<String> mainArgs, String ready, Path log,
+            java.util.Map<String, String> env) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of(java, "-Xmx" + heap, "-XX:+UseParallelGC",
                 "--sun-misc-unsafe-memory-access=allow",
                 "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
                 "--add-opens=java.base/java.io=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
                 "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), "io.sluice.cli.Main"));
+                "-cp", System.getProperty("java.class.path")));
+        cmd.addAll(jvmOptions);
+        cmd.add("io.sluice.cli.Main");
         cmd.addAll(mainArgs);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().putAll(env);

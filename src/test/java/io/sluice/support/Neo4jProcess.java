@@ -3,22 +3,29 @@ package io.sluice.support;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
- * {@code sluice neo4j}, a plain Neo4j server with Bolt only, as a real child process: the remote database of the
- * Bolt-sink tests, which can be killed (-9) and started again on the same data directory and port. Its output
- * goes to {@code dataDir/../neo4j-N.log}.
+ * {@code sluice neo4j}, a plain Neo4j server as a real child process: with Bolt only, the remote database of the
+ * Bolt-sink tests, which can be killed (-9) and started again on the same data directory and port; or, started
+ * with {@link #startHttp}, Neo4j's own Community server with its HTTP API too (the reference of the differential
+ * tests). Its output goes to {@code dataDir/../neo4j-N.log}.
  */
 public final class Neo4jProcess implements AutoCloseable {
     public final Path dataDir;
+    /** The Bolt port. */
     public final int port;
+    /** The HTTP port of a server started with {@link #startHttp}, else -1. */
+    public final int httpPort;
     private final ChildJvm jvm;
 
-    private Neo4jProcess(ChildJvm jvm, Path dataDir, int port) {
+    private Neo4jProcess(ChildJvm jvm, Path dataDir, int port, int httpPort) {
         this.jvm = jvm;
         this.dataDir = dataDir;
         this.port = port;
+        this.httpPort = httpPort;
     }
 
     /** Starts on a free port. */
@@ -36,10 +43,37 @@ public final class Neo4jProcess implements AutoCloseable {
 
     /** Starts with {@code NEO4J_AUTH} set to {@code neo4jAuth} ({@code none}, or {@code neo4j/<password>}). */
     public static Neo4jProcess start(Path dataDir, int port, String neo4jAuth) throws IOException {
-        Path log = dataDir.resolveSibling(dataDir.getFileName() + "-neo4j-" + System.nanoTime() + ".log");
         return new Neo4jProcess(ChildJvm.start("768m", List.of("neo4j", "--data", dataDir.toString(),
-                "--bolt", "127.0.0.1:" + port, "--pagecache", "64m"), "neo4j ready", log,
-                java.util.Map.of("NEO4J_AUTH", neo4jAuth)), dataDir, port);
+                "--bolt", "127.0.0.1:" + port, "--pagecache", "64m"), "neo4j ready", logFile(dataDir),
+                Map.of("NEO4J_AUTH", neo4jAuth)), dataDir, port, -1);
+    }
+
+    /**
+     * Neo4j's Community server ({@code sluice neo4j --http}) on free HTTP and Bolt ports, with {@code NEO4J_AUTH}
+     * {@code neo4jAuth} and {@code settings} as extra {@code neo4j.conf} lines.
+     */
+    public static Neo4jProcess startHttp(Path dataDir, String neo4jAuth, Map<String, String> settings)
+            throws IOException {
+        int bolt = TestServer.freePort();
+        int http = TestServer.freePort();
+        List<String> args = new ArrayList<>(List.of("neo4j", "--data", dataDir.toString(),
+                "--bolt", "127.0.0.1:" + bolt, "--http", "127.0.0.1:" + http, "--pagecache", "64m"));
+        settings.forEach((k, v) -> args.addAll(List.of("--setting", k + "=" + v)));
+        // the reference answers a few requests: the quick compiler alone starts it in about half the time here
+        return new Neo4jProcess(ChildJvm.start("768m", List.of("-XX:TieredStopAtLevel=1"), args, "neo4j ready",
+                logFile(dataDir), Map.of("NEO4J_AUTH", neo4jAuth)), dataDir, bolt, http);
+    }
+
+    private static Path logFile(Path dataDir) {
+        return dataDir.resolveSibling(dataDir.getFileName() + "-neo4j-" + System.nanoTime() + ".log");
+    }
+
+    /** The base URL of the HTTP API ({@link #startHttp} only). */
+    public String httpUrl() {
+        if (httpPort < 0) {
+            throw new IllegalStateException("started without HTTP");
+        }
+        return "http://127.0.0.1:" + httpPort;
     }
 
     public String uri() {
