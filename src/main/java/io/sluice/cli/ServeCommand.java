@@ -41,6 +41,12 @@ final class ServeCommand implements Callable<Integer> {
             description = "HTTPS listen address (needs tls.certificate and tls.private_key in the config)")
     String https;
 
+    @Option(names = "--kafka", paramLabel = "HOST:PORT[,HOST:PORT...]",
+            description = "put the async journal on Kafka at these bootstrap servers (config journal.kafka for the"
+                    + " topic, partitions and client properties), so a fleet of sluice instances shares it; the local"
+                    + " journal is the default")
+    String kafka;
+
     @Option(names = "--neo4j", paramLabel = "URI",
             description = "write to this Neo4j server or cluster over Bolt (bolt://host:7687, neo4j://host:7687, "
                     + "+s for TLS) instead of embedded Neo4j")
@@ -58,6 +64,9 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
+        if (kafka != null) {
+            c = c.withJournal(c.journal().withKafka(kafka));
+        }
         if (https != null) {
             var t = c.tls();
             c = c.withTls(new SluiceConfig.Tls(t.certificate(), t.privateKey(), https, t.http(), t.bolt()));

@@ -71,6 +71,10 @@ public record SluiceConfig(
         return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, s, tls, modes, transactions);
     }
 
+    public SluiceConfig withJournal(Journal j) {
+        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, j, apply, security, tls, modes, transactions);
+    }
+
     public SluiceConfig withTls(Tls t) {
         return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, security, t, modes, transactions);
     }
@@ -161,8 +165,8 @@ public record SluiceConfig(
      * The async journal (in {@code DATA/journal}, dead letters in {@code DATA/dead-letters}): bounds on the
      * unapplied backlog (at a bound, async writes wait the admission timeout, then get 503), segment size.
      */
-    public record Journal(Long maxLagRows, ByteSize maxLagBytes, ByteSize segmentBytes) {
-        public static final Journal DEFAULT = new Journal(null, null, null);
+    public record Journal(Long maxLagRows, ByteSize maxLagBytes, ByteSize segmentBytes, Kafka kafka) {
+        public static final Journal DEFAULT = new Journal(null, null, null, null);
 
         public Journal {
             maxLagRows = maxLagRows == null ? 1_000_000L : maxLagRows;
@@ -175,7 +179,50 @@ public record SluiceConfig(
                 throw new IllegalArgumentException("journal.segment_bytes must be >= 4096, got " + segmentBytes);
             }
         }
+
+        /** The same, its async journal on Kafka at {@code bootstrap} (the config's other Kafka settings kept). */
+        public Journal withKafka(String bootstrap) {
+            Kafka k = kafka == null ? new Kafka(bootstrap, null, null, null, null, null, null, null, null, null)
+                    : new Kafka(bootstrap, kafka.topic(), kafka.partitions(), kafka.group(), kafka.maxLagRecords(),
+                            kafka.sendTimeout(), kafka.deadLetterTopic(), kafka.properties(), kafka.producer(),
+                            kafka.consumer());
+            return new Journal(maxLagRows, maxLagBytes, segmentBytes, k);
+        }
     }
+
+    /**
+     * The async journal on Kafka (docs/SCALING.md): {@code bootstrap} servers; the {@code topic} (created with
+     * {@code partitions} when missing; the number is fixed: adding partitions would move keys and break their
+     * order), the consumer {@code group} all instances share, at most {@code maxLagRecords} records produced and
+     * not yet applied over the whole topic (at the bound async writes wait, then 503), {@code sendTimeout} for
+     * Kafka's acknowledgement (then 503), the {@code deadLetterTopic}; {@code properties} go to every Kafka client
+     * (security settings: {@code security.protocol}, {@code sasl.*}, {@code ssl.*}), {@code producer} and
+     * {@code consumer} to one kind only, after sluice's own settings.
+     */
+    public record Kafka(String bootstrap, String topic, Integer partitions, String group, Long maxLagRecords,
+            Duration sendTimeout, String deadLetterTopic, Map<String, String> properties, Map<String, String> producer,
+            Map<String, String> consumer) {
+        public Kafka {
+            if (bootstrap == null || bootstrap.isBlank()) {
+                throw new IllegalArgumentException("journal.kafka.bootstrap is required (HOST:PORT[,HOST:PORT...]),"
+                        + " or give --kafka");
+            }
+            topic = topic == null ? "sluice-writes" : topic;
+            partitions = partitions == null ? 8 : partitions;
+            group = group == null ? "sluice" : group;
+            maxLagRecords = maxLagRecords == null ? 1_000_000L : maxLagRecords;
+            sendTimeout = sendTimeout == null ? Duration.ofSeconds(10) : sendTimeout;
+            deadLetterTopic = deadLetterTopic == null ? topic + "-dead-letters" : deadLetterTopic;
+            properties = properties == null ? Map.of() : Map.copyOf(properties);
+            producer = producer == null ? Map.of() : Map.copyOf(producer);
+            consumer = consumer == null ? Map.of() : Map.copyOf(consumer);
+            if (partitions < 1 || maxLagRecords < 1 || !sendTimeout.isPositive()) {
+                throw new IllegalArgumentException("journal.kafka: partitions and max_lag_records must be >= 1 and"
+                        + " send_timeout positive");
+            }
+        }
+    }
+
 
     /**
      * The appliers: how many transactions run at once (each owns a partition of the keys), and whether a batch's

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * rows and bytes): at the bound a write waits up to the admission timeout, then gets 503.
  * Owns the journal, the dead-letter journal and the applier thread. Thread-safe.
  */
-public final class AsyncPath implements AutoCloseable {
+public final class AsyncPath implements AsyncJournal {
     private static final Logger log = LoggerFactory.getLogger(AsyncPath.class);
 
     /** Limits and places. */
@@ -154,8 +154,30 @@ public final class AsyncPath implements AutoCloseable {
         return watermark.await(offset, wait);
     }
 
+    @Override
+    public boolean awaitApplied(int partition, long offset, Duration wait) throws InterruptedException {
+        return awaitApplied(offset, wait);
+    }
+
     public long appliedOffset() {
         return watermark.get();
+    }
+
+    @Override
+    public long appliedOffset(int partition) {
+        return appliedOffset();
+    }
+
+    @Override
+    public Map<String, Object> describe() {
+        Map<String, Object> d = new java.util.LinkedHashMap<>();
+        d.put("journal", "local");
+        d.put("journal_next_offset", nextOffset());
+        d.put("journal_applied_offset", appliedOffset());
+        d.put("journal_lag_rows", lagRows());
+        d.put("journal_batch_limit_rows", batchLimit());
+        d.put("journal_lag_bytes", lagBytes());
+        return d;
     }
 
     public long nextOffset() {
@@ -167,6 +189,7 @@ public final class AsyncPath implements AutoCloseable {
     }
 
     /** The journal applier's transient retries, per Neo4j status code. */
+    @Override
     public Map<String, Long> transientRetries() {
         return applier.transientRetries();
     }

@@ -22,13 +22,13 @@ import java.util.Map;
  * Parameters round-trip as JSON values (integers as longs). A template is stored by name; if the config no
  * longer has it when the record is applied, the record is dead-lettered.
  */
-final class RecordCodec {
+public final class RecordCodec {
     private static final ObjectMapper JSON = JsonMapper.builder().enable(DeserializationFeature.USE_LONG_FOR_INTS).build();
 
     private RecordCodec() {}
 
     /** A payload that cannot become a request (unknown template, garbage): dead-lettered with this reason. */
-    static final class Undecodable extends Exception {
+    public static final class Undecodable extends Exception {
         private static final long serialVersionUID = 1L;
 
         Undecodable(String message) {
@@ -36,7 +36,7 @@ final class RecordCodec {
         }
     }
 
-    static byte[] encode(WriteRequest r) {
+    public static byte[] encode(WriteRequest r) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("v", 1);
         switch (r) {
@@ -64,7 +64,7 @@ final class RecordCodec {
      * code does not know, a field of the wrong type, an empty request, a template no longer configured), is
      * {@link Undecodable} with a message that says what: a record must never stop the journal applier.
      */
-    static WriteRequest decode(byte[] payload, Map<String, Template> templates) throws Undecodable {
+    public static WriteRequest decode(byte[] payload, Map<String, Template> templates) throws Undecodable {
         Object parsed;
         try {
             parsed = JSON.readValue(payload, Object.class);
@@ -123,7 +123,7 @@ final class RecordCodec {
         return (Map<String, Object>) map;
     }
 
-    static Map<String, Object> toMap(byte[] payload) {
+    public static Map<String, Object> toMap(byte[] payload) {
         try {
             @SuppressWarnings("unchecked")
             Map<String, Object> m = JSON.readValue(payload, Map.class);

@@ -7,7 +7,7 @@ import io.sluice.batch.Pending;
 import io.sluice.config.SluiceConfig;
 import io.sluice.cypher.StatementClassifier;
 import io.sluice.cypher.StatementClassifier.Classified;
-import io.sluice.durable.AsyncPath;
+import io.sluice.durable.AsyncJournal;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.QueryKind;
 import io.sluice.sink.Sink;
@@ -48,7 +48,7 @@ public final class Gateway implements WritePath, AutoCloseable {
      * appliers share it); {@code templates} are compiled.
      */
     public record Parts(Sink sink, StatementClassifier classifier, Admission admission, Partitions partitions,
-            BatchRunner runner, AsyncPath async, Map<String, Template> templates, TxRegistry queryTransactions,
+            BatchRunner runner, AsyncJournal async, Map<String, Template> templates, TxRegistry queryTransactions,
             TxRegistry classicTransactions) {
         public Parts {
             templates = Map.copyOf(templates);
@@ -56,7 +56,7 @@ public final class Gateway implements WritePath, AutoCloseable {
 
         /** Without explicit transactions (tests of the batched path). */
         public Parts(Sink sink, StatementClassifier classifier, Admission admission, Partitions partitions,
-                BatchRunner runner, AsyncPath async, Map<String, Template> templates) {
+                BatchRunner runner, AsyncJournal async, Map<String, Template> templates) {
             this(sink, classifier, admission, partitions, runner, async, templates, null, null);
         }
     }
@@ -265,9 +265,9 @@ public final class Gateway implements WritePath, AutoCloseable {
     }
 
     @Override
-    public Applied awaitApplied(long offset, Duration wait) throws InterruptedException {
-        boolean applied = parts.async().awaitApplied(offset, wait);
-        return new Applied(offset, applied, parts.async().appliedOffset());
+    public Applied awaitApplied(int partition, long offset, Duration wait) throws InterruptedException {
+        boolean applied = parts.async().awaitApplied(partition, offset, wait);
+        return new Applied(offset, applied, parts.async().appliedOffset(partition));
     }
 
     @Override
@@ -285,7 +285,7 @@ public final class Gateway implements WritePath, AutoCloseable {
     @Override
     public Map<String, Object> health() {
         Sink sink = parts.sink();
-        AsyncPath async = parts.async();
+        AsyncJournal async = parts.async();
         Map<String, Object> h = new LinkedHashMap<>();
         boolean up = sink.isAvailable() && !closing;
         h.put("status", up ? "UP" : closing ? "STOPPING" : "DOWN");
@@ -299,11 +299,7 @@ public final class Gateway implements WritePath, AutoCloseable {
         h.put("batch_max_rows", config.batch().maxRows());
         h.put("batch_max_wait", config.batch().maxWait().toString());
         h.put("templates", parts.templates().keySet());
-        h.put("journal_next_offset", async.nextOffset());
-        h.put("journal_applied_offset", async.appliedOffset());
-        h.put("journal_lag_rows", async.lagRows());
-        h.put("journal_batch_limit_rows", async.batchLimit());
-        h.put("journal_lag_bytes", async.lagBytes());
+        h.putAll(async.describe());
         h.put("dead_letters", async.deadLetterCount());
         return h;
     }

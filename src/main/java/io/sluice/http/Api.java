@@ -83,7 +83,7 @@ final class Api {
                 out.put("lastBookmarks", List.of());
                 yield Reply.json(200, out);
             }
-            case Outcome.Accepted a -> Reply.json(202, Map.of("offset", a.offset(), "rows", a.rows()));
+            case Outcome.Accepted a -> Reply.json(202, accepted(a));
             case Outcome.Failed f -> ClassicFormat.error(200, f.error());
             case Outcome.Overloaded ov -> ClassicFormat.error(503, overloadedError(ov)).retryAfter(ov.retryAfter().toSeconds());
         };
@@ -112,14 +112,19 @@ final class Api {
     }
 
     /** GET /db/{db}/applied?offset=N&wait=5s: read-your-writes for async. */
-    Reply applied(String db, String offsetText, String waitText) {
+    Reply applied(String db, String partitionText, String offsetText, String waitText) {
         Reply bad = checkDatabase(db);
         if (bad != null) {
             return bad;
         }
         long offset;
+        int partition;
         java.time.Duration wait;
         try {
+            partition = partitionText == null ? -1 : Integer.parseInt(partitionText.strip());
+            if (partition < -1) {
+                throw new IllegalArgumentException("partition must be >= 0, got " + partition);
+            }
             if (offsetText == null) {
                 throw new IllegalArgumentException("?offset=N is required");
             }
@@ -139,8 +144,11 @@ final class Api {
             return Reply.error(400, Neo4jError.invalid("bad applied query: " + e.getMessage()));
         }
         try {
-            WritePath.Applied a = writes.awaitApplied(offset, wait);
+            WritePath.Applied a = writes.awaitApplied(partition, offset, wait);
             Map<String, Object> out = new LinkedHashMap<>();
+            if (partition >= 0) {
+                out.put("partition", partition);
+            }
             out.put("offset", a.offset());
             out.put("applied", a.applied());
             out.put("applied_offset", a.appliedOffset());
@@ -149,6 +157,17 @@ final class Api {
             Thread.currentThread().interrupt();
             return Reply.overloaded(Outcome.SHUTTING_DOWN);
         }
+    }
+
+    /** An async write's 202: where it is in the journal ({@code partition} only on Kafka) and its rows. */
+    static Map<String, Object> accepted(Outcome.Accepted a) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        if (a.partition() >= 0) {
+            out.put("partition", a.partition());
+        }
+        out.put("offset", a.offset());
+        out.put("rows", a.rows());
+        return out;
     }
 
     static final java.time.Duration MAX_APPLIED_WAIT = java.time.Duration.ofSeconds(60);
@@ -235,7 +254,7 @@ final class Api {
         Outcome o = writes.execute(d.request(), mode, access);
         return switch (o) {
             case Outcome.Committed c -> Reply.json(shape.success(), encoder.encode(d, c));
-            case Outcome.Accepted a -> Reply.json(202, Map.of("offset", a.offset(), "rows", a.rows()));
+            case Outcome.Accepted a -> Reply.json(202, accepted(a));
             case Outcome.Failed f -> Reply.error(f.error(), shape.errorsOnly());
             case Outcome.Overloaded ov -> Reply.overloaded(ov, shape.errorsOnly());
         };

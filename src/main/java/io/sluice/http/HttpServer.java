@@ -424,7 +424,7 @@ public final class HttpServer implements AutoCloseable {
     }
 
     private Reply applied(HttpServerExchange ex, byte[] body) {
-        return counted(ex, api.applied(param(ex, "db"), param(ex, "offset"), param(ex, "wait")));
+        return counted(ex, api.applied(param(ex, "db"), param(ex, "partition"), param(ex, "offset"), param(ex, "wait")));
     }
 
     private Reply deadLetters(HttpServerExchange ex, byte[] body) throws IOException {

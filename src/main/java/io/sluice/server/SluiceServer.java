@@ -7,7 +7,9 @@ import io.sluice.apply.RetryPolicy;
 import io.sluice.batch.Admission;
 import io.sluice.config.SluiceConfig;
 import io.sluice.cypher.StatementClassifier;
+import io.sluice.durable.AsyncJournal;
 import io.sluice.durable.AsyncPath;
+import io.sluice.kafka.KafkaJournal;
 import io.sluice.gateway.Gateway;
 import io.sluice.gateway.TransactionGate;
 import io.sluice.http.HttpServer;
@@ -94,12 +96,12 @@ public final class SluiceServer implements AutoCloseable {
     private final EmbeddedNeo4j neo4j;
     private final Sink sink;
     private final Admission admission;
-    private final AsyncPath async;
+    private final AsyncJournal async;
     private final Gateway gateway;
     private final HttpServer http;
     private final String authentication;
 
-    private SluiceServer(Owned owned, EmbeddedNeo4j neo4j, Sink sink, Admission admission, AsyncPath async,
+    private SluiceServer(Owned owned, EmbeddedNeo4j neo4j, Sink sink, Admission admission, AsyncJournal async,
             Gateway gateway, HttpServer http, String authentication) {
         this.authentication = authentication;
         this.owned = owned;
@@ -168,12 +170,16 @@ public final class SluiceServer implements AutoCloseable {
                 Thread.ofPlatform().name("sluice-applier-", 0).factory(), time, APPLIER_DRAIN));
 
         var j = c.journal();
-        AsyncPath async = owned.add("the journal", AsyncPath.start(new AsyncPath.Options(
-                o.dataDir().resolve("journal"), o.dataDir().resolve("dead-letters"), j.maxLagRows(),
-                j.maxLagBytes().bytes(), j.segmentBytes().bytes(), a.timeout(), b.maxRows(),
-                new RetryPolicy(Integer.MAX_VALUE, r.initialBackoff(), r.maxBackoff())),
-                sink, templates, metrics, time, Thread.ofPlatform().name("sluice-journal-applier").factory(),
-                b.adaptive() ? new BatchSizeController(b.minRows(), b.maxRows(), b.targetCommit(), b.maxRows()) : null));
+        RetryPolicy forever = new RetryPolicy(Integer.MAX_VALUE, r.initialBackoff(), r.maxBackoff());
+        AsyncJournal async = j.kafka() != null
+                ? owned.add("the journal on Kafka", KafkaJournal.start(j.kafka(), a.timeout(), b.maxRows(), forever,
+                        sink, templates, metrics, time, instanceName(o)))
+                : owned.add("the journal", AsyncPath.start(new AsyncPath.Options(
+                        o.dataDir().resolve("journal"), o.dataDir().resolve("dead-letters"), j.maxLagRows(),
+                        j.maxLagBytes().bytes(), j.segmentBytes().bytes(), a.timeout(), b.maxRows(), forever),
+                        sink, templates, metrics, time, Thread.ofPlatform().name("sluice-journal-applier").factory(),
+                        b.adaptive() ? new BatchSizeController(b.minRows(), b.maxRows(), b.targetCommit(), b.maxRows())
+                                : null));
 
         var t = c.transactions();
         TransactionGate gate = new TransactionGate(admission, t.maxOpen(), a.timeout());
@@ -208,7 +214,18 @@ public final class SluiceServer implements AutoCloseable {
         return o.bolt() == null ? null : o.bolt().host() + ":" + o.bolt().port();
     }
 
-    private static void gauges(PrometheusMetrics metrics, Admission admission, Partitions partitions, AsyncPath async) {
+    /** This instance's name among a fleet's (its Kafka client id): host and HTTP port. */
+    private static String instanceName(Options o) {
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.net.UnknownHostException e) {
+            host = "localhost";
+        }
+        return host + "-" + (o.http() == null ? "nohttp" : o.http().port() + "-" + ProcessHandle.current().pid());
+    }
+
+    private static void gauges(PrometheusMetrics metrics, Admission admission, Partitions partitions, AsyncJournal async) {
         metrics.gauge("sluice.pending.rows", "admitted rows not yet committed", admission::pendingRows);
         metrics.gauge("sluice.pending.bytes", "admitted request bytes not yet committed", admission::pendingBytes);
         for (int i = 0; i < partitions.count(); i++) {
@@ -216,11 +233,13 @@ public final class SluiceServer implements AutoCloseable {
             metrics.gauge("sluice.batch.limit.rows", "adaptive row limit of an applier", partition,
                     () -> partitions.batchLimits().get(partition));
         }
-        metrics.gauge("sluice.journal.batch.limit.rows", "adaptive row limit of the journal applier",
-                async::batchLimit);
-        metrics.gauge("sluice.journal.lag.rows", "journaled rows not yet applied", async::lagRows);
-        metrics.gauge("sluice.journal.lag.bytes", "journaled bytes not yet applied", async::lagBytes);
-        metrics.gauge("sluice.journal.applied.offset", "highest journal offset applied", async::appliedOffset);
+        if (async instanceof AsyncPath local) {
+            metrics.gauge("sluice.journal.batch.limit.rows", "adaptive row limit of the journal applier",
+                    local::batchLimit);
+            metrics.gauge("sluice.journal.applied.offset", "highest journal offset applied", local::appliedOffset);
+        }
+        metrics.gauge("sluice.journal.lag.rows", "journaled rows (Kafka: records) not yet applied", async::lagRows);
+        metrics.gauge("sluice.journal.lag.bytes", "journaled bytes not yet applied (local journal)", async::lagBytes);
         metrics.gauge("sluice.dead.letters", "writes that failed on apply", async::deadLetterCount);
     }
 

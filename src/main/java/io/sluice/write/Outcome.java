@@ -11,8 +11,15 @@ public sealed interface Outcome {
     /** Committed; for Cypher requests, one result per statement; for template requests, none. */
     record Committed(List<StatementResult> results, int rows) implements Outcome {}
 
-    /** In the fsynced journal at {@code offset}; applied later. */
-    record Accepted(long offset, int rows) implements Outcome {}
+    /**
+     * In the journal at {@code offset}, durable (the local journal fsynced it; Kafka acknowledged it with
+     * {@code acks=all}); applied later. {@code partition}: the Kafka partition, or -1 for the local journal.
+     */
+    record Accepted(long offset, int rows, int partition) implements Outcome {
+        public Accepted(long offset, int rows) {
+            this(offset, rows, -1);
+        }
+    }
 
     /** Failed, with Neo4j's code and message; nothing of the request was applied. */
     record Failed(Neo4jError error) implements Outcome {}

@@ -78,6 +78,18 @@ public record Template(String name, String cypher, String unwindCypher, List<Str
         return Math.floorMod(h ^ (h >>> 16), partitions);
     }
 
+    /**
+     * What orders a request among others of this template: the template's name and its first row's key values
+     * (a request is atomic, so it goes wherever its first row goes); the name alone when the template has no key.
+     */
+    public String orderingKey(Map<String, Object> firstRow) {
+        StringBuilder b = new StringBuilder(name);
+        for (String k : key) {
+            b.append('\u0000').append(firstRow.get(k));
+        }
+        return b.toString();
+    }
+
     private static String abbreviate(Object v) {
         String s = String.valueOf(v);
         return s.length() > 40 ? s.substring(0, 40) + "..." : s;

@@ -20,8 +20,11 @@ public interface WritePath {
     /** The database name requests must address (Neo4j Community has one user database). */
     String database();
 
-    /** Waits up to {@code wait} for journal offset {@code offset} to be applied; reports where the applier is. */
-    Applied awaitApplied(long offset, java.time.Duration wait) throws InterruptedException;
+    /**
+     * Waits up to {@code wait} for the journal record at {@code offset} (of Kafka partition {@code partition}; -1
+     * for the local journal) to be applied; reports where the applier is.
+     */
+    Applied awaitApplied(int partition, long offset, java.time.Duration wait) throws InterruptedException;
 
     /** What {@link #awaitApplied} found. */
     record Applied(long offset, boolean applied, long appliedOffset) {}
