@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
  * A single-node Kafka (broker and KRaft controller in one), in-process, from Kafka's own jars: what
  * {@code sluice kafka} runs, for trying and testing sluice's Kafka journal without a Kafka of one's own.
  *
- * <p><b>Design.</b> It does what {@code kafka-storage format --standalone} and {@code kafka-server-start} do, minus
- * their command lines (see docs/SCALING.md and the research notes behind it):
+ * <p><b>Design.</b> It does what {@code kafka-storage format} and {@code kafka-server-start} do, minus their command
+ * lines and their argument parsers (docs/SCALING.md, "./sluice kafka"):
  * <ol>
  *   <li>Lock DATA ({@code DATA/sluice-kafka.lock}) before Kafka touches anything. Kafka locks each of its log
  *       directories, but late: with one directory shared by the metadata log and the topics, a second process got
