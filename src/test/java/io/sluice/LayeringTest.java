@@ -30,6 +30,8 @@ class LayeringTest {
             Map.entry("security", Set.of()),
             Map.entry("metrics", Set.of()),
             Map.entry("journal", Set.of()),
+            // Kafka as the journal of a fleet; KafkaBroker (sluice kafka) takes the journal's directory lock
+            Map.entry("kafka", Set.of("journal")),
             // explicit transactions held open between HTTP requests: over the sink only
             Map.entry("txn", Set.of("sink")),
             Map.entry("write", Set.of("config", "cypher", "sink")),

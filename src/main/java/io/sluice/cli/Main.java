@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** The {@code sluice} command line. */
 @Command(name = "sluice", mixinStandardHelpOptions = true, version = "sluice 0.1.0",
         description = "A write gateway for Neo4j: group commit, journal, backpressure, bulk import.",
-        subcommands = {ServeCommand.class, Neo4jCommand.class, BenchCommand.class, ImportCommand.class,
+        subcommands = {ServeCommand.class, Neo4jCommand.class, KafkaCommand.class, BenchCommand.class, ImportCommand.class,
                 ImportBenchCommand.class, SetInitialPasswordCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @Override
@@ -24,9 +24,9 @@ public final class Main implements Runnable {
                     return 2;
                 })
                 .execute(args);
-        // serve and neo4j return from their shutdown hook: System.exit there would wait for that very hook
+        // serve, neo4j and kafka return from their shutdown hook: System.exit there would wait for that very hook
         String command = args.length > 0 ? args[0] : "";
-        if (code != 0 || !(command.equals("serve") || command.equals("neo4j"))) {
+        if (code != 0 || !(command.equals("serve") || command.equals("neo4j") || command.equals("kafka"))) {
             System.exit(code);
         }
     }

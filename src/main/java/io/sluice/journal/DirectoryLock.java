@@ -10,12 +10,13 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * An exclusive lock on a journal directory ({@code journal.lock}), so that two journals (in this process or
- * another) never append to the same files. The channel is touched only here and in {@link #close}, so an
- * interrupt elsewhere cannot close it and silently drop the lock.
+ * another) never append to the same files; also taken by {@code sluice kafka} on its data directory, under a
+ * name of its own. The channel is touched only here and in {@link #close}, so an interrupt elsewhere cannot close
+ * it and silently drop the lock.
  *
  * <p>Thread-safe (immutable after acquisition).
  */
-final class DirectoryLock implements Closeable {
+public final class DirectoryLock implements Closeable {
     static final String FILE_NAME = "journal.lock";
 
     private final FileChannel channel;
@@ -25,17 +26,25 @@ final class DirectoryLock implements Closeable {
     }
 
     static DirectoryLock acquire(Path dir) throws IOException {
-        FileChannel channel = FileChannel.open(dir.resolve(FILE_NAME), StandardOpenOption.CREATE,
+        return acquire(dir, FILE_NAME, "journal");
+    }
+
+    /**
+     * Locks {@code dir} through the file {@code fileName} in it (created if missing), or fails at once; {@code what}
+     * names the directory's owner in the error ("journal DIR is open in another process").
+     */
+    public static DirectoryLock acquire(Path dir, String fileName, String what) throws IOException {
+        FileChannel channel = FileChannel.open(dir.resolve(fileName), StandardOpenOption.CREATE,
                 StandardOpenOption.WRITE);
         try {
             FileLock lock = channel.tryLock();
             if (lock == null) {
-                throw new IOException("journal " + dir + " is open in another process");
+                throw new IOException(what + " " + dir + " is open in another process");
             }
             return new DirectoryLock(channel);
         } catch (OverlappingFileLockException e) {
             channel.close();
-            throw new IOException("journal " + dir + " is already open in this process", e);
+            throw new IOException(what + " " + dir + " is already open in this process", e);
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;

@@ -43,17 +43,7 @@ public final class ChildJvm implements AutoCloseable {
     /** The same, with {@code jvmOptions} added to the child's JVM flags. */
     public static ChildJvm start(String heap, List<String> jvmOptions, List<String> mainArgs, String ready, Path log,
             java.util.Map<String, String> env) throws IOException {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx" + heap, "-XX:+UseParallelGC",
-                "--sun-misc-unsafe-memory-access=allow",
-                "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-                "--add-opens=java.base/java.io=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-                "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path")));
-        cmd.addAll(jvmOptions);
-        cmd.add("io.sluice.cli.Main");
-        cmd.addAll(mainArgs);
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(command(heap, jvmOptions, mainArgs)).redirectErrorStream(true);
         pb.environment().putAll(env);
         Process p = pb.start();
         CompletableFuture<Boolean> isReady = new CompletableFuture<>();
@@ -86,6 +76,35 @@ public final class ChildJvm implements AutoCloseable {
             throw e instanceof IOException io ? io : new IOException(e);
         }
         return new ChildJvm(p, log, logClosed);
+    }
+
+    /**
+     * Runs the command to its end, for commands expected to exit by themselves (e.g. a start that must fail):
+     * output and errors to {@code log}; returns the exit code; fails if it is still running after {@code timeout}
+     * (and kills it).
+     */
+    public static int run(String heap, List<String> mainArgs, Path log, Duration timeout) throws Exception {
+        Process p = new ProcessBuilder(command(heap, List.of(), mainArgs)).redirectErrorStream(true)
+                .redirectOutput(log.toFile()).start();
+        if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            throw new AssertionError(mainArgs + " still running after " + timeout + ", log:\n" + Files.readString(log));
+        }
+        return p.exitValue();
+    }
+
+    private static List<String> command(String heap, List<String> jvmOptions, List<String> mainArgs) {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx" + heap, "-XX:+UseParallelGC",
+                "--sun-misc-unsafe-memory-access=allow",
+                "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+                "--add-opens=java.base/java.io=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                "--enable-native-access=ALL-UNNAMED",
+                "-cp", System.getProperty("java.class.path")));
+        cmd.addAll(jvmOptions);
+        cmd.add("io.sluice.cli.Main");
+        cmd.addAll(mainArgs);
+        return cmd;
     }
 
     /** SIGTERM (sent with kill(1): Process.destroy() did not run the JVM's shutdown hooks from the surefire fork), then wait for exit. */
