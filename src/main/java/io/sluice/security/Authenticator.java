@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import java.util.concurrent.CompletableFuture;
 import java.time.Duration;
 
 /**
@@ -102,6 +103,10 @@ public final class Authenticator {
                 .expireAfterWrite(lockTime.plusSeconds(60)).ticker(time::nanos).build();
     }
 
+    /** Checks in flight, by credentials and client address; a second identical one waits for the first's result. */
+    private final java.util.concurrent.ConcurrentHashMap<java.util.List<Object>, CompletableFuture<Result>> checking =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
     public boolean enabled() {
         return store != null;
     }
@@ -145,6 +150,27 @@ public final class Authenticator {
         if (v != null && v.version() == version) {
             return new Result.Authenticated(v.user());
         }
+        // one check per credentials and address at a time: a client's pool of connections arriving together with
+        // one password asks the store once (and is not refused for having too many checks in flight)
+        java.util.List<Object> flight = java.util.List.of(key, client);
+        CompletableFuture<Result> mine = new CompletableFuture<>();
+        CompletableFuture<Result> running = checking.putIfAbsent(flight, mine);
+        if (running != null) {
+            return running.join();
+        }
+        try {
+            Result r = checkAlone(c, key, version, client);
+            mine.complete(r);
+            return r;
+        } catch (RuntimeException | Error e) {
+            mine.completeExceptionally(e);
+            throw e;
+        } finally {
+            checking.remove(flight, mine);
+        }
+    }
+
+    private Result checkAlone(Credentials c, Key key, long version, String client) {
         if (!reserve(client)) {
             return new Result.RateLimited(RATE_LIMITED.formatted(Math.max(1, Duration.ofNanos(lockNanos).toSeconds())));
         }

@@ -147,6 +147,47 @@ class AuthenticatorTest {
                 .containsOnly("Invalid", "RateLimited").filteredOn("Invalid"::equals).hasSize(3);
     }
 
+    /** A client's pool of connections arriving at once with one good password: one check, none refused. */
+    @Test
+    void concurrentChecksOfTheSameCredentialsFromOneAddressAskNeo4jOnce() throws Exception {
+        neo4j.system().executeTransactionally("CREATE USER pool IF NOT EXISTS SET PASSWORD 'pool-password-1' CHANGE NOT REQUIRED");
+        java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+        AtomicInteger reached = new AtomicInteger();
+        UserStore real = neo4j.users();
+        UserStore slow = new UserStore() {
+            @Override
+            public Verdict check(Credentials c) {
+                reached.incrementAndGet();
+                try {
+                    gate.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return real.check(c);
+            }
+
+            @Override
+            public long version() {
+                return real.version();
+            }
+        };
+        Authenticator limited = new Authenticator(slow, time, 3, Duration.ofSeconds(5), Duration.ofMinutes(1), 100);
+        java.util.List<java.util.concurrent.Future<Authenticator.Result>> results = new java.util.ArrayList<>();
+        try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < 20; i++) {
+                results.add(pool.submit(() -> limited.authenticate(CredentialsTest.basic("pool:pool-password-1"),
+                        "10.8.8.8")));
+            }
+            io.sluice.support.Await.until("the first check reaches Neo4j", Duration.ofSeconds(30), () -> reached.get() > 0);
+            assertThat(results.stream().filter(java.util.concurrent.Future::isDone).count())
+                    .as("none refused for the others in flight").isZero();
+            gate.countDown();
+        }
+        assertThat(reached).as("one check for all twenty").hasValue(1);
+        assertThat(results.stream().map(java.util.concurrent.Future::resultNow).distinct().toList())
+                .containsExactly(new Authenticator.Result.Authenticated("pool"));
+    }
+
     @Test
     void neo4jsOwnLockoutOfAUserNameIsReportedAndCachedCredentialsAreSpared() {
         assertThat(as("neo4j", PASSWORD, "10.0.0.5")).isEqualTo(new Authenticator.Result.Authenticated("neo4j"));
