@@ -133,15 +133,7 @@ public final class KafkaJournal implements AsyncJournal {
                     ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
                     ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
                     ProducerConfig.CLIENT_ID_CONFIG, "sluice-" + instance), config.producer()));
-            KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(properties(config, Map.of(
-                    ConsumerConfig.GROUP_ID_CONFIG, config.group(),
-                    ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
-                    ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none", // the graph says where to start; never skip
-                    ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer",
-                    ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(Math.max(500, maxRows)),
-                    ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
-                    ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
-                    ConsumerConfig.CLIENT_ID_CONFIG, "sluice-" + instance), config.consumer()));
+            KafkaConsumer<byte[], byte[]> consumer = consumer(config, maxRows, instance);
             KafkaProducer<byte[], byte[]> p = producer;
             Time stoppable = time;
             KafkaJournal[] self = new KafkaJournal[1];
@@ -164,6 +156,19 @@ public final class KafkaJournal implements AsyncJournal {
             admin.close(Duration.ZERO);
             throw e;
         }
+    }
+
+    /** The applier's consumer: in the group all instances share, never committing, never resetting on its own. */
+    static KafkaConsumer<byte[], byte[]> consumer(SluiceConfig.Kafka config, int maxRows, String instance) {
+        return new KafkaConsumer<>(properties(config, Map.of(
+                ConsumerConfig.GROUP_ID_CONFIG, config.group(),
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none", // the graph says where to start; never skip
+                ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer",
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(Math.max(500, maxRows)),
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
+                ConsumerConfig.CLIENT_ID_CONFIG, "sluice-" + instance), config.consumer()));
     }
 
     private static Properties properties(SluiceConfig.Kafka c, Map<String, String> sluice, Map<String, String> kind) {
