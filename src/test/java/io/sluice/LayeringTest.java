@@ -31,7 +31,7 @@ class LayeringTest {
             Map.entry("metrics", Set.of()),
             Map.entry("journal", Set.of()),
             // Kafka as the journal of a fleet; KafkaBroker (sluice kafka) takes the journal's directory lock
-            Map.entry("kafka", Set.of("journal")),
+            Map.entry("kafka", Set.of("journal", "durable", "apply", "batch", "config", "metrics", "sink", "write")),
             // explicit transactions held open between HTTP requests: over the sink only
             Map.entry("txn", Set.of("sink")),
             Map.entry("write", Set.of("config", "cypher", "sink")),
