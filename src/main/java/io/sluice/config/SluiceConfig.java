@@ -203,10 +203,7 @@ public record SluiceConfig(
             Duration sendTimeout, String deadLetterTopic, Map<String, String> properties, Map<String, String> producer,
             Map<String, String> consumer) {
         public Kafka {
-            if (bootstrap == null || bootstrap.isBlank()) {
-                throw new IllegalArgumentException("journal.kafka.bootstrap is required (HOST:PORT[,HOST:PORT...]),"
-                        + " or give --kafka");
-            }
+            bootstrap = bootstrap == null || bootstrap.isBlank() ? null : bootstrap; // checked at start: --kafka may give it
             topic = topic == null ? "sluice-writes" : topic;
             partitions = partitions == null ? 8 : partitions;
             group = group == null ? "sluice" : group;

@@ -115,6 +115,9 @@ public final class KafkaJournal implements AsyncJournal {
     public static KafkaJournal start(SluiceConfig.Kafka config, Duration admissionTimeout, int maxRows, RetryPolicy retry,
             Sink sink, Map<String, Template> templates, Metrics metrics, Time time, String instance)
             throws SinkException {
+        if (config.bootstrap() == null) {
+            throw new IllegalArgumentException("journal.kafka needs bootstrap: HOST:PORT[,HOST:PORT...] (or --kafka)");
+        }
         Admin admin = Admin.create(properties(config, Map.of(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000",
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000"), Map.of()));
         KafkaProducer<byte[], byte[]> producer = null;
