@@ -28,10 +28,23 @@ import java.util.Objects;
  *                       mode), or null
  * @param auth           authentication settings to run every HTTP mode under, in order ({@code [true, false]}
  *                       measures what checking credentials costs); default: the config's
+ * @param apis           how HTTP modes send the rows, in order: each HTTP mode runs once per api (default:
+ *                       {@link BenchApi#TEMPLATE})
+ * @param loadProcess    run the HTTP load in a JVM of its own ({@link LoadProcess}), so the bench's process, and
+ *                       its CPU time, is the server's alone
+ * @param loadJavaOptions extra JVM options of the load process (e.g. a flight recording)
  */
 public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration,
         Duration warmup, Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed,
-        LoadClient client, List<Integer> appliers, io.sluice.sink.BoltSink.Options remote, List<Boolean> auth) {
+        LoadClient client, List<Integer> appliers, io.sluice.sink.BoltSink.Options remote, List<Boolean> auth,
+        List<BenchApi> apis, boolean loadProcess, List<String> loadJavaOptions) {
+
+    public BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration, Duration warmup,
+            Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed, LoadClient client,
+            List<Integer> appliers, io.sluice.sink.BoltSink.Options remote, List<Boolean> auth) {
+        this(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir, seed, client,
+                appliers, remote, auth, List.of(BenchApi.TEMPLATE), false, List.of());
+    }
 
     public BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration, Duration warmup,
             Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed, LoadClient client,
@@ -54,6 +67,12 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
         modes = List.copyOf(modes);
         appliers = List.copyOf(appliers);
         auth = auth == null || auth.isEmpty() ? List.of(config.security().auth()) : List.copyOf(auth);
+        apis = apis == null || apis.isEmpty() ? List.of(BenchApi.TEMPLATE) : List.copyOf(apis);
+        loadJavaOptions = loadJavaOptions == null ? List.of() : List.copyOf(loadJavaOptions);
+        if (apis.contains(BenchApi.QUERY_V2) && rowsPerRequest != 1) {
+            throw new IllegalArgumentException("the Query API takes one statement per request: --api query-v2 needs"
+                    + " one row per request, not " + rowsPerRequest);
+        }
         if (appliers.isEmpty() || appliers.stream().anyMatch(a -> a < 1 || a > 256)) {
             throw new IllegalArgumentException("appliers must be 1..256 each, got " + appliers);
         }
@@ -75,6 +94,18 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
         if (rowsPerRequest < 1 || rowsPerRequest > 100_000) {
             throw new IllegalArgumentException("rows per request must be in [1, 100000], got " + rowsPerRequest);
         }
+    }
+
+    /** The same, sending the rows through each of {@code apis} in turn. */
+    public BenchOptions withApis(List<BenchApi> apis) {
+        return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
+                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions);
+    }
+
+    /** The same, with the HTTP load in a process of its own, started with {@code javaOptions} added. */
+    public BenchOptions withLoadProcess(boolean on, List<String> javaOptions) {
+        return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
+                seed, client, appliers, remote, auth, apis, on, javaOptions);
     }
 
     /** The server config for this scenario: its one template and its schema. */

@@ -17,8 +17,9 @@ import java.util.Optional;
  * {@code direct}'s (how much sluice's batching gains over one transaction per request) and of {@code raw}'s
  * (how close it gets to the limit). Ratios are what to compare across machines; absolute numbers are noise.
  *
- * @param ratios e.g. {@code "sync/direct" -> 21.3, "sync/raw" -> 0.62}, for every mode against direct and raw
- *               when those ran
+ * @param ratios e.g. {@code "sync/direct" -> 21.3, "sync/raw" -> 0.62}, for every mode against direct (through
+ *               the same api) and raw when those ran; every raw-Cypher api against the template in the same mode
+ *               ({@code "query-v2:sync/template:sync"}); auth on against off
  */
 public record BenchReport(String scenario, List<ModeResult> results, Map<String, Double> ratios) {
 
@@ -29,19 +30,26 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
 
     public static BenchReport of(String scenario, List<ModeResult> results) {
         Map<String, Double> ratios = new LinkedHashMap<>();
-        for (BenchMode base : List.of(BenchMode.DIRECT, BenchMode.RAW)) {
-            Optional<ModeResult> b = find(results, base);
-            if (b.isEmpty() || b.get().writesPerS() <= 0) {
-                continue;
+        for (ModeResult r : results) { // batching's gain over one transaction per request, through the same api
+            if (r.mode() != BenchMode.DIRECT) {
+                results.stream().filter(d -> d.mode() == BenchMode.DIRECT && (d.api() == r.api() || !r.mode().overHttp())
+                        && d.writesPerS() > 0).findFirst()
+                        .ifPresent(d -> ratios.put(label(results, r) + "/" + label(results, d), r.writesPerS() / d.writesPerS()));
             }
-            for (ModeResult r : results) {
-                if (r.mode() != base) {
-                    ratios.put(label(results, r) + "/" + base.label(), r.writesPerS() / b.get().writesPerS());
-                }
+        }
+        find(results, BenchMode.RAW).filter(raw -> raw.writesPerS() > 0).ifPresent(raw -> results.stream()
+                .filter(r -> r.mode() != BenchMode.RAW)
+                .forEach(r -> ratios.put(label(results, r) + "/" + label(results, raw), r.writesPerS() / raw.writesPerS())));
+        for (ModeResult r : results) { // raw Cypher through Neo4j's APIs against the template, mode for mode
+            if (r.mode().overHttp() && r.api() != BenchApi.TEMPLATE) {
+                results.stream().filter(t -> t.api() == BenchApi.TEMPLATE && t.mode() == r.mode()
+                        && t.appliers() == r.appliers() && t.auth() == r.auth() && t.writesPerS() > 0).findFirst()
+                        .ifPresent(t -> ratios.put(label(results, r) + "/" + label(results, t),
+                                r.writesPerS() / t.writesPerS()));
             }
         }
         for (ModeResult on : results) { // what checking credentials costs: each mode with auth on against off
-            results.stream().filter(off -> !off.auth() && on.auth() && off.mode() == on.mode()
+            results.stream().filter(off -> !off.auth() && on.auth() && off.mode() == on.mode() && off.api() == on.api()
                     && off.appliers() == on.appliers() && off.writesPerS() > 0).findFirst()
                     .ifPresent(off -> ratios.put(label(results, on) + "/" + label(results, off),
                             on.writesPerS() / off.writesPerS()));
@@ -50,13 +58,16 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
     }
 
     /**
-     * The mode's name, with {@code @N} appliers when the mode ran with several applier counts, and
-     * {@code -noauth} for a run without authentication when the report has both.
+     * The mode's name: prefixed with its api ({@code query-v2:sync}) when the report has raw-Cypher apis, with
+     * {@code @N} appliers when the mode ran with several applier counts, and {@code -noauth} for a run without
+     * authentication when the report has both.
      */
     static String label(List<ModeResult> results, ModeResult r) {
         long counts = results.stream().filter(x -> x.mode() == r.mode()).map(ModeResult::appliers).distinct().count();
         boolean both = results.stream().anyMatch(ModeResult::auth) && results.stream().anyMatch(x -> !x.auth());
-        String label = counts > 1 ? r.mode().label() + "@" + r.appliers() : r.mode().label();
+        boolean apis = results.stream().anyMatch(x -> x.mode().overHttp() && x.api() != BenchApi.TEMPLATE);
+        String label = (apis && r.mode().overHttp() ? r.api().label() + ":" : "") + r.mode().label();
+        label = counts > 1 ? label + "@" + r.appliers() : label;
         return both && !r.auth() && r.mode().overHttp() ? label + "-noauth" : label;
     }
 
@@ -77,17 +88,18 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
     public String table() {
         StringBuilder sb = new StringBuilder();
         sb.append("scenario ").append(scenario).append('\n');
-        String head = "%-12s %-10s %7s %9s %10s %7s %10s %8s %8s %6s %8s %7s %7s %6s %9s %9s%n";
-        String row = "%-12s %-10s %7d %9d %10d %7.1f %10.0f %8.2f %8.2f %6d %8.1f %7.2f %7.2f %6.2f %9d %9.1f%n";
+        String head = "%-22s %-14s %7s %9s %10s %7s %10s %8s %8s %6s %8s %7s %7s %6s %9s %9s %9s%n";
+        String row = "%-22s %-14s %7d %9d %10d %7.1f %10.0f %8.2f %8.2f %6d %8.1f %7.2f %7.2f %6.2f %9d %9.1f %9s%n";
         sb.append(String.format(Locale.ROOT, head, "mode", "client", "clients", "rows/req", "writes", "seconds",
                 "writes/s", "p50 ms", "p99 ms", "errors", "rows/tx", "tx ms", "in tx", "gc s", "deadlocks",
-                "cpu us/w"));
+                "cpu us/w", "load us/w"));
         for (ModeResult r : results) {
             ServerStats s = r.server();
-            sb.append(String.format(Locale.ROOT, row, label(results, r), r.client(), r.clients(), r.rowsPerRequest(),
-                    r.writes(), r.seconds(), r.writesPerS(), r.p50Ms(), r.p99Ms(), r.errors(), s.rowsPerBatch(),
-                    s.commitMs(), s.inTransaction(r.seconds()), s.gcPauseSeconds(), (long) s.deadlockRetries(),
-                    s.cpuMicrosPerWrite(r.writes())));
+            sb.append(String.format(Locale.ROOT, row, label(results, r), r.client() + (r.loadProcess() ? " (proc)" : ""),
+                    r.clients(), r.rowsPerRequest(), r.writes(), r.seconds(), r.writesPerS(), r.p50Ms(), r.p99Ms(),
+                    r.errors(), s.rowsPerBatch(), s.commitMs(), s.inTransaction(r.seconds()), s.gcPauseSeconds(),
+                    (long) s.deadlockRetries(), s.cpuMicrosPerWrite(r.writes()), r.loadProcess()
+                            ? String.format(Locale.ROOT, "%.1f", s.loadCpuMicrosPerWrite(r.writes())) : "-"));
         }
         List<String> parts = new ArrayList<>();
         ratios.forEach((k, v) -> parts.add(String.format(Locale.ROOT, v >= 10 ? "%s %.1fx" : v >= 0.1 ? "%s %.2f"
@@ -97,7 +109,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         }
         for (ModeResult r : results) {
             if (r.errors() > 0) {
-                sb.append("errors in ").append(r.mode().label()).append(" by HTTP status (0: transport): ")
+                sb.append("errors in ").append(label(results, r)).append(" by HTTP status (0: transport): ")
                         .append(r.errorsByStatus()).append('\n');
             }
         }
@@ -110,6 +122,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         for (ModeResult r : results) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("mode", label(results, r));
+            m.put("api", r.api().label());
             m.put("clients", r.clients());
             m.put("writes", r.writes());
             m.put("seconds", r.seconds());
@@ -125,6 +138,9 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             m.put("auth", r.auth());
             m.put("rows_per_request", r.rowsPerRequest());
             m.put("client", r.client());
+            m.put("load", r.loadProcess() ? "process" : "in-process");
+            m.put("acknowledged", r.acknowledged());
+            m.put("stored", r.stored());
             ServerStats s = r.server();
             m.put("transactions", Math.round(s.batches()));
             m.put("rows_per_tx", round(s.rowsPerBatch(), 2));
@@ -134,6 +150,9 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             m.put("deadlock_retries", (long) s.deadlockRetries());
             m.put("gc_pause_s", round(s.gcPauseSeconds(), 3));
             m.put("process_cpu_us_per_write", round(s.cpuMicrosPerWrite(r.writes()), 2));
+            if (r.loadProcess()) {
+                m.put("load_cpu_us_per_write", round(s.loadCpuMicrosPerWrite(r.writes()), 2));
+            }
             rs.add(m);
         }
         Map<String, Double> rounded = new LinkedHashMap<>();

@@ -2,6 +2,7 @@ package io.sluice.cli;
 
 import io.sluice.time.Time;
 import io.sluice.bench.Bench;
+import io.sluice.bench.BenchApi;
 import io.sluice.bench.BenchMode;
 import io.sluice.bench.BenchOptions;
 import io.sluice.bench.BenchReport;
@@ -83,6 +84,21 @@ final class BenchCommand implements Callable<Integer> {
                     + " default: the config's (on)")
     java.util.List<String> auth;
 
+    @Option(names = "--api", defaultValue = "template", paramLabel = "API[,API...]",
+            description = "how HTTP modes send the rows, each in turn: template (write/{scenario}), tx-commit "
+                    + "(Neo4j's classic tx/commit) or query-v2 (its Query API), the last two as the scenario's "
+                    + "statement with $parameters (default: ${DEFAULT-VALUE})")
+    String api;
+
+    @Option(names = "--load-process",
+            description = "run the HTTP load generator in a JVM of its own, so the bench's process is the server "
+                    + "alone (its CPU per write is the server's own)")
+    boolean loadProcess;
+
+    @Option(names = "--load-java-options", paramLabel = "\"OPTIONS\"",
+            description = "extra JVM options of the load process, space-separated (e.g. a flight recording)")
+    String loadJavaOptions;
+
     @Override
     public Integer call() throws Exception {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
@@ -93,7 +109,13 @@ final class BenchCommand implements Callable<Integer> {
                 LoadClient.parse(httpClient), appliers == null ? java.util.List.of(c.apply().appliers()) : appliers,
                 neo4j == null ? null : new io.sluice.sink.BoltSink.Options(neo4j, user,
                         password != null ? password : System.getenv("SLUICE_NEO4J_PASSWORD"), c.neo4j().database()),
-                auth == null ? null : auth.stream().map(BenchCommand::onOff).toList());
+                auth == null ? null : auth.stream().map(BenchCommand::onOff).toList())
+                .withApis(BenchApi.parseList(api))
+                .withLoadProcess(loadProcess, loadJavaOptions == null || loadJavaOptions.isBlank() ? java.util.List.of()
+                        : java.util.List.of(loadJavaOptions.strip().split("\\s+")));
+        if (loadJavaOptions != null && !loadProcess) {
+            throw new IllegalArgumentException("--load-java-options needs --load-process");
+        }
         BenchReport report = new Bench(o, Time.SYSTEM, System.err).run();
         System.out.print(report.table());
         if (out != null) {
