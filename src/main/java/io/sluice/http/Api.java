@@ -192,12 +192,14 @@ final class Api {
         }
         List<Statement> statements = new ArrayList<>();
         List<Map<String, Object>> options = new ArrayList<>();
+        boolean stats = false;
         for (int i = 0; i < items.size(); i++) {
             Map<String, Object> s = Json.object(items.get(i), "statements[" + i + "]");
             statements.add(statement(s, "statement", "statements[" + i + "]"));
             options.add(s);
+            stats |= Boolean.TRUE.equals(s.get("includeStats"));
         }
-        return new Decoded(new WriteRequest.CypherRequest(statements, body.length), options);
+        return new Decoded(new WriteRequest.CypherRequest(statements, body.length, stats), options);
     }
 
     private Object encodeClassic(Decoded d, Outcome.Committed c) {
@@ -243,7 +245,8 @@ final class Api {
                 refuseUnjournalable(s.params());
             }
         }
-        return new Decoded(new WriteRequest.CypherRequest(List.of(s), body.length), List.of(root));
+        return new Decoded(new WriteRequest.CypherRequest(List.of(s), body.length,
+                Boolean.TRUE.equals(root.get("includeCounters"))), List.of(root));
     }
 
     /**
