@@ -57,23 +57,31 @@ public final class BatchRunner {
     private final Map<String, LongAdder> retries = new ConcurrentHashMap<>();
     private final Coalescing coalescing;
 
+    /** Statement texts whose coalesced form (or its absence) is kept. */
     static final int FORMS_CACHED = 10_000;
 
     public BatchRunner(Sink sink, RetryPolicy retry, Time time, Jitter jitter, Metrics metrics) {
         this(sink, retry, time, jitter, metrics, true);
     }
 
-    /** Raw Cypher coalesced where it can be ({@link Coalescing}, forms of up to 10,000 statements cached). */
+    /** Raw Cypher coalesced where it can be ({@link Coalescing}). */
     public BatchRunner(Sink sink, RetryPolicy retry, Time time, Jitter jitter, Metrics metrics, boolean lockOrder) {
-        this(sink, retry, time, jitter, metrics, lockOrder, new Coalescing(sink, FORMS_CACHED));
+        this(sink, retry, time, jitter, metrics, lockOrder, true);
     }
 
     /**
      * {@code time} measures commits and waits out backoffs; {@code jitter} spreads the backoffs;
      * {@code lockOrder}: sort each batch's template rows by the template's lock-order fields (see Execution);
-     * {@code coalescing}: the coalesced forms of raw statements, or null to run every raw statement as it is.
+     * {@code coalesceCypher}: coalesce raw requests of one statement where that is the same ({@link Coalescing},
+     * forms of up to {@value #FORMS_CACHED} statements cached), or run every raw statement as sent.
      */
     public BatchRunner(Sink sink, RetryPolicy retry, Time time, Jitter jitter, Metrics metrics, boolean lockOrder,
+            boolean coalesceCypher) {
+        this(sink, retry, time, jitter, metrics, lockOrder, coalesceCypher ? new Coalescing(sink, FORMS_CACHED) : null);
+    }
+
+    /** {@code coalescing}: the coalesced forms of raw statements, or null to run every raw statement as sent. */
+    BatchRunner(Sink sink, RetryPolicy retry, Time time, Jitter jitter, Metrics metrics, boolean lockOrder,
             Coalescing coalescing) {
         this.coalescing = coalescing;
         this.lockOrder = lockOrder;

@@ -62,30 +62,54 @@ public final class Bench {
             if (!options.prime().isZero()) {
                 prime();
             }
+            List<Run> plan = plan();
             List<ModeResult> results = new ArrayList<>();
-            for (boolean auth : options.auth()) {
-                for (BenchMode mode : options.modes()) {
-                    if (!mode.overHttp() && auth != options.auth().getFirst()) {
-                        continue; // raw does not go through HTTP: credentials change nothing
-                    }
-                    for (BenchApi api : mode.overHttp() ? options.apis() : List.of(BenchApi.TEMPLATE)) {
-                        boolean batched = mode == BenchMode.SYNC || mode == BenchMode.ASYNC;
-                        for (int appliers : batched ? options.appliers() : options.appliers().subList(0, 1)) {
-                            ModeResult r = onFreshServer(mode, appliers, auth, server -> measure(server, mode, api,
-                                    appliers, auth, "", options.warmup(), options.duration()));
-                            progress.printf(Locale.ROOT, "bench %s %s (%d appliers, auth %s): %,.0f writes/s,"
-                                    + " p50 %.2f ms, p99 %.2f ms, errors %d%n", options.scenario().name(),
-                                    label(mode, api), appliers, auth ? "on" : "off", r.writesPerS(), r.p50Ms(),
-                                    r.p99Ms(), r.errors());
-                            results.add(r);
-                        }
-                    }
+            for (int round = 1; round <= options.rounds(); round++) {
+                for (Run run : round % 2 == 1 ? plan : plan.reversed()) { // ABBA: a trend in time cancels out
+                    ModeResult r = onFreshServer(run.mode(), options.serverConfig(run.appliers(), run.coalesce()),
+                            run.auth(), server -> measure(server, run.mode(), run.api(), run.appliers(), run.auth(),
+                            "", options.warmup(), options.duration())).withRound(round).withCoalesce(run.coalesce());
+                    progress.printf(Locale.ROOT, "bench %s %s (%d appliers, auth %s%s%s): %,.0f writes/s, p50 %.2f ms,"
+                            + " p99 %.2f ms, errors %d%n", options.scenario().name(), label(run.mode(), run.api()),
+                            run.appliers(), run.auth() ? "on" : "off", run.coalesce() ? "" : ", not coalesced",
+                            options.rounds() > 1 ? ", round " + round : "", r.writesPerS(), r.p50Ms(), r.p99Ms(),
+                            r.errors());
+                    results.add(r);
                 }
             }
             return BenchReport.of(options.scenario().name(), results);
         } finally {
             this.loadProcess = null;
         }
+    }
+
+    /** One measurement of a round. */
+    private record Run(boolean auth, boolean coalesce, BenchMode mode, BenchApi api, int appliers) {}
+
+    /**
+     * A round's measurements, in order: per auth setting, coalescing setting, mode, api (HTTP modes), applier count
+     * (batched modes). Raw mode runs once (no HTTP: credentials change nothing), templates once per auth setting
+     * (coalescing is of raw Cypher).
+     */
+    private List<Run> plan() {
+        List<Run> plan = new ArrayList<>();
+        for (boolean auth : options.auth()) {
+            for (boolean coalesce : options.coalesce()) {
+                for (BenchMode mode : options.modes()) {
+                    for (BenchApi api : mode.overHttp() ? options.apis() : List.of(BenchApi.TEMPLATE)) {
+                        if ((!mode.overHttp() && auth != options.auth().getFirst())
+                                || (api == BenchApi.TEMPLATE && coalesce != options.coalesce().getFirst())) {
+                            continue;
+                        }
+                        boolean batched = mode == BenchMode.SYNC || mode == BenchMode.ASYNC;
+                        for (int appliers : batched ? options.appliers() : options.appliers().subList(0, 1)) {
+                            plan.add(new Run(auth, coalesce, mode, api, appliers));
+                        }
+                    }
+                }
+            }
+        }
+        return plan;
     }
 
     private LoadProcess startLoadProcess() throws InterruptedException {
@@ -110,7 +134,8 @@ public final class Bench {
         Duration slice = options.prime().dividedBy(runs);
         int appliers = options.appliers().getFirst();
         boolean auth = options.auth().getFirst();
-        onFreshServer(options.modes().getFirst(), appliers, auth, server -> {
+        onFreshServer(options.modes().getFirst(), options.serverConfig(appliers, options.coalesce().getFirst()), auth,
+                server -> {
             for (BenchMode mode : options.modes()) {
                 for (BenchApi api : mode.overHttp() ? options.apis() : List.of(BenchApi.TEMPLATE)) {
                     measure(server, mode, api, appliers, auth, " (priming the JIT)", Duration.ZERO, slice);
@@ -125,16 +150,14 @@ public final class Bench {
         T run(SluiceServer server) throws InterruptedException;
     }
 
-    private <T> T onFreshServer(BenchMode mode, int appliers, boolean auth, OnServer<T> work)
+    private <T> T onFreshServer(BenchMode mode, io.sluice.config.SluiceConfig config, boolean auth, OnServer<T> work)
             throws InterruptedException {
         Path dir = tempDir(mode);
         try {
-            SluiceServer.Options so = new SluiceServer.Options(options.serverConfig(appliers), dir,
-                    new HostPort("127.0.0.1", 0), null);
+            SluiceServer.Options so = new SluiceServer.Options(config, dir, new HostPort("127.0.0.1", 0), null);
             if (options.remote() != null) {
                 wipeRemote();
-                so = SluiceServer.Options.remote(options.serverConfig(appliers), dir, new HostPort("127.0.0.1", 0),
-                        options.remote());
+                so = SluiceServer.Options.remote(config, dir, new HostPort("127.0.0.1", 0), options.remote());
             }
             so = so.withInitialAuth(auth ? new InitialAuth.Given(PASSWORD, false) : new InitialAuth.Off());
             try (SluiceServer server = SluiceServer.start(so)) {
@@ -185,7 +208,7 @@ public final class Bench {
         String client = mode.overHttp() ? options.client().label() : "in-process";
         ModeResult r = new ModeResult(mode, api, client, remote, load.clients(), rowsPerRequest, load.writes(),
                 window.seconds(), load.p50Ms(), load.p99Ms(), load.errors(), load.errorsByStatus(),
-                load.acknowledged(), -1, options.remote() == null ? "embedded" : "bolt", appliers, auth, used);
+                load.acknowledged(), -1, options.remote() == null ? "embedded" : "bolt", appliers, auth, used, 1, true);
         if (drainSeconds > 0) {
             // async counts a write when it is applied, not when it is journaled: the time includes the drain
             progress.printf(Locale.ROOT, "bench %s async: the journal backlog took %.2f s to apply after the window%n",
@@ -273,7 +296,7 @@ public final class Bench {
     private static ServerStats read(HttpClient probe, URI metrics, String authorization, ProcessHandle load)
             throws InterruptedException {
         try {
-            return ServerStats.fetch(probe, metrics, authorization).withProcessCpu(load);
+            return ServerStats.fetch(probe, metrics, authorization).withProcess(load);
         } catch (IOException | RuntimeException e) {
             log.warn("cannot read the server's metrics ({}); server figures will be missing", e.toString());
             return ServerStats.NONE;

@@ -19,47 +19,73 @@ import java.util.Optional;
  *
  * @param ratios e.g. {@code "sync/direct" -> 21.3, "sync/raw" -> 0.62}, for every mode against direct (through
  *               the same api) and raw when those ran; every raw-Cypher api against the template in the same mode
- *               ({@code "query-v2:sync/template:sync"}); auth on against off
+ *               ({@code "query-v2:sync/template:sync"}); auth on against off. With several rounds, each
+ *               ratio is taken within each round and this is their geometric mean
+ * @param ratiosByRound each ratio in each round, in round order (one each with one round)
  */
-public record BenchReport(String scenario, List<ModeResult> results, Map<String, Double> ratios) {
+public record BenchReport(String scenario, List<ModeResult> results, Map<String, Double> ratios,
+        Map<String, List<Double>> ratiosByRound) {
 
     public BenchReport {
         results = List.copyOf(results);
         ratios = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(ratios));
+        ratiosByRound = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(ratiosByRound));
     }
 
     public static BenchReport of(String scenario, List<ModeResult> results) {
+        Map<String, List<Double>> byRound = new LinkedHashMap<>();
+        for (int round : results.stream().map(ModeResult::round).distinct().sorted().toList()) {
+            ratios(results, results.stream().filter(r -> r.round() == round).toList())
+                    .forEach((k, v) -> byRound.computeIfAbsent(k, x -> new ArrayList<>()).add(v));
+        }
+        Map<String, Double> ratios = new LinkedHashMap<>();
+        byRound.forEach((k, vs) -> ratios.put(k, vs.size() == 1 ? vs.getFirst()
+                : Math.exp(vs.stream().mapToDouble(Math::log).average().orElse(0))));
+        return new BenchReport(scenario, results, ratios, byRound);
+    }
+
+    /** The ratios between the results of one round ({@code results}), labelled as in the whole report ({@code all}). */
+    private static Map<String, Double> ratios(List<ModeResult> all, List<ModeResult> results) {
         Map<String, Double> ratios = new LinkedHashMap<>();
         for (ModeResult r : results) { // batching's gain over one transaction per request, through the same api
             if (r.mode() != BenchMode.DIRECT) {
                 results.stream().filter(d -> d.mode() == BenchMode.DIRECT && (d.api() == r.api() || !r.mode().overHttp())
                         && d.writesPerS() > 0).findFirst()
-                        .ifPresent(d -> ratios.put(label(results, r) + "/" + label(results, d), r.writesPerS() / d.writesPerS()));
+                        .ifPresent(d -> ratios.put(label(all, r) + "/" + label(all, d), r.writesPerS() / d.writesPerS()));
             }
         }
         find(results, BenchMode.RAW).filter(raw -> raw.writesPerS() > 0).ifPresent(raw -> results.stream()
                 .filter(r -> r.mode() != BenchMode.RAW)
-                .forEach(r -> ratios.put(label(results, r) + "/" + label(results, raw), r.writesPerS() / raw.writesPerS())));
+                .forEach(r -> ratios.put(label(all, r) + "/" + label(all, raw), r.writesPerS() / raw.writesPerS())));
         for (ModeResult r : results) { // raw Cypher through Neo4j's APIs against the template, mode for mode
             if (r.mode().overHttp() && r.api() != BenchApi.TEMPLATE) {
                 results.stream().filter(t -> t.api() == BenchApi.TEMPLATE && t.mode() == r.mode()
                         && t.appliers() == r.appliers() && t.auth() == r.auth() && t.writesPerS() > 0).findFirst()
-                        .ifPresent(t -> ratios.put(label(results, r) + "/" + label(results, t),
+                        .ifPresent(t -> ratios.put(label(all, r) + "/" + label(all, t),
                                 r.writesPerS() / t.writesPerS()));
             }
         }
-        for (ModeResult on : results) { // what checking credentials costs: each mode with auth on against off
-            results.stream().filter(off -> !off.auth() && on.auth() && off.mode() == on.mode() && off.api() == on.api()
-                    && off.appliers() == on.appliers() && off.writesPerS() > 0).findFirst()
-                    .ifPresent(off -> ratios.put(label(results, on) + "/" + label(results, off),
+        for (ModeResult on : results) { // what coalescing raw Cypher gains
+            results.stream().filter(off -> !off.coalesce() && on.coalesce() && on.api() != BenchApi.TEMPLATE
+                    && off.mode() == on.mode() && off.api() == on.api() && off.appliers() == on.appliers()
+                    && off.auth() == on.auth() && off.writesPerS() > 0).findFirst()
+                    .ifPresent(off -> ratios.put(label(all, on) + "/" + label(all, off),
                             on.writesPerS() / off.writesPerS()));
         }
-        return new BenchReport(scenario, results, ratios);
+        for (ModeResult on : results) { // what checking credentials costs: each mode with auth on against off
+            results.stream().filter(off -> !off.auth() && on.auth() && off.mode() == on.mode() && off.api() == on.api()
+                    && off.coalesce() == on.coalesce() && off.appliers() == on.appliers() && off.writesPerS() > 0)
+                    .findFirst()
+                    .ifPresent(off -> ratios.put(label(all, on) + "/" + label(all, off),
+                            on.writesPerS() / off.writesPerS()));
+        }
+        return ratios;
     }
 
     /**
      * The mode's name: prefixed with its api ({@code query-v2:sync}) when the report has raw-Cypher apis, with
-     * {@code @N} appliers when the mode ran with several applier counts, and {@code -noauth} for a run without
+     * {@code @N} appliers when the mode ran with several applier counts, {@code -uncoalesced} for raw Cypher on a
+     * server that did not coalesce it when the report has both, and {@code -noauth} for a run without
      * authentication when the report has both.
      */
     static String label(List<ModeResult> results, ModeResult r) {
@@ -68,6 +94,9 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         boolean apis = results.stream().anyMatch(x -> x.mode().overHttp() && x.api() != BenchApi.TEMPLATE);
         String label = (apis && r.mode().overHttp() ? r.api().label() + ":" : "") + r.mode().label();
         label = counts > 1 ? label + "@" + r.appliers() : label;
+        boolean coalescing = results.stream().anyMatch(ModeResult::coalesce) && results.stream().anyMatch(x -> !x.coalesce());
+        label = coalescing && !r.coalesce() && r.mode().overHttp() && r.api() != BenchApi.TEMPLATE
+                ? label + "-uncoalesced" : label;
         return both && !r.auth() && r.mode().overHttp() ? label + "-noauth" : label;
     }
 
@@ -88,24 +117,30 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
     public String table() {
         StringBuilder sb = new StringBuilder();
         sb.append("scenario ").append(scenario).append('\n');
-        String head = "%-22s %-14s %7s %9s %10s %7s %10s %8s %8s %6s %8s %7s %7s %6s %9s %9s %9s%n";
-        String row = "%-22s %-14s %7d %9d %10d %7.1f %10.0f %8.2f %8.2f %6d %8.1f %7.2f %7.2f %6.2f %9d %9.1f %9s%n";
+        String head = "%-30s %-14s %7s %9s %10s %7s %10s %8s %8s %6s %8s %7s %7s %6s %6s %9s %9s %9s%n";
+        String row = "%-30s %-14s %7d %9d %10d %7.1f %10.0f %8.2f %8.2f %6d %8.1f %7.2f %7.2f %6.2f %6.1f %9d %9.1f %9s%n";
         sb.append(String.format(Locale.ROOT, head, "mode", "client", "clients", "rows/req", "writes", "seconds",
-                "writes/s", "p50 ms", "p99 ms", "errors", "rows/tx", "tx ms", "in tx", "gc s", "deadlocks",
+                "writes/s", "p50 ms", "p99 ms", "errors", "rows/tx", "tx ms", "in tx", "gc s", "jit s", "deadlocks",
                 "cpu us/w", "load us/w"));
+        boolean rounds = results.stream().anyMatch(r -> r.round() > 1);
         for (ModeResult r : results) {
             ServerStats s = r.server();
-            sb.append(String.format(Locale.ROOT, row, label(results, r), r.client() + (r.loadProcess() ? " (proc)" : ""),
-                    r.clients(), r.rowsPerRequest(), r.writes(), r.seconds(), r.writesPerS(), r.p50Ms(), r.p99Ms(),
-                    r.errors(), s.rowsPerBatch(), s.commitMs(), s.inTransaction(r.seconds()), s.gcPauseSeconds(),
-                    (long) s.deadlockRetries(), s.cpuMicrosPerWrite(r.writes()), r.loadProcess()
+            sb.append(String.format(Locale.ROOT, row, label(results, r) + (rounds ? " #" + r.round() : ""),
+                    r.client() + (r.loadProcess() ? " (proc)" : ""), r.clients(), r.rowsPerRequest(), r.writes(),
+                    r.seconds(), r.writesPerS(), r.p50Ms(), r.p99Ms(), r.errors(), s.rowsPerBatch(), s.commitMs(),
+                    s.inTransaction(r.seconds()), s.gcPauseSeconds(), s.jitSeconds(), (long) s.deadlockRetries(),
+                    s.cpuMicrosPerWrite(r.writes()), r.loadProcess()
                             ? String.format(Locale.ROOT, "%.1f", s.loadCpuMicrosPerWrite(r.writes())) : "-"));
         }
         List<String> parts = new ArrayList<>();
-        ratios.forEach((k, v) -> parts.add(String.format(Locale.ROOT, v >= 10 ? "%s %.1fx" : v >= 0.1 ? "%s %.2f"
-                : "%s %.4f", k, v)));
+        ratios.forEach((k, v) -> parts.add(ratio(k, v)));
         if (!parts.isEmpty()) {
-            sb.append("ratios: ").append(String.join(", ", parts)).append('\n');
+            sb.append(rounds ? "ratios (geometric mean of the rounds'): " : "ratios: ").append(String.join(", ", parts))
+                    .append('\n');
+        }
+        if (rounds) {
+            ratiosByRound.forEach((k, vs) -> sb.append("  ").append(k).append(" by round: ").append(String.join(" ",
+                    vs.stream().map(v -> String.format(Locale.ROOT, "%.3f", v)).toList())).append('\n'));
         }
         for (ModeResult r : results) {
             if (r.errors() > 0) {
@@ -116,6 +151,10 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         return sb.toString();
     }
 
+    private static String ratio(String k, double v) {
+        return String.format(Locale.ROOT, v >= 10 ? "%s %.1fx" : v >= 0.1 ? "%s %.2f" : "%s %.4f", k, v);
+    }
+
     /** The report as JSON: {@code {"scenario", "results": [{"mode", "clients", "writes", ...}], "ratios"}}. */
     public Map<String, Object> toJson() {
         List<Object> rs = new ArrayList<>();
@@ -123,6 +162,8 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("mode", label(results, r));
             m.put("api", r.api().label());
+            m.put("round", r.round());
+            m.put("coalesce", r.coalesce());
             m.put("clients", r.clients());
             m.put("writes", r.writes());
             m.put("seconds", r.seconds());
@@ -149,6 +190,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             m.put("tx_in_flight", round(s.inTransaction(r.seconds()), 3));
             m.put("deadlock_retries", (long) s.deadlockRetries());
             m.put("gc_pause_s", round(s.gcPauseSeconds(), 3));
+            m.put("jit_s", round(s.jitSeconds(), 3));
             m.put("process_cpu_us_per_write", round(s.cpuMicrosPerWrite(r.writes()), 2));
             if (r.loadProcess()) {
                 m.put("load_cpu_us_per_write", round(s.loadCpuMicrosPerWrite(r.writes()), 2));
@@ -161,6 +203,9 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         root.put("scenario", scenario);
         root.put("results", rs);
         root.put("ratios", rounded);
+        Map<String, List<Double>> byRound = new LinkedHashMap<>();
+        ratiosByRound.forEach((k, vs) -> byRound.put(k, vs.stream().map(v -> round(v, 4)).toList()));
+        root.put("ratios_by_round", byRound);
         return root;
     }
 

@@ -12,8 +12,8 @@ import java.util.Map;
 /**
  * The load process's main ({@link LoadProcess} starts it): reads one {@link LoadSpec} a line on stdin, runs that
  * HTTP load, answers with one line on stdout, {@value LoadProcess#PREFIX} and a JSON object ({@code summary} or
- * {@code error}); progress lines and logs go to stderr. Says {@code ready} first. Ends when stdin ends, so it
- * does not outlive the bench that started it by more than the run in progress.
+ * {@code error}); progress lines and logs go to stderr. Says {@code ready} first. Ends when stdin ends, or at
+ * once when the bench's process does (killed), so it never outlives the bench that started it.
  */
 public final class LoadMain {
     private LoadMain() {}
@@ -23,6 +23,8 @@ public final class LoadMain {
         PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
                 StandardCharsets.UTF_8);
         System.setOut(System.err); // stdout carries the answers alone; anything else printing goes to stderr
+        // the bench gone (killed), a run in progress has no one to answer: stop now rather than at its end
+        ProcessHandle.current().parent().ifPresent(p -> p.onExit().thenRun(() -> Runtime.getRuntime().halt(3)));
         out.println(LoadProcess.PREFIX + json.writeValueAsString(Map.of("ready", true)));
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         for (String line; (line = in.readLine()) != null; ) {

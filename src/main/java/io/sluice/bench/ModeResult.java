@@ -23,11 +23,13 @@ import java.util.TreeMap;
  * @param appliers       applier threads of the server
  * @param auth           whether the server checked credentials (every HTTP request carried them)
  * @param server         what the server did in the measured time (raw: the raw loop's transactions)
+ * @param round          which round of the run measured it, from 1 ({@link BenchOptions#rounds})
+ * @param coalesce       whether the server coalesced raw Cypher ({@code apply.coalesce_cypher})
  */
 public record ModeResult(BenchMode mode, BenchApi api, String client, boolean loadProcess, int clients,
         int rowsPerRequest, long writes, double seconds, double p50Ms, double p99Ms, long errors,
         Map<Integer, Long> errorsByStatus, long acknowledged, long stored, String sink, int appliers, boolean auth,
-        ServerStats server) {
+        ServerStats server, int round, boolean coalesce) {
 
     public ModeResult {
         errorsByStatus = java.util.Collections.unmodifiableMap(new TreeMap<>(errorsByStatus));
@@ -40,11 +42,21 @@ public record ModeResult(BenchMode mode, BenchApi api, String client, boolean lo
     /** The same result over {@code s} seconds (async: the window plus the time its backlog took to apply). */
     ModeResult withSeconds(double s) {
         return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, s, p50Ms, p99Ms, errors,
-                errorsByStatus, acknowledged, stored, sink, appliers, auth, server);
+                errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, coalesce);
     }
 
     ModeResult withStored(long n) {
         return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms,
-                errors, errorsByStatus, acknowledged, n, sink, appliers, auth, server);
+                errors, errorsByStatus, acknowledged, n, sink, appliers, auth, server, round, coalesce);
+    }
+
+    ModeResult withCoalesce(boolean on) {
+        return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms,
+                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, on);
+    }
+
+    ModeResult withRound(int r) {
+        return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms,
+                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, r, coalesce);
     }
 }

@@ -28,25 +28,31 @@ import java.time.Duration;
  *                        own when the load runs in a process of its own ({@code --load-process}), else server and
  *                        in-process load generator together (then compare it between modes of one run only)
  * @param loadCpuSeconds  CPU time of the load generator's process from the OS, when it has one; else 0
+ * @param jitSeconds      time the bench JVM's JIT compilers spent compiling: C2 still at work takes CPU from
+ *                        the server (on 2 cores, up to half of one right after the prime), which is what makes
+ *                        the first mode measured after it slower; see {@link BenchOptions#rounds}
  */
 public record ServerStats(double batches, double rows, double commitSeconds, double gcPauseSeconds,
-        double deadlockRetries, double maxRowsPerBatch, double cpuSeconds, double loadCpuSeconds) {
-    public static final ServerStats NONE = new ServerStats(0, 0, 0, 0, 0, 0, 0, 0);
+        double deadlockRetries, double maxRowsPerBatch, double cpuSeconds, double loadCpuSeconds, double jitSeconds) {
+    public static final ServerStats NONE = new ServerStats(0, 0, 0, 0, 0, 0, 0, 0, 0);
 
     /** The later reading minus the earlier one; the max is a recent maximum, not a counter: the later one's. */
     public ServerStats minus(ServerStats o) {
         return new ServerStats(batches - o.batches, rows - o.rows, commitSeconds - o.commitSeconds,
                 gcPauseSeconds - o.gcPauseSeconds, deadlockRetries - o.deadlockRetries, maxRowsPerBatch,
-                cpuSeconds - o.cpuSeconds, loadCpuSeconds - o.loadCpuSeconds);
+                cpuSeconds - o.cpuSeconds, loadCpuSeconds - o.loadCpuSeconds, jitSeconds - o.jitSeconds);
     }
 
     /**
-     * This reading with the CPU time so far, as the OS counts it, of this process and of {@code load}, the load
-     * generator's process (null: it runs in this one).
+     * This reading with what the OS and the JVM count so far: the CPU time of this process and of {@code load},
+     * the load generator's process (null: it runs in this one), and this JVM's compilation time.
      */
-    public ServerStats withProcessCpu(ProcessHandle load) {
+    public ServerStats withProcess(ProcessHandle load) {
+        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        double compiled = jit != null && jit.isCompilationTimeMonitoringSupported()
+                ? jit.getTotalCompilationTime() / 1e3 : 0;
         return new ServerStats(batches, rows, commitSeconds, gcPauseSeconds, deadlockRetries, maxRowsPerBatch,
-                cpuSeconds(ProcessHandle.current()), load == null ? 0 : cpuSeconds(load));
+                cpuSeconds(ProcessHandle.current()), load == null ? 0 : cpuSeconds(load), compiled);
     }
 
     private static double cpuSeconds(ProcessHandle p) {
@@ -56,7 +62,7 @@ public record ServerStats(double batches, double rows, double commitSeconds, dou
     /** The same figures for raw mode, whose transactions bypass the server: {@code batches} of {@code rows}. */
     ServerStats withBatches(double batches, double rows, double commitSeconds, double maxRowsPerBatch) {
         return new ServerStats(batches, rows, commitSeconds, gcPauseSeconds, 0, maxRowsPerBatch, cpuSeconds,
-                loadCpuSeconds);
+                loadCpuSeconds, jitSeconds);
     }
 
     /** The bench process's CPU microseconds per acknowledged write, or 0 when either is unknown. */
@@ -115,7 +121,7 @@ public record ServerStats(double batches, double rows, double commitSeconds, dou
                 deadlocks += v;
             }
         }
-        return new ServerStats(batches, rows, commit, gc, deadlocks, max, 0, 0);
+        return new ServerStats(batches, rows, commit, gc, deadlocks, max, 0, 0, 0);
     }
 
     /** Reads the server's metrics; a failure to read is logged by the caller and counts as {@link #NONE}. */

@@ -33,7 +33,11 @@
  *       straight into the embedded database: the limit.</li>
  *   <li>The server's {@code /metrics} are read at both ends of the measured window: rows per transaction, time
  *       per transaction, transactions in flight on average ({@code in tx}: for sync the share of time its one
- *       applier was busy, for direct the number of concurrent transactions), JVM GC pause time.</li>
+ *       applier was busy, for direct the number of concurrent transactions), JVM GC pause time; and the JVM's
+ *       JIT compilation time ({@code jit s}).</li>
+ *   <li>{@code --rounds N}: the whole list again, N times, every other round reversed (ABBA); ratios are taken
+ *       within each round, then their geometric mean. The JIT keeps compiling for minutes after the prime (in
+ *       the first mode measured, half a core of compiler time), so a single run favours what comes later.</li>
  * </ol>
  *
  * <h2>Where the load runs</h2>

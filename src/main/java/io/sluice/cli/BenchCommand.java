@@ -99,6 +99,16 @@ final class BenchCommand implements Callable<Integer> {
             description = "extra JVM options of the load process, space-separated (e.g. a flight recording)")
     String loadJavaOptions;
 
+    @Option(names = "--rounds", defaultValue = "1",
+            description = "run the whole list this many times, every other round in reverse order (ABBA); ratios are"
+                    + " taken per round, then their geometric mean (default: ${DEFAULT-VALUE})")
+    int rounds;
+
+    @Option(names = "--coalesce", split = ",", paramLabel = "on|off[,...]",
+            description = "run the raw-Cypher apis on servers that coalesce raw statements (apply.coalesce_cypher), "
+                    + "that do not, or both (on,off: what it gains, same run); default: the config's (on)")
+    java.util.List<String> coalesce;
+
     @Override
     public Integer call() throws Exception {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
@@ -110,7 +120,8 @@ final class BenchCommand implements Callable<Integer> {
                 neo4j == null ? null : new io.sluice.sink.BoltSink.Options(neo4j, user,
                         password != null ? password : System.getenv("SLUICE_NEO4J_PASSWORD"), c.neo4j().database()),
                 auth == null ? null : auth.stream().map(BenchCommand::onOff).toList())
-                .withApis(BenchApi.parseList(api))
+                .withApis(BenchApi.parseList(api)).withRounds(rounds)
+                .withCoalesce(coalesce == null ? null : coalesce.stream().map(BenchCommand::onOff).toList())
                 .withLoadProcess(loadProcess, loadJavaOptions == null || loadJavaOptions.isBlank() ? java.util.List.of()
                         : java.util.List.of(loadJavaOptions.strip().split("\\s+")));
         if (loadJavaOptions != null && !loadProcess) {
@@ -129,7 +140,7 @@ final class BenchCommand implements Callable<Integer> {
         return switch (text.strip()) {
             case "on" -> true;
             case "off" -> false;
-            default -> throw new IllegalArgumentException("--auth takes on or off, got '" + text + "'");
+            default -> throw new IllegalArgumentException("--auth and --coalesce take on or off, got '" + text + "'");
         };
     }
 

@@ -160,7 +160,7 @@ public final class SluiceServer implements AutoCloseable {
         var r = c.retry();
         Admission admission = new Admission(a.maxPendingRows(), a.maxPendingBytes().bytes(), time);
         BatchRunner runner = new BatchRunner(sink, new RetryPolicy(r.maxAttempts(), r.initialBackoff(),
-                r.maxBackoff()), time, Jitter.RANDOM, metrics, c.apply().lockOrder());
+                r.maxBackoff()), time, Jitter.RANDOM, metrics, c.apply().lockOrder(), c.apply().coalesceCypher());
         Partitions partitions = owned.add("the appliers", Partitions.start(c.apply().appliers(), b.maxRows(),
                 b.maxWait(), runner, i -> b.adaptive()
                         ? new BatchSizeController(b.minRows(), b.maxRows(), b.targetCommit(), b.minRows() * 4) : null,
@@ -170,7 +170,7 @@ public final class SluiceServer implements AutoCloseable {
         AsyncPath async = owned.add("the journal", AsyncPath.start(new AsyncPath.Options(
                 o.dataDir().resolve("journal"), o.dataDir().resolve("dead-letters"), j.maxLagRows(),
                 j.maxLagBytes().bytes(), j.segmentBytes().bytes(), a.timeout(), b.maxRows(),
-                new RetryPolicy(Integer.MAX_VALUE, r.initialBackoff(), r.maxBackoff())),
+                new RetryPolicy(Integer.MAX_VALUE, r.initialBackoff(), r.maxBackoff()), c.apply().coalesceCypher()),
                 sink, templates, metrics, time, Thread.ofPlatform().name("sluice-journal-applier").factory(),
                 b.adaptive() ? new BatchSizeController(b.minRows(), b.maxRows(), b.targetCommit(), b.maxRows()) : null));
 

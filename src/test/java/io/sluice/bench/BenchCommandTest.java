@@ -207,11 +207,27 @@ class BenchCommandTest {
     void rawApisAreComparedWithTheTemplateModeForMode() {
         List<ModeResult> rs = List.of(result(BenchMode.SYNC, BenchApi.TEMPLATE, 20_000),
                 result(BenchMode.SYNC, BenchApi.QUERY_V2, 18_000), result(BenchMode.DIRECT, BenchApi.QUERY_V2, 9_000),
-                result(BenchMode.RAW, BenchApi.TEMPLATE, 40_000));
+                result(BenchMode.RAW, BenchApi.TEMPLATE, 40_000),
+                result(BenchMode.SYNC, BenchApi.QUERY_V2, 12_000).withCoalesce(false));
         BenchReport r = BenchReport.of("visited", rs);
         assertThat(r.ratios()).containsEntry("query-v2:sync/template:sync", 0.9)
                 .containsEntry("query-v2:sync/query-v2:direct", 2.0).containsEntry("template:sync/raw", 0.5)
+                .containsEntry("query-v2:sync-uncoalesced/template:sync", 0.6)
+                .containsEntry("query-v2:sync/query-v2:sync-uncoalesced", 1.5)
                 .doesNotContainKey("template:sync/query-v2:direct");
+    }
+
+    @Test
+    void withRoundsRatiosAreTakenWithinEachRoundThenTheirGeometricMean() {
+        // round 1 measured the template first, round 2 last (ABBA): each round's ratio is biased, their mean is not
+        List<ModeResult> rs = List.of(result(BenchMode.SYNC, BenchApi.TEMPLATE, 10_000),
+                result(BenchMode.SYNC, BenchApi.QUERY_V2, 16_000), result(BenchMode.SYNC, BenchApi.QUERY_V2, 8_000)
+                        .withRound(2), result(BenchMode.SYNC, BenchApi.TEMPLATE, 12_500).withRound(2));
+        BenchReport r = BenchReport.of("visited", rs);
+        assertThat(r.ratiosByRound().get("query-v2:sync/template:sync")).containsExactly(1.6, 0.64);
+        assertThat(r.ratios().get("query-v2:sync/template:sync")).isCloseTo(Math.sqrt(1.6 * 0.64),
+                org.assertj.core.api.Assertions.within(1e-9));
+        assertThat(r.table()).contains("query-v2:sync #2", "geometric mean", "by round: 1.600 0.640");
     }
 
     private static ModeResult result(BenchMode mode, long writesPerSecond) {
@@ -220,6 +236,6 @@ class BenchCommandTest {
 
     private static ModeResult result(BenchMode mode, BenchApi api, long writesPerSecond) {
         return new ModeResult(mode, api, "netty", false, 64, 1, writesPerSecond * 10, 10, 1, 2, 0, Map.of(),
-                writesPerSecond * 10, -1, "embedded", 1, true, ServerStats.NONE);
+                writesPerSecond * 10, -1, "embedded", 1, true, ServerStats.NONE, 1, true);
     }
 }
