@@ -36,7 +36,8 @@ class LayeringTest {
             Map.entry("txn", Set.of("sink")),
             Map.entry("write", Set.of("config", "cypher", "sink")),
             Map.entry("batch", Set.of("write")),
-            Map.entry("apply", Set.of("batch", "write", "sink", "metrics")),
+            // the appliers; cypher for the coalesced form of raw statements (Coalescing)
+            Map.entry("apply", Set.of("batch", "cypher", "write", "sink", "metrics")),
             Map.entry("durable", Set.of("journal", "apply", "batch", "write", "sink", "metrics")),
             Map.entry("http", Set.of("write", "sink", "metrics", "config", "security")),
             // the gateway routes between parts others build; it never reaches the HTTP layer or its owner
