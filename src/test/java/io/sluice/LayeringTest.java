@@ -31,12 +31,13 @@ class LayeringTest {
             Map.entry("metrics", Set.of()),
             Map.entry("journal", Set.of()),
             // Kafka as the journal of a fleet; KafkaBroker (sluice kafka) takes the journal's directory lock
-            Map.entry("kafka", Set.of("journal")),
+            Map.entry("kafka", Set.of("journal", "durable", "apply", "batch", "config", "metrics", "sink", "write")),
             // explicit transactions held open between HTTP requests: over the sink only
             Map.entry("txn", Set.of("sink")),
             Map.entry("write", Set.of("config", "cypher", "sink")),
             Map.entry("batch", Set.of("write")),
-            Map.entry("apply", Set.of("batch", "write", "sink", "metrics")),
+            // the appliers; cypher for the coalesced form of raw statements (Coalescing)
+            Map.entry("apply", Set.of("batch", "cypher", "write", "sink", "metrics")),
             Map.entry("durable", Set.of("journal", "apply", "batch", "write", "sink", "metrics")),
             Map.entry("http", Set.of("write", "sink", "metrics", "config", "security")),
             // the gateway routes between parts others build; it never reaches the HTTP layer or its owner

@@ -1,6 +1,7 @@
 package io.sluice.apply;
 
 import io.sluice.batch.Pending;
+import io.sluice.cypher.Coalescing;
 import io.sluice.metrics.Metrics;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.Sink;
@@ -22,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * Applies one batch and completes the future of every request in it.
  *
  * <h2>Design</h2>
- * The whole batch runs in one transaction ({@link Execution}). Three things can happen:
+ * The whole batch runs in one transaction ({@link Execution}; raw requests that run the same statement and need
+ * no result from it coalesced into one statement, {@link Coalescing}). Three things can happen:
  * <ul>
  *   <li>it commits: every request gets {@link Outcome.Committed}, with its own statement results;</li>
  *   <li>a transient error (deadlock, lock timeout, database briefly unavailable): the same batch is tried
@@ -53,16 +55,35 @@ public final class BatchRunner {
     private final Metrics metrics;
     private final boolean lockOrder;
     private final Map<String, LongAdder> retries = new ConcurrentHashMap<>();
+    private final Coalescing coalescing;
+
+    /** Statement texts whose coalesced form (or its absence) is kept. */
+    static final int FORMS_CACHED = 10_000;
 
     public BatchRunner(Sink sink, RetryPolicy retry, Time time, Jitter jitter, Metrics metrics) {
         this(sink, retry, time, jitter, metrics, true);
     }
 
+    /** Raw Cypher coalesced where it can be ({@link Coalescing}). */
+    public BatchRunner(Sink sink, RetryPolicy retry, Time time, Jitter jitter, Metrics metrics, boolean lockOrder) {
+        this(sink, retry, time, jitter, metrics, lockOrder, true);
+    }
+
     /**
      * {@code time} measures commits and waits out backoffs; {@code jitter} spreads the backoffs;
-     * {@code lockOrder}: sort each batch's template rows by the template's lock-order fields (see Execution).
+     * {@code lockOrder}: sort each batch's template rows by the template's lock-order fields (see Execution);
+     * {@code coalesceCypher}: coalesce raw requests of one statement where that is the same ({@link Coalescing},
+     * forms of up to {@value #FORMS_CACHED} statements cached), or run every raw statement as sent.
      */
-    public BatchRunner(Sink sink, RetryPolicy retry, Time time, Jitter jitter, Metrics metrics, boolean lockOrder) {
+    public BatchRunner(Sink sink, RetryPolicy retry, Time time, Jitter jitter, Metrics metrics, boolean lockOrder,
+            boolean coalesceCypher) {
+        this(sink, retry, time, jitter, metrics, lockOrder, coalesceCypher ? new Coalescing(sink, FORMS_CACHED) : null);
+    }
+
+    /** {@code coalescing}: the coalesced forms of raw statements, or null to run every raw statement as sent. */
+    BatchRunner(Sink sink, RetryPolicy retry, Time time, Jitter jitter, Metrics metrics, boolean lockOrder,
+            Coalescing coalescing) {
+        this.coalescing = coalescing;
         this.lockOrder = lockOrder;
         this.sink = sink;
         this.retry = retry;
@@ -140,11 +161,13 @@ public final class BatchRunner {
 
     /** Commits the batch and completes its futures (null returned), or returns the error it failed with. */
     private SinkException applyWithRetry(List<Pending> batch, Hooks hooks) throws InterruptedException {
+        Map<String, String> forms = coalescing == null || batch.size() < 2 ? Map.of()
+                : Execution.formsFor(batch, hooks.keepsResults(), coalescing);
         for (int attempt = 1; ; attempt++) {
             long t0 = time.nanos();
             try {
                 Map<Pending, List<StatementResult>> results = sink.inTransaction(tx -> {
-                    var rs = Execution.run(tx, batch, lockOrder, hooks.keepsResults());
+                    var rs = Execution.run(tx, batch, lockOrder, hooks.keepsResults(), forms);
                     hooks.inTransaction(tx, batch);
                     return rs;
                 });

@@ -1,6 +1,7 @@
 package io.sluice.apply;
 
 import io.sluice.batch.Pending;
+import io.sluice.cypher.Coalescing;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.Sink.SinkTx;
 import io.sluice.sink.StatementResult;
@@ -11,6 +12,7 @@ import io.sluice.write.WriteRequest.TemplateRequest;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,9 +21,12 @@ import java.util.Map;
 /**
  * Runs a group of requests inside one open transaction. Template rows are coalesced: all rows of one
  * template, in arrival order, go into a single {@code UNWIND $rows AS row ...}. Raw Cypher requests run
- * statement by statement, in arrival order, each result materialised for its request. Templates run in order
- * of their first appearance, then raw Cypher; order holds per template and per raw request, which is what
- * the ordering promise (per key) needs.
+ * statement by statement, in arrival order, each result materialised for its request; except that adjacent
+ * requests that each run the same one statement, and whose clients need no result from it (see
+ * {@link #coalescible}), run together as that statement's coalesced form ({@link Coalescing}: once per
+ * request, in order, in one statement) when it has one. Templates run in order of their first appearance, then
+ * raw Cypher; order holds per template and across raw requests, which is what the ordering promise (per key;
+ * for raw Cypher, per connection) needs.
  *
  * <p>Lock order: with several appliers, concurrent transactions of one template touch disjoint keys (partitions)
  * but may share the other nodes they MERGE or MATCH (the sites users visit). Sorting each batch's rows by those
@@ -33,9 +38,13 @@ import java.util.Map;
 final class Execution {
     private Execution() {}
 
-    /** {@code keepResults} false: raw statements run discarding their results (each request gets empty ones). */
+    /**
+     * {@code keepResults} false: raw statements run discarding their results (each request gets empty ones).
+     * {@code forms}: the coalesced forms of statements, by text ({@link #formsFor}); those without one run as
+     * they are.
+     */
     static Map<Pending, List<StatementResult>> run(SinkTx tx, List<Pending> group, boolean lockOrder,
-            boolean keepResults) throws SinkException {
+            boolean keepResults, Map<String, String> forms) throws SinkException {
         Map<Template, List<Map<String, Object>>> templateRows = new LinkedHashMap<>();
         List<Pending> cypher = new ArrayList<>();
         for (Pending p : group) {
@@ -50,20 +59,77 @@ final class Execution {
             tx.runDiscarding(e.getKey().unwindCypher(), Map.of(Template.ROWS_PARAM, rows));
         }
         Map<Pending, List<StatementResult>> results = new IdentityHashMap<>();
-        for (Pending p : cypher) {
-            CypherRequest c = (CypherRequest) p.request();
-            List<StatementResult> rs = new ArrayList<>(c.statements().size());
-            for (Statement s : c.statements()) {
-                if (keepResults) {
-                    rs.add(tx.run(s.cypher(), s.params()));
-                } else {
-                    tx.runDiscarding(s.cypher(), s.params());
-                    rs.add(StatementResult.EMPTY);
-                }
+        for (int i = 0; i < cypher.size(); ) {
+            String statement = coalescible(cypher.get(i), keepResults);
+            String form = statement == null ? null : forms.get(statement);
+            int end = i + 1;
+            while (form != null && end < cypher.size() && statement.equals(coalescible(cypher.get(end), keepResults))) {
+                end++;
             }
-            results.put(p, rs);
+            if (end - i > 1) { // a request alone runs as it is: a failing one gets its own statement's error
+                List<Map<String, Object>> rows = new ArrayList<>(end - i);
+                for (Pending p : cypher.subList(i, end)) {
+                    rows.add(((CypherRequest) p.request()).statements().getFirst().params());
+                }
+                tx.runDiscarding(form, Map.of(Coalescing.ROWS, rows));
+                for (Pending p : cypher.subList(i, end)) {
+                    results.put(p, List.of(StatementResult.EMPTY)); // what it returns: no columns, no rows
+                }
+            } else {
+                results.put(cypher.get(i), runAsSent(tx, (CypherRequest) cypher.get(i).request(), keepResults));
+            }
+            i = end;
         }
         return results;
+    }
+
+    private static List<StatementResult> runAsSent(SinkTx tx, CypherRequest c, boolean keepResults)
+            throws SinkException {
+        List<StatementResult> rs = new ArrayList<>(c.statements().size());
+        for (Statement s : c.statements()) {
+            if (keepResults) {
+                rs.add(tx.run(s.cypher(), s.params()));
+            } else {
+                tx.runDiscarding(s.cypher(), s.params());
+                rs.add(StatementResult.EMPTY);
+            }
+        }
+        return rs;
+    }
+
+    /**
+     * The statement of a request that may be coalesced with others, or null: a raw request of one statement (a
+     * request of several is atomic and runs as it is) whose client needs nothing from its result but success:
+     * it asked for no update counters, or nobody reads the result ({@code keepResults} false: async). Whether
+     * it returns rows its form's planning tells ({@link Coalescing}).
+     */
+    static String coalescible(Pending p, boolean keepResults) {
+        if (p.request() instanceof CypherRequest c && c.statements().size() == 1 && (!keepResults || !c.counters())) {
+            return c.statements().getFirst().cypher();
+        }
+        return null;
+    }
+
+    /**
+     * The coalesced forms of the statements two or more adjacent raw requests of {@code group} run alike; a
+     * statement's form is made and planned the first time (outside the batch's transaction, so a form that does
+     * not plan cannot fail it), then cached by {@code coalescing}. Statements that never repeat side by side
+     * are never planned twice.
+     */
+    static Map<String, String> formsFor(List<Pending> group, boolean keepResults, Coalescing coalescing) {
+        Map<String, String> forms = new HashMap<>();
+        String previous = null;
+        for (Pending p : group) {
+            if (!(p.request() instanceof CypherRequest)) {
+                continue; // templates run apart: they do not separate raw requests
+            }
+            String statement = coalescible(p, keepResults);
+            if (statement != null && statement.equals(previous) && !forms.containsKey(statement)) {
+                coalescing.form(statement).ifPresent(f -> forms.put(statement, f));
+            }
+            previous = statement;
+        }
+        return forms;
     }
 
     /** The rows sorted (stably) by the template's lock-order fields, or as they are when that would reorder a key. */

@@ -28,9 +28,11 @@ import org.slf4j.LoggerFactory;
  * start, warm up, measure, stop, delete. Before the first mode, every mode runs for a while on a throwaway
  * server ({@link BenchOptions#prime}): client and server share one JVM, and without this the first mode would
  * be measured while the JIT is still compiling the paths every mode shares. HTTP modes are driven by {@link NettyHttpLoad} or {@link JdkHttpLoad},
- * {@code raw} by {@link RawLoad}. The server's metrics are read at both ends of the measured window to show
- * where the time went. Client and server share the JVM and the machine's cores, as they would on one host:
- * comparisons between the modes of one run are fair; absolute numbers depend on the machine.
+ * {@code raw} by {@link RawLoad}; HTTP modes run once per {@link BenchApi} asked for. The server's metrics are
+ * read at both ends of the measured window to show where the time went. Client and server share the JVM, or
+ * with {@link BenchOptions#loadProcess} the HTTP client runs in a JVM of its own ({@link LoadProcess}), and they
+ * share the machine's cores, as they would on one host: comparisons between the modes of one run are fair;
+ * absolute numbers depend on the machine. After each mode, what its rows left in the database is counted.
  */
 public final class Bench {
     private static final Logger log = LoggerFactory.getLogger(Bench.class);
@@ -43,6 +45,8 @@ public final class Bench {
     private final BenchOptions options;
     private final Time time;
     private final PrintStream progress;
+    /** The load process while {@link #run} runs with {@link BenchOptions#loadProcess}; else null. */
+    private LoadProcess loadProcess;
 
     /** {@code progress} gets a line a second while a mode runs, and one per finished mode. */
     public Bench(BenchOptions options, Time time, PrintStream progress) {
@@ -53,37 +57,89 @@ public final class Bench {
 
     /** Primes the JIT, then runs every mode, each on a fresh server, and returns the report. */
     public BenchReport run() throws InterruptedException {
-        if (!options.prime().isZero()) {
-            prime();
-        }
-        List<ModeResult> results = new ArrayList<>();
-        for (boolean auth : options.auth()) {
-            for (BenchMode mode : options.modes()) {
-                if (!mode.overHttp() && auth != options.auth().getFirst()) {
-                    continue; // raw does not go through HTTP: credentials change nothing
-                }
-                boolean batched = mode == BenchMode.SYNC || mode == BenchMode.ASYNC;
-                for (int appliers : batched ? options.appliers() : options.appliers().subList(0, 1)) {
-                    ModeResult r = onFreshServer(mode, appliers, auth, server -> measure(server, mode, appliers,
-                            auth, "", options.warmup(), options.duration()));
-                    progress.printf(Locale.ROOT, "bench %s %s (%d appliers, auth %s): %,.0f writes/s, p50 %.2f ms,"
-                            + " p99 %.2f ms, errors %d%n", options.scenario().name(), mode.label(), appliers,
-                            auth ? "on" : "off", r.writesPerS(), r.p50Ms(), r.p99Ms(), r.errors());
+        try (LoadProcess child = options.loadProcess() ? startLoadProcess() : null) {
+            this.loadProcess = child;
+            if (!options.prime().isZero()) {
+                prime();
+            }
+            List<Run> plan = plan();
+            List<ModeResult> results = new ArrayList<>();
+            for (int round = 1; round <= options.rounds(); round++) {
+                for (Run run : round % 2 == 1 ? plan : plan.reversed()) { // ABBA: a trend in time cancels out
+                    ModeResult r = onFreshServer(run.mode(), options.serverConfig(run.appliers(), run.coalesce()),
+                            run.auth(), server -> measure(server, run.mode(), run.api(), run.appliers(), run.auth(),
+                            "", options.warmup(), options.duration())).withRound(round).withCoalesce(run.coalesce());
+                    progress.printf(Locale.ROOT, "bench %s %s (%d appliers, auth %s%s%s): %,.0f writes/s, p50 %.2f ms,"
+                            + " p99 %.2f ms, errors %d%n", options.scenario().name(), label(run.mode(), run.api()),
+                            run.appliers(), run.auth() ? "on" : "off", run.coalesce() ? "" : ", not coalesced",
+                            options.rounds() > 1 ? ", round " + round : "", r.writesPerS(), r.p50Ms(), r.p99Ms(),
+                            r.errors());
                     results.add(r);
                 }
             }
+            return BenchReport.of(options.scenario().name(), results);
+        } finally {
+            this.loadProcess = null;
         }
-        return BenchReport.of(options.scenario().name(), results);
     }
 
-    /** Every mode in turn on one throwaway server, for an equal share of the prime time; nothing is kept. */
+    /** One measurement of a round. */
+    private record Run(boolean auth, boolean coalesce, BenchMode mode, BenchApi api, int appliers) {}
+
+    /**
+     * A round's measurements, in order: per auth setting, coalescing setting, mode, api (HTTP modes), applier count
+     * (batched modes). Raw mode runs once (no HTTP: credentials change nothing), templates once per auth setting
+     * (coalescing is of raw Cypher).
+     */
+    private List<Run> plan() {
+        List<Run> plan = new ArrayList<>();
+        for (boolean auth : options.auth()) {
+            for (boolean coalesce : options.coalesce()) {
+                for (BenchMode mode : options.modes()) {
+                    for (BenchApi api : mode.overHttp() ? options.apis() : List.of(BenchApi.TEMPLATE)) {
+                        if ((!mode.overHttp() && auth != options.auth().getFirst())
+                                || (api == BenchApi.TEMPLATE && coalesce != options.coalesce().getFirst())) {
+                            continue;
+                        }
+                        boolean batched = mode == BenchMode.SYNC || mode == BenchMode.ASYNC;
+                        for (int appliers : batched ? options.appliers() : options.appliers().subList(0, 1)) {
+                            plan.add(new Run(auth, coalesce, mode, api, appliers));
+                        }
+                    }
+                }
+            }
+        }
+        return plan;
+    }
+
+    private LoadProcess startLoadProcess() throws InterruptedException {
+        try {
+            return LoadProcess.start(options.loadJavaOptions(), progress);
+        } catch (java.io.IOException e) {
+            throw new UncheckedIOException("cannot start the load process", e);
+        }
+    }
+
+    private String label(BenchMode mode, BenchApi api) {
+        return mode.overHttp() && !options.apis().equals(List.of(BenchApi.TEMPLATE))
+                ? api.label() + ":" + mode.label() : mode.label();
+    }
+
+    /** Every mode (and api) in turn on one throwaway server, for an equal share of the prime time; nothing is kept. */
     private void prime() throws InterruptedException {
-        Duration slice = options.prime().dividedBy(options.modes().size());
+        int runs = 0;
+        for (BenchMode mode : options.modes()) {
+            runs += mode.overHttp() ? options.apis().size() : 1;
+        }
+        Duration slice = options.prime().dividedBy(runs);
         int appliers = options.appliers().getFirst();
         boolean auth = options.auth().getFirst();
-        onFreshServer(options.modes().getFirst(), appliers, auth, server -> {
+        onFreshServer(options.modes().getFirst(), options.serverConfig(appliers, options.coalesce().getFirst()), auth,
+                server -> {
             for (BenchMode mode : options.modes()) {
-                measure(server, mode, appliers, auth, " (priming the JIT)", Duration.ZERO, slice);
+                for (BenchApi api : mode.overHttp() ? options.apis() : List.of(BenchApi.TEMPLATE)) {
+                    measure(server, mode, api, appliers, auth, " (priming the JIT)", Duration.ZERO, slice);
+                }
             }
             return null;
         });
@@ -94,16 +150,14 @@ public final class Bench {
         T run(SluiceServer server) throws InterruptedException;
     }
 
-    private <T> T onFreshServer(BenchMode mode, int appliers, boolean auth, OnServer<T> work)
+    private <T> T onFreshServer(BenchMode mode, io.sluice.config.SluiceConfig config, boolean auth, OnServer<T> work)
             throws InterruptedException {
         Path dir = tempDir(mode);
         try {
-            SluiceServer.Options so = new SluiceServer.Options(options.serverConfig(appliers), dir,
-                    new HostPort("127.0.0.1", 0), null);
+            SluiceServer.Options so = new SluiceServer.Options(config, dir, new HostPort("127.0.0.1", 0), null);
             if (options.remote() != null) {
                 wipeRemote();
-                so = SluiceServer.Options.remote(options.serverConfig(appliers), dir, new HostPort("127.0.0.1", 0),
-                        options.remote());
+                so = SluiceServer.Options.remote(config, dir, new HostPort("127.0.0.1", 0), options.remote());
             }
             so = so.withInitialAuth(auth ? new InitialAuth.Given(PASSWORD, false) : new InitialAuth.Off());
             try (SluiceServer server = SluiceServer.start(so)) {
@@ -114,61 +168,98 @@ public final class Bench {
         }
     }
 
-    private ModeResult measure(SluiceServer server, BenchMode mode, int appliers, boolean auth, String note,
-            Duration warmup, Duration duration) throws InterruptedException {
+    /** A load under way, here or in the load process. */
+    @FunctionalInterface
+    private interface Running {
+        LoadSummary await() throws InterruptedException;
+    }
+
+    private ModeResult measure(SluiceServer server, BenchMode mode, BenchApi api, int appliers, boolean auth,
+            String note, Duration warmup, Duration duration) throws InterruptedException {
         String authorization = auth ? AUTHORIZATION : null;
         Scenario s = options.scenario();
-        int clients = mode.overHttp() ? options.clients() : 1;
         int rowsPerRequest = mode.overHttp() ? options.rowsPerRequest() : BenchMode.RAW_BATCH_ROWS;
+        String label = s.name() + " " + label(mode, api) + note;
         Window window = Window.of(time.nanos(), warmup.toNanos(), duration.toNanos());
-        Tally tally = new Tally(window, clients);
-        Load load = load(mode, server, s.workload(options.seed()), authorization);
+        boolean remote = loadProcess != null && mode.overHttp();
+        ProcessHandle child = remote ? loadProcess.handle() : null;
+        Running running = startLoad(server, mode, api, window, authorization, label);
         ServerStats used;
+        LoadSummary load;
         double drainSeconds = 0;
-        Progress lines = Progress.start(s.name() + " " + mode.label() + note, tally, time, progress);
         try (HttpClient probe = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
             URI metrics = URI.create(server.baseUrl() + "/metrics");
-            load.start(tally);
             try {
                 sleepUntil(window.measureStart());
-                ServerStats before = read(probe, metrics, authorization);
+                ServerStats before = read(probe, metrics, authorization, child);
                 sleepUntil(window.end());
-                used = read(probe, metrics, authorization).minus(before);
+                used = read(probe, metrics, authorization, child).minus(before);
             } finally {
-                load.awaitStop(); // the load stops by itself at the window's end
+                load = running.await(); // the load stops by itself at the window's end
             }
             if (mode == BenchMode.ASYNC) {
                 drainSeconds = awaitApplied(probe, server, window.end(), authorization);
             }
-        } finally {
-            lines.close();
+        }
+        if (mode == BenchMode.RAW) { // its transactions bypass the server: its figures are the loop's
+            used = used.withBatches(load.samples(), load.writes(), load.latencySumNanos() / 1e9,
+                    load.samples() > 0 ? rowsPerRequest : 0);
         }
         String client = mode.overHttp() ? options.client().label() : "in-process";
-        ModeResult r = tally.result(mode, client, rowsPerRequest, options.remote() == null ? "embedded" : "bolt",
-                appliers, auth, used);
+        ModeResult r = new ModeResult(mode, api, client, remote, load.clients(), rowsPerRequest, load.writes(),
+                window.seconds(), load.p50Ms(), load.p99Ms(), load.errors(), load.errorsByStatus(),
+                load.acknowledged(), -1, options.remote() == null ? "embedded" : "bolt", appliers, auth, used, 1, true);
         if (drainSeconds > 0) {
             // async counts a write when it is applied, not when it is journaled: the time includes the drain
             progress.printf(Locale.ROOT, "bench %s async: the journal backlog took %.2f s to apply after the window%n",
                     s.name(), drainSeconds);
-            r = new ModeResult(r.mode(), r.client(), r.clients(), r.rowsPerRequest(), r.writes(),
-                    r.seconds() + drainSeconds, r.p50Ms(), r.p99Ms(), r.errors(), r.errorsByStatus(), r.sink(),
-                    r.appliers(), r.auth(), r.server());
+            r = r.withSeconds(r.seconds() + drainSeconds);
         }
-        return r;
+        return note.isEmpty() ? checkStored(server, r) : r;
     }
 
-    private Load load(BenchMode mode, SluiceServer server, Scenario.Workload workload, String authorization) {
+    private Running startLoad(SluiceServer server, BenchMode mode, BenchApi api, Window window, String authorization,
+            String label) throws InterruptedException {
         Scenario s = options.scenario();
         if (!mode.overHttp()) {
-            return new RawLoad(server.sink(), Template.compile(s.name(), s.template()), workload.stream(0), time);
+            LoadRun run = LoadRun.start(new RawLoad(server.sink(), Template.compile(s.name(), s.template()),
+                    s.workload(options.seed()).stream(0), time), new Tally(window, 1), label, time, progress);
+            return run::await;
         }
-        HttpTarget target = new HttpTarget(URI.create(server.baseUrl() + "/db/"
-                + options.serverConfig().neo4j().database() + "/write/" + s.name() + "?mode=" + mode.label()),
-                options.clients(), options.rowsPerRequest(), authorization);
-        return switch (options.client()) {
-            case NETTY -> new NettyHttpLoad(target, workload, time);
-            case JDK -> new JdkHttpLoad(target, workload, time);
-        };
+        String db = options.serverConfig().neo4j().database();
+        LoadSpec spec = new LoadSpec(server.baseUrl() + "/db/" + db + api.path(s.name()) + "?mode=" + mode.label(),
+                api, s.rawCypher(), options.clients(), options.rowsPerRequest(), authorization, s.name(),
+                options.seed(), options.client(), window.measureStart() - window.start(), window.end()
+                - window.measureStart(), label);
+        if (loadProcess == null) {
+            return LoadRun.http(spec, window, time, progress)::await;
+        }
+        try {
+            return loadProcess.start(spec)::await;
+        } catch (java.io.IOException e) {
+            throw new UncheckedIOException("cannot hand the load to the load process", e);
+        }
+    }
+
+    /**
+     * Counts what the rows left in the database ({@link Scenario#stored}); for a scenario where that is exact, a
+     * count that differs from the rows acknowledged is reported: rows lost, or applied twice.
+     */
+    private ModeResult checkStored(SluiceServer server, ModeResult r) {
+        Scenario.Stored stored = options.scenario().stored();
+        long n;
+        try {
+            n = server.sink().inReadTransaction(tx -> ((Number) tx.run(stored.cypher(), java.util.Map.of()).rows()
+                    .getFirst().getFirst()).longValue());
+        } catch (io.sluice.sink.SinkException e) {
+            log.warn("cannot count what the run stored: {}", e.getMessage());
+            return r;
+        }
+        if (stored.exact() && n != r.acknowledged()) {
+            progress.printf(Locale.ROOT, "bench %s %s: WRONG: %,d rows acknowledged, %,d stored%n",
+                    options.scenario().name(), label(r.mode(), r.api()), r.acknowledged(), n);
+        }
+        return r.withStored(n);
     }
 
     /** Waits until every journaled write is applied; returns the seconds from {@code since} to then. */
@@ -202,9 +293,10 @@ public final class Bench {
         return authorization == null ? b : b.header("Authorization", authorization);
     }
 
-    private static ServerStats read(HttpClient probe, URI metrics, String authorization) throws InterruptedException {
+    private static ServerStats read(HttpClient probe, URI metrics, String authorization, ProcessHandle load)
+            throws InterruptedException {
         try {
-            return ServerStats.fetch(probe, metrics, authorization).withProcessCpu();
+            return ServerStats.fetch(probe, metrics, authorization).withProcess(load);
         } catch (IOException | RuntimeException e) {
             log.warn("cannot read the server's metrics ({}); server figures will be missing", e.toString());
             return ServerStats.NONE;

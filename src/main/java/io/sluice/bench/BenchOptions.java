@@ -28,10 +28,29 @@ import java.util.Objects;
  *                       mode), or null
  * @param auth           authentication settings to run every HTTP mode under, in order ({@code [true, false]}
  *                       measures what checking credentials costs); default: the config's
+ * @param apis           how HTTP modes send the rows, in order: each HTTP mode runs once per api (default:
+ *                       {@link BenchApi#TEMPLATE})
+ * @param loadProcess    run the HTTP load in a JVM of its own ({@link LoadProcess}), so the bench's process, and
+ *                       its CPU time, is the server's alone
+ * @param loadJavaOptions extra JVM options of the load process (e.g. a flight recording)
+ * @param rounds         how many times to run the whole list of measurements, every other round in reverse
+ *                       order (ABBA): on this machine the JIT is still compiling for minutes after the prime, so
+ *                       a mode measured earlier pays more CPU than one measured later; ratios are taken within
+ *                       each round and their geometric mean reported, which cancels a steady trend
+ * @param coalesce       server settings of {@code apply.coalesce_cypher} to run the raw-Cypher apis under, in
+ *                       order ({@code [true, false]}: what coalescing gains, in one run); default: the config's
  */
 public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration,
         Duration warmup, Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed,
-        LoadClient client, List<Integer> appliers, io.sluice.sink.BoltSink.Options remote, List<Boolean> auth) {
+        LoadClient client, List<Integer> appliers, io.sluice.sink.BoltSink.Options remote, List<Boolean> auth,
+        List<BenchApi> apis, boolean loadProcess, List<String> loadJavaOptions, int rounds, List<Boolean> coalesce) {
+
+    public BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration, Duration warmup,
+            Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed, LoadClient client,
+            List<Integer> appliers, io.sluice.sink.BoltSink.Options remote, List<Boolean> auth) {
+        this(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir, seed, client,
+                appliers, remote, auth, List.of(BenchApi.TEMPLATE), false, List.of(), 1, null);
+    }
 
     public BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration, Duration warmup,
             Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed, LoadClient client,
@@ -54,8 +73,19 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
         modes = List.copyOf(modes);
         appliers = List.copyOf(appliers);
         auth = auth == null || auth.isEmpty() ? List.of(config.security().auth()) : List.copyOf(auth);
+        apis = apis == null || apis.isEmpty() ? List.of(BenchApi.TEMPLATE) : List.copyOf(apis);
+        coalesce = coalesce == null || coalesce.isEmpty() ? List.of(config.apply().coalesceCypher())
+                : List.copyOf(coalesce);
+        loadJavaOptions = loadJavaOptions == null ? List.of() : List.copyOf(loadJavaOptions);
+        if (apis.contains(BenchApi.QUERY_V2) && rowsPerRequest != 1) {
+            throw new IllegalArgumentException("the Query API takes one statement per request: --api query-v2 needs"
+                    + " one row per request, not " + rowsPerRequest);
+        }
         if (appliers.isEmpty() || appliers.stream().anyMatch(a -> a < 1 || a > 256)) {
             throw new IllegalArgumentException("appliers must be 1..256 each, got " + appliers);
+        }
+        if (rounds < 1 || rounds > 100) {
+            throw new IllegalArgumentException("rounds must be in [1, 100], got " + rounds);
         }
         if (modes.isEmpty()) {
             throw new IllegalArgumentException("at least one mode is needed");
@@ -77,6 +107,30 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
         }
     }
 
+    /** The same, sending the rows through each of {@code apis} in turn. */
+    public BenchOptions withApis(List<BenchApi> apis) {
+        return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
+                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce);
+    }
+
+    /** The same, with the HTTP load in a process of its own, started with {@code javaOptions} added. */
+    public BenchOptions withLoadProcess(boolean on, List<String> javaOptions) {
+        return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
+                seed, client, appliers, remote, auth, apis, on, javaOptions, rounds, coalesce);
+    }
+
+    /** The same, {@code n} rounds (ABBA order). */
+    public BenchOptions withRounds(int n) {
+        return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
+                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, n, coalesce);
+    }
+
+    /** The same, running the raw-Cypher apis under each of {@code settings} of {@code apply.coalesce_cypher}. */
+    public BenchOptions withCoalesce(List<Boolean> settings) {
+        return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
+                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, settings);
+    }
+
     /** The server config for this scenario: its one template and its schema. */
     public SluiceConfig serverConfig() {
         return config.withTemplates(java.util.Map.of(scenario.name(), scenario.template()), scenario.schema());
@@ -84,6 +138,11 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
 
     /** The same with {@code n} appliers. */
     public SluiceConfig serverConfig(int n) {
-        return serverConfig().withApply(new SluiceConfig.Apply(n, config.apply().lockOrder()));
+        return serverConfig(n, config.apply().coalesceCypher());
+    }
+
+    /** The same with {@code n} appliers, raw Cypher coalesced or not. */
+    public SluiceConfig serverConfig(int n, boolean coalesceCypher) {
+        return serverConfig().withApply(new SluiceConfig.Apply(n, config.apply().lockOrder(), coalesceCypher));
     }
 }

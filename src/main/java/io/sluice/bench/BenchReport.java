@@ -17,46 +17,86 @@ import java.util.Optional;
  * {@code direct}'s (how much sluice's batching gains over one transaction per request) and of {@code raw}'s
  * (how close it gets to the limit). Ratios are what to compare across machines; absolute numbers are noise.
  *
- * @param ratios e.g. {@code "sync/direct" -> 21.3, "sync/raw" -> 0.62}, for every mode against direct and raw
- *               when those ran
+ * @param ratios e.g. {@code "sync/direct" -> 21.3, "sync/raw" -> 0.62}, for every mode against direct (through
+ *               the same api) and raw when those ran; every raw-Cypher api against the template in the same mode
+ *               ({@code "query-v2:sync/template:sync"}); auth on against off. With several rounds, each
+ *               ratio is taken within each round and this is their geometric mean
+ * @param ratiosByRound each ratio in each round, in round order (one each with one round)
  */
-public record BenchReport(String scenario, List<ModeResult> results, Map<String, Double> ratios) {
+public record BenchReport(String scenario, List<ModeResult> results, Map<String, Double> ratios,
+        Map<String, List<Double>> ratiosByRound) {
 
     public BenchReport {
         results = List.copyOf(results);
         ratios = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(ratios));
+        ratiosByRound = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(ratiosByRound));
     }
 
     public static BenchReport of(String scenario, List<ModeResult> results) {
+        Map<String, List<Double>> byRound = new LinkedHashMap<>();
+        for (int round : results.stream().map(ModeResult::round).distinct().sorted().toList()) {
+            ratios(results, results.stream().filter(r -> r.round() == round).toList())
+                    .forEach((k, v) -> byRound.computeIfAbsent(k, x -> new ArrayList<>()).add(v));
+        }
         Map<String, Double> ratios = new LinkedHashMap<>();
-        for (BenchMode base : List.of(BenchMode.DIRECT, BenchMode.RAW)) {
-            Optional<ModeResult> b = find(results, base);
-            if (b.isEmpty() || b.get().writesPerS() <= 0) {
-                continue;
-            }
-            for (ModeResult r : results) {
-                if (r.mode() != base) {
-                    ratios.put(label(results, r) + "/" + base.label(), r.writesPerS() / b.get().writesPerS());
-                }
+        byRound.forEach((k, vs) -> ratios.put(k, vs.size() == 1 ? vs.getFirst()
+                : Math.exp(vs.stream().mapToDouble(Math::log).average().orElse(0))));
+        return new BenchReport(scenario, results, ratios, byRound);
+    }
+
+    /** The ratios between the results of one round ({@code results}), labelled as in the whole report ({@code all}). */
+    private static Map<String, Double> ratios(List<ModeResult> all, List<ModeResult> results) {
+        Map<String, Double> ratios = new LinkedHashMap<>();
+        for (ModeResult r : results) { // batching's gain over one transaction per request, through the same api
+            if (r.mode() != BenchMode.DIRECT) {
+                results.stream().filter(d -> d.mode() == BenchMode.DIRECT && (d.api() == r.api() || !r.mode().overHttp())
+                        && d.writesPerS() > 0).findFirst()
+                        .ifPresent(d -> ratios.put(label(all, r) + "/" + label(all, d), r.writesPerS() / d.writesPerS()));
             }
         }
-        for (ModeResult on : results) { // what checking credentials costs: each mode with auth on against off
-            results.stream().filter(off -> !off.auth() && on.auth() && off.mode() == on.mode()
-                    && off.appliers() == on.appliers() && off.writesPerS() > 0).findFirst()
-                    .ifPresent(off -> ratios.put(label(results, on) + "/" + label(results, off),
+        find(results, BenchMode.RAW).filter(raw -> raw.writesPerS() > 0).ifPresent(raw -> results.stream()
+                .filter(r -> r.mode() != BenchMode.RAW)
+                .forEach(r -> ratios.put(label(all, r) + "/" + label(all, raw), r.writesPerS() / raw.writesPerS())));
+        for (ModeResult r : results) { // raw Cypher through Neo4j's APIs against the template, mode for mode
+            if (r.mode().overHttp() && r.api() != BenchApi.TEMPLATE) {
+                results.stream().filter(t -> t.api() == BenchApi.TEMPLATE && t.mode() == r.mode()
+                        && t.appliers() == r.appliers() && t.auth() == r.auth() && t.writesPerS() > 0).findFirst()
+                        .ifPresent(t -> ratios.put(label(all, r) + "/" + label(all, t),
+                                r.writesPerS() / t.writesPerS()));
+            }
+        }
+        for (ModeResult on : results) { // what coalescing raw Cypher gains
+            results.stream().filter(off -> !off.coalesce() && on.coalesce() && on.api() != BenchApi.TEMPLATE
+                    && off.mode() == on.mode() && off.api() == on.api() && off.appliers() == on.appliers()
+                    && off.auth() == on.auth() && off.writesPerS() > 0).findFirst()
+                    .ifPresent(off -> ratios.put(label(all, on) + "/" + label(all, off),
                             on.writesPerS() / off.writesPerS()));
         }
-        return new BenchReport(scenario, results, ratios);
+        for (ModeResult on : results) { // what checking credentials costs: each mode with auth on against off
+            results.stream().filter(off -> !off.auth() && on.auth() && off.mode() == on.mode() && off.api() == on.api()
+                    && off.coalesce() == on.coalesce() && off.appliers() == on.appliers() && off.writesPerS() > 0)
+                    .findFirst()
+                    .ifPresent(off -> ratios.put(label(all, on) + "/" + label(all, off),
+                            on.writesPerS() / off.writesPerS()));
+        }
+        return ratios;
     }
 
     /**
-     * The mode's name, with {@code @N} appliers when the mode ran with several applier counts, and
-     * {@code -noauth} for a run without authentication when the report has both.
+     * The mode's name: prefixed with its api ({@code query-v2:sync}) when the report has raw-Cypher apis, with
+     * {@code @N} appliers when the mode ran with several applier counts, {@code -uncoalesced} for raw Cypher on a
+     * server that did not coalesce it when the report has both, and {@code -noauth} for a run without
+     * authentication when the report has both.
      */
     static String label(List<ModeResult> results, ModeResult r) {
         long counts = results.stream().filter(x -> x.mode() == r.mode()).map(ModeResult::appliers).distinct().count();
         boolean both = results.stream().anyMatch(ModeResult::auth) && results.stream().anyMatch(x -> !x.auth());
-        String label = counts > 1 ? r.mode().label() + "@" + r.appliers() : r.mode().label();
+        boolean apis = results.stream().anyMatch(x -> x.mode().overHttp() && x.api() != BenchApi.TEMPLATE);
+        String label = (apis && r.mode().overHttp() ? r.api().label() + ":" : "") + r.mode().label();
+        label = counts > 1 ? label + "@" + r.appliers() : label;
+        boolean coalescing = results.stream().anyMatch(ModeResult::coalesce) && results.stream().anyMatch(x -> !x.coalesce());
+        label = coalescing && !r.coalesce() && r.mode().overHttp() && r.api() != BenchApi.TEMPLATE
+                ? label + "-uncoalesced" : label;
         return both && !r.auth() && r.mode().overHttp() ? label + "-noauth" : label;
     }
 
@@ -77,31 +117,42 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
     public String table() {
         StringBuilder sb = new StringBuilder();
         sb.append("scenario ").append(scenario).append('\n');
-        String head = "%-12s %-10s %7s %9s %10s %7s %10s %8s %8s %6s %8s %7s %7s %6s %9s %9s%n";
-        String row = "%-12s %-10s %7d %9d %10d %7.1f %10.0f %8.2f %8.2f %6d %8.1f %7.2f %7.2f %6.2f %9d %9.1f%n";
+        String head = "%-30s %-14s %7s %9s %10s %7s %10s %8s %8s %6s %8s %7s %7s %6s %6s %9s %9s %9s%n";
+        String row = "%-30s %-14s %7d %9d %10d %7.1f %10.0f %8.2f %8.2f %6d %8.1f %7.2f %7.2f %6.2f %6.1f %9d %9.1f %9s%n";
         sb.append(String.format(Locale.ROOT, head, "mode", "client", "clients", "rows/req", "writes", "seconds",
-                "writes/s", "p50 ms", "p99 ms", "errors", "rows/tx", "tx ms", "in tx", "gc s", "deadlocks",
-                "cpu us/w"));
+                "writes/s", "p50 ms", "p99 ms", "errors", "rows/tx", "tx ms", "in tx", "gc s", "jit s", "deadlocks",
+                "cpu us/w", "load us/w"));
+        boolean rounds = results.stream().anyMatch(r -> r.round() > 1);
         for (ModeResult r : results) {
             ServerStats s = r.server();
-            sb.append(String.format(Locale.ROOT, row, label(results, r), r.client(), r.clients(), r.rowsPerRequest(),
-                    r.writes(), r.seconds(), r.writesPerS(), r.p50Ms(), r.p99Ms(), r.errors(), s.rowsPerBatch(),
-                    s.commitMs(), s.inTransaction(r.seconds()), s.gcPauseSeconds(), (long) s.deadlockRetries(),
-                    s.cpuMicrosPerWrite(r.writes())));
+            sb.append(String.format(Locale.ROOT, row, label(results, r) + (rounds ? " #" + r.round() : ""),
+                    r.client() + (r.loadProcess() ? " (proc)" : ""), r.clients(), r.rowsPerRequest(), r.writes(),
+                    r.seconds(), r.writesPerS(), r.p50Ms(), r.p99Ms(), r.errors(), s.rowsPerBatch(), s.commitMs(),
+                    s.inTransaction(r.seconds()), s.gcPauseSeconds(), s.jitSeconds(), (long) s.deadlockRetries(),
+                    s.cpuMicrosPerWrite(r.writes()), r.loadProcess()
+                            ? String.format(Locale.ROOT, "%.1f", s.loadCpuMicrosPerWrite(r.writes())) : "-"));
         }
         List<String> parts = new ArrayList<>();
-        ratios.forEach((k, v) -> parts.add(String.format(Locale.ROOT, v >= 10 ? "%s %.1fx" : v >= 0.1 ? "%s %.2f"
-                : "%s %.4f", k, v)));
+        ratios.forEach((k, v) -> parts.add(ratio(k, v)));
         if (!parts.isEmpty()) {
-            sb.append("ratios: ").append(String.join(", ", parts)).append('\n');
+            sb.append(rounds ? "ratios (geometric mean of the rounds'): " : "ratios: ").append(String.join(", ", parts))
+                    .append('\n');
+        }
+        if (rounds) {
+            ratiosByRound.forEach((k, vs) -> sb.append("  ").append(k).append(" by round: ").append(String.join(" ",
+                    vs.stream().map(v -> String.format(Locale.ROOT, "%.3f", v)).toList())).append('\n'));
         }
         for (ModeResult r : results) {
             if (r.errors() > 0) {
-                sb.append("errors in ").append(r.mode().label()).append(" by HTTP status (0: transport): ")
+                sb.append("errors in ").append(label(results, r)).append(" by HTTP status (0: transport): ")
                         .append(r.errorsByStatus()).append('\n');
             }
         }
         return sb.toString();
+    }
+
+    private static String ratio(String k, double v) {
+        return String.format(Locale.ROOT, v >= 10 ? "%s %.1fx" : v >= 0.1 ? "%s %.2f" : "%s %.4f", k, v);
     }
 
     /** The report as JSON: {@code {"scenario", "results": [{"mode", "clients", "writes", ...}], "ratios"}}. */
@@ -110,6 +161,9 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         for (ModeResult r : results) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("mode", label(results, r));
+            m.put("api", r.api().label());
+            m.put("round", r.round());
+            m.put("coalesce", r.coalesce());
             m.put("clients", r.clients());
             m.put("writes", r.writes());
             m.put("seconds", r.seconds());
@@ -125,6 +179,9 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             m.put("auth", r.auth());
             m.put("rows_per_request", r.rowsPerRequest());
             m.put("client", r.client());
+            m.put("load", r.loadProcess() ? "process" : "in-process");
+            m.put("acknowledged", r.acknowledged());
+            m.put("stored", r.stored());
             ServerStats s = r.server();
             m.put("transactions", Math.round(s.batches()));
             m.put("rows_per_tx", round(s.rowsPerBatch(), 2));
@@ -133,7 +190,11 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             m.put("tx_in_flight", round(s.inTransaction(r.seconds()), 3));
             m.put("deadlock_retries", (long) s.deadlockRetries());
             m.put("gc_pause_s", round(s.gcPauseSeconds(), 3));
+            m.put("jit_s", round(s.jitSeconds(), 3));
             m.put("process_cpu_us_per_write", round(s.cpuMicrosPerWrite(r.writes()), 2));
+            if (r.loadProcess()) {
+                m.put("load_cpu_us_per_write", round(s.loadCpuMicrosPerWrite(r.writes()), 2));
+            }
             rs.add(m);
         }
         Map<String, Double> rounded = new LinkedHashMap<>();
@@ -142,6 +203,9 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         root.put("scenario", scenario);
         root.put("results", rs);
         root.put("ratios", rounded);
+        Map<String, List<Double>> byRound = new LinkedHashMap<>();
+        ratiosByRound.forEach((k, vs) -> byRound.put(k, vs.stream().map(v -> round(v, 4)).toList()));
+        root.put("ratios_by_round", byRound);
         return root;
     }
 

@@ -88,7 +88,7 @@ final class JdkHttpLoad implements Load {
                     .header("Content-Type", "application/json")
                     .headers(target.authorization() == null ? new String[0]
                             : new String[] {"Authorization", target.authorization()})
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(RequestBody.of(rows, target.rowsPerRequest())))
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(target.body(rows)))
                     .build();
             long start = time.nanos();
             int status;

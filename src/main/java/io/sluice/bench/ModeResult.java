@@ -6,21 +6,30 @@ import java.util.TreeMap;
 /**
  * One mode's measurement.
  *
+ * @param api            how the rows were sent (raw mode: {@link BenchApi#TEMPLATE}, its rows' form)
  * @param client         the load generator: {@code netty} or {@code jdk} over HTTP, {@code in-process} for raw
+ * @param loadProcess    whether the HTTP load ran in a process of its own (then the server's CPU is its own)
  * @param clients        closed-loop clients (raw: 1 thread)
  * @param rowsPerRequest rows per request (raw: rows per transaction)
  * @param writes         rows acknowledged (2xx, or committed in raw mode) during the measured time
  * @param p50Ms          median latency of a request (raw: of a transaction)
  * @param errors         requests answered with anything but 2xx, or that failed in transport (status 0)
  * @param errorsByStatus those errors by HTTP status (0: transport failure or time-out)
+ * @param acknowledged   rows acknowledged over the whole run, warm-up and the requests in flight at the end
+ *                       included: what the database must hold
+ * @param stored         what the database holds after the run, counted by the scenario's {@link Scenario.Stored}
+ *                       statement (-1: not counted)
  * @param sink           where the writes went ({@code embedded})
  * @param appliers       applier threads of the server
  * @param auth           whether the server checked credentials (every HTTP request carried them)
  * @param server         what the server did in the measured time (raw: the raw loop's transactions)
+ * @param round          which round of the run measured it, from 1 ({@link BenchOptions#rounds})
+ * @param coalesce       whether the server coalesced raw Cypher ({@code apply.coalesce_cypher})
  */
-public record ModeResult(BenchMode mode, String client, int clients, int rowsPerRequest, long writes, double seconds,
-        double p50Ms, double p99Ms, long errors, Map<Integer, Long> errorsByStatus, String sink, int appliers,
-        boolean auth, ServerStats server) {
+public record ModeResult(BenchMode mode, BenchApi api, String client, boolean loadProcess, int clients,
+        int rowsPerRequest, long writes, double seconds, double p50Ms, double p99Ms, long errors,
+        Map<Integer, Long> errorsByStatus, long acknowledged, long stored, String sink, int appliers, boolean auth,
+        ServerStats server, int round, boolean coalesce) {
 
     public ModeResult {
         errorsByStatus = java.util.Collections.unmodifiableMap(new TreeMap<>(errorsByStatus));
@@ -28,5 +37,26 @@ public record ModeResult(BenchMode mode, String client, int clients, int rowsPer
 
     public double writesPerS() {
         return seconds > 0 ? writes / seconds : 0;
+    }
+
+    /** The same result over {@code s} seconds (async: the window plus the time its backlog took to apply). */
+    ModeResult withSeconds(double s) {
+        return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, s, p50Ms, p99Ms, errors,
+                errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, coalesce);
+    }
+
+    ModeResult withStored(long n) {
+        return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms,
+                errors, errorsByStatus, acknowledged, n, sink, appliers, auth, server, round, coalesce);
+    }
+
+    ModeResult withCoalesce(boolean on) {
+        return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms,
+                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, on);
+    }
+
+    ModeResult withRound(int r) {
+        return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms,
+                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, r, coalesce);
     }
 }

@@ -157,7 +157,7 @@ final class NettyHttpLoad implements Load {
                 ctx.close();
                 return;
             }
-            byte[] body = RequestBody.of(rows, target.rowsPerRequest());
+            byte[] body = target.body(rows);
             FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST,
                     target.pathAndQuery(), Unpooled.wrappedBuffer(body));
             request.headers()

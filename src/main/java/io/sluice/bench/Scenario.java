@@ -1,6 +1,7 @@
 package io.sluice.bench;
 
 import io.sluice.config.TemplateConfig;
+import io.sluice.cypher.CypherText;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,9 +19,19 @@ import java.util.function.LongFunction;
  * @param key     the template's key fields (empty: no per-key order)
  * @param schema  schema statements run before the load (idempotent)
  * @param rows    makes the rows of one run from a seed; a new {@link Workload} for each fresh database
+ * @param stored  what the rows leave in the database, counted after a run
  */
 public record Scenario(String name, String cypher, List<String> key, List<String> schema,
-        LongFunction<Workload> rows) {
+        LongFunction<Workload> rows, Stored stored) {
+
+    /**
+     * A statement returning one count of what the rows wrote; {@code exact}: one row leaves exactly one of what it
+     * counts (CREATE of unique ids), so after a run it must equal the rows acknowledged, no more, no fewer. Not
+     * exact: MERGE, where rows that repeat leave one.
+     */
+    public record Stored(String cypher, boolean exact) {}
+
+    private static final Stored ID_NODES = new Stored("MATCH (n) WHERE n.id IS NOT NULL RETURN count(n)", true);
 
     /** The rows of one run. Thread-safe; each {@link RowSource} it hands out is used by one thread. */
     @FunctionalInterface
@@ -41,17 +52,19 @@ public record Scenario(String name, String cypher, List<String> key, List<String
     private static final Map<String, Scenario> ALL = new LinkedHashMap<>();
 
     static {
-        register(new Scenario("create-node", "CREATE ({id: row.id})", List.of(), List.of(), Scenario::uniqueIds));
+        register(new Scenario("create-node", "CREATE ({id: row.id})", List.of(), List.of(), Scenario::uniqueIds,
+                ID_NODES));
         register(new Scenario("create-labeled", "CREATE (:Person {id: row.id})", List.of(), List.of(),
-                Scenario::uniqueIds));
+                Scenario::uniqueIds, ID_NODES));
         register(new Scenario("create-indexed", "CREATE (:Person {id: row.id})", List.of(),
-                List.of("CREATE INDEX person_id IF NOT EXISTS FOR (p:Person) ON (p.id)"), Scenario::uniqueIds));
+                List.of("CREATE INDEX person_id IF NOT EXISTS FOR (p:Person) ON (p.id)"), Scenario::uniqueIds,
+                ID_NODES));
         register(new Scenario("visited",
                 "MERGE (u:User {id: row.user}) MERGE (s:Site {url: row.url}) MERGE (u)-[:VISITED]->(s)",
                 List.of("user"),
                 List.of("CREATE CONSTRAINT user_id IF NOT EXISTS FOR (u:User) REQUIRE u.id IS UNIQUE",
                         "CREATE CONSTRAINT site_url IF NOT EXISTS FOR (s:Site) REQUIRE s.url IS UNIQUE"),
-                Scenario::visits));
+                Scenario::visits, new Stored("MATCH (:User)-[r:VISITED]->(:Site) RETURN count(r)", false)));
     }
 
     public Scenario {
@@ -74,6 +87,14 @@ public record Scenario(String name, String cypher, List<String> key, List<String
 
     public static List<String> names() {
         return List.copyOf(ALL.keySet());
+    }
+
+    /**
+     * The per-row Cypher as a client sends it for one row, with parameters where the template reads the row
+     * ({@code row.user} becomes {@code $user}): the statement of the raw APIs ({@link BenchApi}).
+     */
+    public String rawCypher() {
+        return CypherText.fieldsAsParameters(cypher, "row");
     }
 
     /** The template sluice serves for this scenario. */

@@ -24,29 +24,55 @@ import java.time.Duration;
  *
  * @param maxRowsPerBatch the largest batch the server committed recently (Micrometer's window of about two
  *                        minutes before the reading, so possibly from before the measured time); 0 if none
- * @param cpuSeconds      CPU time of the bench's process from the OS ({@link #withProcessCpu}): server and
- *                        in-process load generator together, so compare it between modes of one run only
+ * @param cpuSeconds      CPU time of the bench's process from the OS ({@link #withProcessCpu}): the server's
+ *                        own when the load runs in a process of its own ({@code --load-process}), else server and
+ *                        in-process load generator together (then compare it between modes of one run only)
+ * @param loadCpuSeconds  CPU time of the load generator's process from the OS, when it has one; else 0
+ * @param jitSeconds      time the bench JVM's JIT compilers spent compiling: C2 still at work takes CPU from
+ *                        the server (on 2 cores, up to half of one right after the prime), which is what makes
+ *                        the first mode measured after it slower; see {@link BenchOptions#rounds}
  */
 public record ServerStats(double batches, double rows, double commitSeconds, double gcPauseSeconds,
-        double deadlockRetries, double maxRowsPerBatch, double cpuSeconds) {
-    public static final ServerStats NONE = new ServerStats(0, 0, 0, 0, 0, 0, 0);
+        double deadlockRetries, double maxRowsPerBatch, double cpuSeconds, double loadCpuSeconds, double jitSeconds) {
+    public static final ServerStats NONE = new ServerStats(0, 0, 0, 0, 0, 0, 0, 0, 0);
 
     /** The later reading minus the earlier one; the max is a recent maximum, not a counter: the later one's. */
     public ServerStats minus(ServerStats o) {
         return new ServerStats(batches - o.batches, rows - o.rows, commitSeconds - o.commitSeconds,
                 gcPauseSeconds - o.gcPauseSeconds, deadlockRetries - o.deadlockRetries, maxRowsPerBatch,
-                cpuSeconds - o.cpuSeconds);
+                cpuSeconds - o.cpuSeconds, loadCpuSeconds - o.loadCpuSeconds, jitSeconds - o.jitSeconds);
     }
 
-    /** This reading with this process's CPU time so far, as the OS counts it. */
-    public ServerStats withProcessCpu() {
-        double cpu = ProcessHandle.current().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(0.0);
-        return new ServerStats(batches, rows, commitSeconds, gcPauseSeconds, deadlockRetries, maxRowsPerBatch, cpu);
+    /**
+     * This reading with what the OS and the JVM count so far: the CPU time of this process and of {@code load},
+     * the load generator's process (null: it runs in this one), and this JVM's compilation time.
+     */
+    public ServerStats withProcess(ProcessHandle load) {
+        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        double compiled = jit != null && jit.isCompilationTimeMonitoringSupported()
+                ? jit.getTotalCompilationTime() / 1e3 : 0;
+        return new ServerStats(batches, rows, commitSeconds, gcPauseSeconds, deadlockRetries, maxRowsPerBatch,
+                cpuSeconds(ProcessHandle.current()), load == null ? 0 : cpuSeconds(load), compiled);
     }
 
-    /** CPU microseconds per acknowledged write, or 0 when either is unknown. */
+    private static double cpuSeconds(ProcessHandle p) {
+        return p.info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(0.0);
+    }
+
+    /** The same figures for raw mode, whose transactions bypass the server: {@code batches} of {@code rows}. */
+    ServerStats withBatches(double batches, double rows, double commitSeconds, double maxRowsPerBatch) {
+        return new ServerStats(batches, rows, commitSeconds, gcPauseSeconds, 0, maxRowsPerBatch, cpuSeconds,
+                loadCpuSeconds, jitSeconds);
+    }
+
+    /** The bench process's CPU microseconds per acknowledged write, or 0 when either is unknown. */
     public double cpuMicrosPerWrite(long writes) {
         return writes > 0 ? cpuSeconds * 1e6 / writes : 0;
+    }
+
+    /** The load process's CPU microseconds per acknowledged write, or 0 when it has none. */
+    public double loadCpuMicrosPerWrite(long writes) {
+        return writes > 0 ? loadCpuSeconds * 1e6 / writes : 0;
     }
 
     public double rowsPerBatch() {
@@ -95,7 +121,7 @@ public record ServerStats(double batches, double rows, double commitSeconds, dou
                 deadlocks += v;
             }
         }
-        return new ServerStats(batches, rows, commit, gc, deadlocks, max, 0);
+        return new ServerStats(batches, rows, commit, gc, deadlocks, max, 0, 0, 0);
     }
 
     /** Reads the server's metrics; a failure to read is logged by the caller and counts as {@link #NONE}. */

@@ -21,6 +21,7 @@ final class Tally {
     private final LongAdder warmupWrites = new LongAdder();
     private final LongAdder writes = new LongAdder();
     private final LongAdder errors = new LongAdder();
+    private final LongAdder acknowledged = new LongAdder();
 
     Tally(Window window, int clientCount) {
         this.window = window;
@@ -39,6 +40,9 @@ final class Tally {
          */
         boolean record(int status, int rows, long start, long end) {
             boolean ok = status >= 200 && status < 300;
+            if (ok) {
+                acknowledged.add(rows); // in any phase: what the database must hold at the end
+            }
             switch (window.phase(end)) {
                 case WARMUP -> {
                     if (ok) {
@@ -85,12 +89,10 @@ final class Tally {
     }
 
     /**
-     * The measurement; call only after every client's thread has stopped. {@code server} is what the server's
-     * metrics say about the window; for raw mode, whose transactions bypass the server, its batches, rows and
-     * commit time are taken from this tally instead (one sample per transaction).
+     * The measurement; call only after every client's thread has stopped. Latencies are summarised here, where
+     * the samples are, so a load in another process sends back only this.
      */
-    synchronized ModeResult result(BenchMode mode, String client, int rowsPerRequest, String sink, int appliers,
-            boolean auth, ServerStats server) {
+    synchronized LoadSummary summary() {
         long w = 0;
         Map<Integer, Long> byStatus = new HashMap<>();
         List<Latencies> parts = new ArrayList<>();
@@ -100,17 +102,11 @@ final class Tally {
             parts.add(c.latencies);
         }
         long[] sorted = Latencies.mergeSorted(parts);
-        long e = byStatus.values().stream().mapToLong(Long::longValue).sum();
-        if (mode == BenchMode.RAW) {
-            long sum = 0;
-            for (long l : sorted) {
-                sum += l;
-            }
-            server = new ServerStats(sorted.length, w, sum / 1e9, server.gcPauseSeconds(), 0,
-                    sorted.length > 0 ? rowsPerRequest : 0, server.cpuSeconds());
+        long sum = 0;
+        for (long l : sorted) {
+            sum += l;
         }
-        return new ModeResult(mode, client, clients.size(), rowsPerRequest, w, window.seconds(),
-                Latencies.percentileMs(sorted, 50), Latencies.percentileMs(sorted, 99), e, byStatus, sink, appliers,
-                auth, server);
+        return new LoadSummary(clients.size(), w, acknowledged.sum(), Latencies.percentileMs(sorted, 50),
+                Latencies.percentileMs(sorted, 99), byStatus, sorted.length, sum);
     }
 }

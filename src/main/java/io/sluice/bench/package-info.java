@@ -21,13 +21,33 @@
  *   <li>HTTP modes ({@code direct}, {@code sync}, {@code async}): {@code --clients} closed-loop clients, each
  *       one keep-alive connection sending its next {@code POST /db/neo4j/write/{scenario}?mode=M} when the
  *       previous one is answered. A request counts when it completes inside the measured window; 2xx adds its
- *       rows to {@code writes}, anything else is an error, by status (0: transport failure).</li>
+ *       rows to {@code writes}, anything else is an error, by status (0: transport failure). With
+ *       {@code --api} ({@link io.sluice.bench.BenchApi}) each HTTP mode runs once per api: the same rows as a
+ *       template write, or as the scenario's statement with {@code $parameters} (what an unchanged Neo4j client
+ *       sends) through {@code POST /db/neo4j/tx/commit} (a statement per row) or {@code POST /db/neo4j/query/v2}
+ *       (one row a request); the report compares each with the template in the same mode.</li>
+ *   <li>After each mode, what the rows left in the database is counted ({@link io.sluice.bench.Scenario.Stored});
+ *       for the create scenarios it must equal the rows acknowledged over the whole run (a line says
+ *       {@code WRONG} otherwise).</li>
  *   <li>{@code raw}: the same rows in {@code UNWIND $rows AS row ...} transactions of 1000 rows, one thread,
  *       straight into the embedded database: the limit.</li>
  *   <li>The server's {@code /metrics} are read at both ends of the measured window: rows per transaction, time
  *       per transaction, transactions in flight on average ({@code in tx}: for sync the share of time its one
- *       applier was busy, for direct the number of concurrent transactions), JVM GC pause time.</li>
+ *       applier was busy, for direct the number of concurrent transactions), JVM GC pause time; and the JVM's
+ *       JIT compilation time ({@code jit s}).</li>
+ *   <li>{@code --rounds N}: the whole list again, N times, every other round reversed (ABBA); ratios are taken
+ *       within each round, then their geometric mean. The JIT keeps compiling for minutes after the prime (in
+ *       the first mode measured, half a core of compiler time), so a single run favours what comes later.</li>
  * </ol>
+ *
+ * <h2>Where the load runs</h2>
+ * In the bench's JVM by default, sharing it with the server: then the process CPU per write
+ * ({@code cpu us/w}) is server and client together. With {@code --load-process} the HTTP load runs in a JVM of
+ * its own ({@link io.sluice.bench.LoadProcess}: one child for the whole run, primed with the server, driven one
+ * mode at a time over its stdin and stdout), so the bench's process is the server alone: {@code cpu us/w} is
+ * the server's own CPU per write from the OS, {@code load us/w} the client's, and neither's JIT or GC mixes
+ * into the other. Both still share the machine's cores. Raw mode always runs in the bench's JVM (it has no
+ * client).
  *
  * <h2>Load generator</h2>
  * Netty by default ({@code --http-client netty}), the JDK's {@code java.net.http.HttpClient} on virtual threads

@@ -2,6 +2,7 @@ package io.sluice.cli;
 
 import io.sluice.time.Time;
 import io.sluice.bench.Bench;
+import io.sluice.bench.BenchApi;
 import io.sluice.bench.BenchMode;
 import io.sluice.bench.BenchOptions;
 import io.sluice.bench.BenchReport;
@@ -83,6 +84,31 @@ final class BenchCommand implements Callable<Integer> {
                     + " default: the config's (on)")
     java.util.List<String> auth;
 
+    @Option(names = "--api", defaultValue = "template", paramLabel = "API[,API...]",
+            description = "how HTTP modes send the rows, each in turn: template (write/{scenario}), tx-commit "
+                    + "(Neo4j's classic tx/commit) or query-v2 (its Query API), the last two as the scenario's "
+                    + "statement with $parameters (default: ${DEFAULT-VALUE})")
+    String api;
+
+    @Option(names = "--load-process",
+            description = "run the HTTP load generator in a JVM of its own, so the bench's process is the server "
+                    + "alone (its CPU per write is the server's own)")
+    boolean loadProcess;
+
+    @Option(names = "--load-java-options", paramLabel = "\"OPTIONS\"",
+            description = "extra JVM options of the load process, space-separated (e.g. a flight recording)")
+    String loadJavaOptions;
+
+    @Option(names = "--rounds", defaultValue = "1",
+            description = "run the whole list this many times, every other round in reverse order (ABBA); ratios are"
+                    + " taken per round, then their geometric mean (default: ${DEFAULT-VALUE})")
+    int rounds;
+
+    @Option(names = "--coalesce", split = ",", paramLabel = "on|off[,...]",
+            description = "run the raw-Cypher apis on servers that coalesce raw statements (apply.coalesce_cypher), "
+                    + "that do not, or both (on,off: what it gains, same run); default: the config's (on)")
+    java.util.List<String> coalesce;
+
     @Override
     public Integer call() throws Exception {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
@@ -93,7 +119,14 @@ final class BenchCommand implements Callable<Integer> {
                 LoadClient.parse(httpClient), appliers == null ? java.util.List.of(c.apply().appliers()) : appliers,
                 neo4j == null ? null : new io.sluice.sink.BoltSink.Options(neo4j, user,
                         password != null ? password : System.getenv("SLUICE_NEO4J_PASSWORD"), c.neo4j().database()),
-                auth == null ? null : auth.stream().map(BenchCommand::onOff).toList());
+                auth == null ? null : auth.stream().map(BenchCommand::onOff).toList())
+                .withApis(BenchApi.parseList(api)).withRounds(rounds)
+                .withCoalesce(coalesce == null ? null : coalesce.stream().map(BenchCommand::onOff).toList())
+                .withLoadProcess(loadProcess, loadJavaOptions == null || loadJavaOptions.isBlank() ? java.util.List.of()
+                        : java.util.List.of(loadJavaOptions.strip().split("\\s+")));
+        if (loadJavaOptions != null && !loadProcess) {
+            throw new IllegalArgumentException("--load-java-options needs --load-process");
+        }
         BenchReport report = new Bench(o, Time.SYSTEM, System.err).run();
         System.out.print(report.table());
         if (out != null) {
@@ -107,7 +140,7 @@ final class BenchCommand implements Callable<Integer> {
         return switch (text.strip()) {
             case "on" -> true;
             case "off" -> false;
-            default -> throw new IllegalArgumentException("--auth takes on or off, got '" + text + "'");
+            default -> throw new IllegalArgumentException("--auth and --coalesce take on or off, got '" + text + "'");
         };
     }
 

@@ -203,10 +203,7 @@ public record SluiceConfig(
             Duration sendTimeout, String deadLetterTopic, Map<String, String> properties, Map<String, String> producer,
             Map<String, String> consumer) {
         public Kafka {
-            if (bootstrap == null || bootstrap.isBlank()) {
-                throw new IllegalArgumentException("journal.kafka.bootstrap is required (HOST:PORT[,HOST:PORT...]),"
-                        + " or give --kafka");
-            }
+            bootstrap = bootstrap == null || bootstrap.isBlank() ? null : bootstrap; // checked at start: --kafka may give it
             topic = topic == null ? "sluice-writes" : topic;
             partitions = partitions == null ? 8 : partitions;
             group = group == null ? "sluice" : group;
@@ -225,15 +222,22 @@ public record SluiceConfig(
 
 
     /**
-     * The appliers: how many transactions run at once (each owns a partition of the keys), and whether a batch's
-     * rows are sorted into one global lock order (see Template.lockOrder).
+     * The appliers: how many transactions run at once (each owns a partition of the keys), whether a batch's
+     * rows are sorted into one global lock order (see Template.lockOrder), and whether raw requests of one
+     * statement are coalesced into its UNWIND form where that is the same (see cypher.Coalescing; default on; off
+     * runs every raw statement as sent).
      */
-    public record Apply(Integer appliers, Boolean lockOrder) {
-        public static final Apply DEFAULT = new Apply(null, null);
+    public record Apply(Integer appliers, Boolean lockOrder, Boolean coalesceCypher) {
+        public static final Apply DEFAULT = new Apply(null, null, null);
+
+        public Apply(Integer appliers, Boolean lockOrder) {
+            this(appliers, lockOrder, null);
+        }
 
         public Apply {
             appliers = appliers == null ? 2 : appliers;
             lockOrder = lockOrder == null || lockOrder;
+            coalesceCypher = coalesceCypher == null || coalesceCypher;
             if (appliers < 1 || appliers > 256) {
                 throw new IllegalArgumentException("apply.appliers must be in [1, 256], got " + appliers);
             }

@@ -21,7 +21,8 @@ public final class CypherText {
 
     enum Kind { WORD, PARAM, NUMBER, SYMBOL }
 
-    record Token(Kind kind, String text) {}
+    /** A token and where it stands in the text: {@code [start, end)}, from a parameter's {@code $} or a name's backquote on. */
+    record Token(Kind kind, String text, int start, int end) {}
 
     static List<Token> tokens(String s) {
         Lexer lexer = new Lexer(s);
@@ -53,23 +54,26 @@ public final class CypherText {
                 } else if (c == '\'' || c == '"') {
                     i = skipString(s, i, c);
                 } else if (c == '`') {
-                    out.add(new Token(Kind.WORD, quotedName()));
+                    int start = i;
+                    String name = quotedName();
+                    out.add(new Token(Kind.WORD, name, start, i));
                 } else if (c == '$') {
                     parameter();
                 } else if ((c == 's' || c == 'S') && i + 1 < n && (s.charAt(i + 1) == '\'' || s.charAt(i + 1) == '"')) {
                     interpolatedString();
                 } else if (Character.isJavaIdentifierStart(c)) {
-                    out.add(new Token(Kind.WORD, s.substring(i, endOfName(i + 1))));
-                    i = endOfName(i + 1);
+                    int end = endOfName(i + 1);
+                    out.add(new Token(Kind.WORD, s.substring(i, end), i, end));
+                    i = end;
                 } else if (Character.isDigit(c)) {
                     int j = i + 1;
                     while (j < n && (Character.isLetterOrDigit(s.charAt(j)) || s.charAt(j) == '_')) {
                         j++;
                     }
-                    out.add(new Token(Kind.NUMBER, s.substring(i, j)));
+                    out.add(new Token(Kind.NUMBER, s.substring(i, j), i, j));
                     i = j;
                 } else {
-                    out.add(new Token(Kind.SYMBOL, String.valueOf(c)));
+                    out.add(new Token(Kind.SYMBOL, String.valueOf(c), i, i + 1));
                     i++;
                     if (c == '{') {
                         depth++;
@@ -122,6 +126,7 @@ public final class CypherText {
 
         /** At a {@code $}: spaces and comments may come before the name, plain, backquoted or a number. */
         private void parameter() {
+            int start = i;
             for (i++; i < n; ) {
                 if (Character.isWhitespace(s.charAt(i))) {
                     i++;
@@ -137,7 +142,7 @@ public final class CypherText {
                 name = s.substring(i, end);
                 i = end;
             }
-            out.add(new Token(Kind.PARAM, name));
+            out.add(new Token(Kind.PARAM, name, start, i));
         }
 
         /** At {@code s'} or {@code s"}: skips the text, lexes each {@code {expression}}. */
@@ -152,7 +157,7 @@ public final class CypherText {
                     i++;
                     return;
                 } else if (c == '{') {
-                    out.add(new Token(Kind.SYMBOL, "{"));
+                    out.add(new Token(Kind.SYMBOL, "{", i, i + 1));
                     i++;
                     lex(true);
                 } else {
@@ -235,6 +240,63 @@ public final class CypherText {
             }
         }
         return fields;
+    }
+
+    /**
+     * The statement with each standalone {@code var.field} written as the parameter {@code $field}: a template's
+     * per-row Cypher as a client sends it for one row ({@code MERGE (u:User {id: row.user})} becomes
+     * {@code MERGE (u:User {id: $user})}).
+     */
+    public static String fieldsAsParameters(String cypher, String var) {
+        List<Token> ts = tokens(cypher);
+        StringBuilder out = new StringBuilder(cypher.length());
+        int copied = 0;
+        for (int i = 0; i + 2 < ts.size(); i++) {
+            Token t = ts.get(i);
+            if (t.kind() == Kind.WORD && t.text().equals(var) && (i == 0 || !isDot(ts.get(i - 1)))
+                    && isDot(ts.get(i + 1)) && ts.get(i + 2).kind() == Kind.WORD) {
+                out.append(cypher, copied, t.start()).append('$').append(name(ts.get(i + 2).text()));
+                copied = ts.get(i + 2).end();
+                i += 2;
+            }
+        }
+        return out.append(cypher, copied, cypher.length()).toString();
+    }
+
+    /**
+     * The statement with each named parameter {@code $p} written as the field {@code var.p} (backquoted when
+     * {@code p} is not a plain name), and nothing else changed: strings, comments and backquoted names are
+     * skipped as the lexer skips them. {@code $} without a name (Cypher 25's dynamic labels, {@code :$(expr)})
+     * is left as it is; the parameters inside its expression are rewritten.
+     */
+    public static String parametersAsFields(String cypher, String var) {
+        StringBuilder out = new StringBuilder(cypher.length() + 16);
+        int copied = 0;
+        for (Token t : tokens(cypher)) {
+            if (t.kind() == Kind.PARAM && !t.text().isEmpty()) {
+                out.append(cypher, copied, t.start()).append(var).append('.').append(name(t.text()));
+                copied = t.end();
+            }
+        }
+        return out.append(cypher, copied, cypher.length()).toString();
+    }
+
+    /** Every name in the statement (plain or backquoted words), as written, e.g. to pick a variable that is new. */
+    public static Set<String> names(String cypher) {
+        Set<String> names = new java.util.HashSet<>();
+        for (Token t : tokens(cypher)) {
+            if (t.kind() == Kind.WORD) {
+                names.add(t.text());
+            }
+        }
+        return names;
+    }
+
+    /** A name as Cypher reads it back: plain when it is a plain identifier, else backquoted (a backquote doubled). */
+    static String name(String n) {
+        boolean plain = !n.isEmpty() && (Character.isLetter(n.charAt(0)) || n.charAt(0) == '_')
+                && n.chars().allMatch(c -> c < 128 && (Character.isLetterOrDigit(c) || c == '_'));
+        return plain ? n : "`" + n.replace("`", "``") + "`";
     }
 
     /** Whether the statement uses {@code CALL {...} IN [n] [CONCURRENT] TRANSACTIONS}. */

@@ -10,7 +10,7 @@ import java.util.Map;
 /**
  * Where {@code mode=async} writes go: a durable log that acknowledges a write once it cannot be lost and applies it
  * later, exactly once, with a bounded backlog. Two implementations: the local journal ({@link AsyncPath}) and Kafka
- * ({@code io.sluice.kafka.KafkaJournal}), chosen by config. Thread-safe.
+ * (the {@code KafkaJournal} of package {@code kafka}), chosen by config. Thread-safe.
  */
 public interface AsyncJournal extends AutoCloseable {
 

@@ -33,9 +33,15 @@ import org.slf4j.LoggerFactory;
 public final class AsyncPath implements AsyncJournal {
     private static final Logger log = LoggerFactory.getLogger(AsyncPath.class);
 
-    /** Limits and places. */
+    /** Limits and places; {@code coalesceCypher}: whether raw requests of one statement are coalesced (Coalescing). */
     public record Options(Path journalDir, Path deadLetterDir, long maxLagRows, long maxLagBytes, long segmentBytes,
-            Duration admissionTimeout, int maxRows, RetryPolicy retry) {}
+            Duration admissionTimeout, int maxRows, RetryPolicy retry, boolean coalesceCypher) {
+        public Options(Path journalDir, Path deadLetterDir, long maxLagRows, long maxLagBytes, long segmentBytes,
+                Duration admissionTimeout, int maxRows, RetryPolicy retry) {
+            this(journalDir, deadLetterDir, maxLagRows, maxLagBytes, segmentBytes, admissionTimeout, maxRows, retry,
+                    true);
+        }
+    }
 
     private final Journal journal;
     private final DeadLetters deadLetters;
@@ -85,7 +91,8 @@ public final class AsyncPath implements AsyncJournal {
             AppliedWatermark watermark = new AppliedWatermark(next - 1);
             JournalApplier applier = new JournalApplier(journal, dead, offsets, templates, watermark, lag, time,
                     o.maxRows(), sizes, next, threads,
-                    stoppable -> new BatchRunner(sink, o.retry(), stoppable, Jitter.RANDOM, metrics));
+                    stoppable -> new BatchRunner(sink, o.retry(), stoppable, Jitter.RANDOM, metrics, true,
+                            o.coalesceCypher()));
             return new AsyncPath(journal, dead, lag, watermark, applier.start(), o);
         } catch (IOException | RuntimeException e) {
             journal.close();

@@ -76,7 +76,8 @@ final class Api {
             out.put("lastBookmarks", List.of());
             return Reply.json(200, out);
         }
-        Outcome o = writes.execute(new WriteRequest.CypherRequest(r.statements(), body.length), mode, access);
+        boolean stats = r.options().stream().anyMatch(ClassicFormat.Options::includeStats);
+        Outcome o = writes.execute(new WriteRequest.CypherRequest(r.statements(), body.length, stats), mode, access);
         return switch (o) {
             case Outcome.Committed c -> {
                 Map<String, Object> out = ClassicFormat.envelope(c.results(), r.options(), null);
@@ -282,7 +283,8 @@ final class Api {
         Map<String, Object> options = new LinkedHashMap<>();
         options.put("includeCounters", r.includeCounters());
         options.put("accessMode", r.accessMode());
-        return new Decoded(new WriteRequest.CypherRequest(List.of(r.statement()), body.length), List.of(options));
+        return new Decoded(new WriteRequest.CypherRequest(List.of(r.statement()), body.length, r.includeCounters()),
+                List.of(options));
     }
 
     /** A body refused as Neo4j refuses it: 400 with {@code error}. */

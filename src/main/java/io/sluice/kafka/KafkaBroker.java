@@ -70,7 +70,7 @@ public final class KafkaBroker implements AutoCloseable {
     static final Duration STOP_WAIT = Duration.ofSeconds(60);
 
     /** Broker settings that follow from the options: {@code --setting} may not change them. */
-    public static final Set<String> OWNED_SETTINGS = Set.of("process.roles", "node.id", "broker.id", "listeners",
+    static final Set<String> OWNED_SETTINGS = Set.of("process.roles", "node.id", "broker.id", "listeners",
             "advertised.listeners", "controller.listener.names", "inter.broker.listener.name",
             "listener.security.protocol.map", "controller.quorum.voters", "controller.quorum.bootstrap.servers",
             "log.dirs", "log.dir", "metadata.log.dir");

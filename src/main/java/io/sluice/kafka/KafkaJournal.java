@@ -113,8 +113,12 @@ public final class KafkaJournal implements AsyncJournal {
      * applier's and the lag thread.
      */
     public static KafkaJournal start(SluiceConfig.Kafka config, Duration admissionTimeout, int maxRows, RetryPolicy retry,
-            Sink sink, Map<String, Template> templates, Metrics metrics, Time time, String instance)
+            boolean coalesceCypher, Sink sink, Map<String, Template> templates, Metrics metrics, Time time,
+            String instance)
             throws SinkException {
+        if (config.bootstrap() == null) {
+            throw new IllegalArgumentException("journal.kafka needs bootstrap: HOST:PORT[,HOST:PORT...] (or --kafka)");
+        }
         Admin admin = Admin.create(properties(config, Map.of(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000",
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000"), Map.of()));
         KafkaProducer<byte[], byte[]> producer = null;
@@ -138,7 +142,7 @@ public final class KafkaJournal implements AsyncJournal {
             Time stoppable = time;
             KafkaJournal[] self = new KafkaJournal[1];
             BatchRunner runner = new BatchRunner(sink, retry, time.stoppedBy(() -> self[0] != null && self[0].stopping,
-                    Duration.ofMillis(10)), Jitter.RANDOM, metrics);
+                    Duration.ofMillis(10)), Jitter.RANDOM, metrics, true, coalesceCypher);
             KafkaJournal j = new KafkaJournal(config, admissionTimeout, stoppable, admin, p, offsets, runner,
                     journal -> new KafkaApplier(consumer, config.topic(), offsets, runner, templates,
                             journal::deadLetter, journal::appliedUpTo, journal.time, maxRows,

@@ -163,7 +163,7 @@ public final class SluiceServer implements AutoCloseable {
         var r = c.retry();
         Admission admission = new Admission(a.maxPendingRows(), a.maxPendingBytes().bytes(), time);
         BatchRunner runner = new BatchRunner(sink, new RetryPolicy(r.maxAttempts(), r.initialBackoff(),
-                r.maxBackoff()), time, Jitter.RANDOM, metrics, c.apply().lockOrder());
+                r.maxBackoff()), time, Jitter.RANDOM, metrics, c.apply().lockOrder(), c.apply().coalesceCypher());
         Partitions partitions = owned.add("the appliers", Partitions.start(c.apply().appliers(), b.maxRows(),
                 b.maxWait(), runner, i -> b.adaptive()
                         ? new BatchSizeController(b.minRows(), b.maxRows(), b.targetCommit(), b.minRows() * 4) : null,
@@ -173,10 +173,11 @@ public final class SluiceServer implements AutoCloseable {
         RetryPolicy forever = new RetryPolicy(Integer.MAX_VALUE, r.initialBackoff(), r.maxBackoff());
         AsyncJournal async = j.kafka() != null
                 ? owned.add("the journal on Kafka", KafkaJournal.start(j.kafka(), a.timeout(), b.maxRows(), forever,
-                        sink, templates, metrics, time, instanceName(o)))
+                        c.apply().coalesceCypher(), sink, templates, metrics, time, instanceName(o)))
                 : owned.add("the journal", AsyncPath.start(new AsyncPath.Options(
                         o.dataDir().resolve("journal"), o.dataDir().resolve("dead-letters"), j.maxLagRows(),
-                        j.maxLagBytes().bytes(), j.segmentBytes().bytes(), a.timeout(), b.maxRows(), forever),
+                        j.maxLagBytes().bytes(), j.segmentBytes().bytes(), a.timeout(), b.maxRows(), forever,
+                        c.apply().coalesceCypher()),
                         sink, templates, metrics, time, Thread.ofPlatform().name("sluice-journal-applier").factory(),
                         b.adaptive() ? new BatchSizeController(b.minRows(), b.maxRows(), b.targetCommit(), b.maxRows())
                                 : null));

@@ -12,10 +12,20 @@ public sealed interface WriteRequest {
 
     long bytes();
 
-    /** Raw Cypher statements (tx/commit, query/v2), run in order. */
-    record CypherRequest(List<Statement> statements, long bytes) implements WriteRequest {
+    /**
+     * Raw Cypher statements (tx/commit, query/v2), run in order. {@code counters}: whether the client asked for
+     * the statements' update counters ({@code includeStats}, {@code includeCounters}), which only running each
+     * statement on its own gives; without it the write path may coalesce a one-statement request that returns
+     * nothing with others running the same statement.
+     */
+    record CypherRequest(List<Statement> statements, long bytes, boolean counters) implements WriteRequest {
         public CypherRequest {
             statements = List.copyOf(statements);
+        }
+
+        /** A request whose every result, counters included, is kept (in-process callers, journal replays). */
+        public CypherRequest(List<Statement> statements, long bytes) {
+            this(statements, bytes, true);
         }
 
         @Override

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -146,8 +147,95 @@ class BenchCommandTest {
         }
     }
 
+    @Test
+    @Timeout(60)
+    void everyApiWritesTheRowsItClaimsFromALoadProcess() throws Exception {
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+        BenchOptions o = new BenchOptions(Scenario.named("create-node"), List.of(BenchMode.SYNC), 4,
+                Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ZERO, 1, SluiceConfig.defaults(),
+                dir.resolve("work"), 42, LoadClient.NETTY)
+                .withApis(BenchApi.parseList("template,tx-commit,query-v2")).withLoadProcess(true, List.of());
+        BenchReport report = new Bench(o, Time.SYSTEM, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
+
+        assertThat(report.results()).extracting(ModeResult::api)
+                .containsExactly(BenchApi.TEMPLATE, BenchApi.TX_COMMIT, BenchApi.QUERY_V2);
+        double loadCpu = 0;
+        for (ModeResult r : report.results()) {
+            // a slow machine may measure no write in a window this short (a new JVM connects during the warm-up)
+            assertThat(r.errors()).as(r.toString()).isZero();
+            assertThat(r.loadProcess()).isTrue();
+            assertThat(r.acknowledged()).as(r.toString()).isGreaterThanOrEqualTo(Math.max(1, r.writes()));
+            // every row acknowledged, over the whole run, is in the database exactly once, and nothing else is
+            assertThat(r.stored()).as(r.toString()).isEqualTo(r.acknowledged());
+            loadCpu += r.server().loadCpuSeconds();
+        }
+        assertThat(loadCpu).as("the load process's CPU, read from the OS").isPositive();
+        assertThat(report.table()).contains("tx-commit:sync", "query-v2:sync", "netty (proc)");
+        Map<String, Object> json = report.toJson();
+        assertThat(json.get("results").toString()).contains("api=query-v2", "load=process", "load_cpu_us_per_write");
+        assertThat(progress.toString(StandardCharsets.UTF_8)).as("the load process's progress lines are relayed")
+                .contains("create-node query-v2:sync");
+    }
+
+    @Test
+    void rawApisSendTheScenarioStatementWithParameters() throws Exception {
+        Scenario visited = Scenario.named("visited");
+        assertThat(visited.rawCypher())
+                .isEqualTo("MERGE (u:User {id: $user}) MERGE (s:Site {url: $url}) MERGE (u)-[:VISITED]->(s)");
+        ObjectMapper json = new ObjectMapper();
+        Scenario.RowSource rows = visited.workload(1).stream(0);
+        Scenario.RowSource same = visited.workload(1).stream(0);
+        JsonNode tx = json.readTree(RequestBody.of(BenchApi.TX_COMMIT, visited.rawCypher(), rows, 2));
+        assertThat(tx.get("statements")).hasSize(2);
+        for (JsonNode st : tx.get("statements")) {
+            assertThat(st.get("statement").asText()).isEqualTo(visited.rawCypher());
+            assertThat(st.get("parameters").toString()).isEqualTo(json.writeValueAsString(same.next()));
+        }
+        JsonNode q = json.readTree(RequestBody.of(BenchApi.QUERY_V2, visited.rawCypher(), rows, 1));
+        assertThat(q.get("statement").asText()).isEqualTo(visited.rawCypher());
+        assertThat(q.get("parameters").toString()).isEqualTo(json.writeValueAsString(same.next()));
+        assertThat(json.readTree(RequestBody.of(BenchApi.TEMPLATE, "", rows, 1)).toString())
+                .isEqualTo(json.writeValueAsString(same.next()));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new BenchOptions(visited, List.of(BenchMode.SYNC), 1,
+                Duration.ofSeconds(1), Duration.ZERO, Duration.ZERO, 2, SluiceConfig.defaults(), dir, 1, LoadClient.NETTY)
+                .withApis(List.of(BenchApi.QUERY_V2))).hasMessageContaining("one row per request");
+        assertThat(BenchApi.parseList("query-v2, template")).containsExactly(BenchApi.QUERY_V2, BenchApi.TEMPLATE);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchApi.parseList("query")).hasMessageContaining("query-v2");
+    }
+
+    @Test
+    void rawApisAreComparedWithTheTemplateModeForMode() {
+        List<ModeResult> rs = List.of(result(BenchMode.SYNC, BenchApi.TEMPLATE, 20_000),
+                result(BenchMode.SYNC, BenchApi.QUERY_V2, 18_000), result(BenchMode.DIRECT, BenchApi.QUERY_V2, 9_000),
+                result(BenchMode.RAW, BenchApi.TEMPLATE, 40_000),
+                result(BenchMode.SYNC, BenchApi.QUERY_V2, 12_000).withCoalesce(false));
+        BenchReport r = BenchReport.of("visited", rs);
+        assertThat(r.ratios()).containsEntry("query-v2:sync/template:sync", 0.9)
+                .containsEntry("query-v2:sync/query-v2:direct", 2.0).containsEntry("template:sync/raw", 0.5)
+                .containsEntry("query-v2:sync-uncoalesced/template:sync", 0.6)
+                .containsEntry("query-v2:sync/query-v2:sync-uncoalesced", 1.5)
+                .doesNotContainKey("template:sync/query-v2:direct");
+    }
+
+    @Test
+    void withRoundsRatiosAreTakenWithinEachRoundThenTheirGeometricMean() {
+        // round 1 measured the template first, round 2 last (ABBA): each round's ratio is biased, their mean is not
+        List<ModeResult> rs = List.of(result(BenchMode.SYNC, BenchApi.TEMPLATE, 10_000),
+                result(BenchMode.SYNC, BenchApi.QUERY_V2, 16_000), result(BenchMode.SYNC, BenchApi.QUERY_V2, 8_000)
+                        .withRound(2), result(BenchMode.SYNC, BenchApi.TEMPLATE, 12_500).withRound(2));
+        BenchReport r = BenchReport.of("visited", rs);
+        assertThat(r.ratiosByRound().get("query-v2:sync/template:sync")).containsExactly(1.6, 0.64);
+        assertThat(r.ratios().get("query-v2:sync/template:sync")).isCloseTo(Math.sqrt(1.6 * 0.64),
+                org.assertj.core.api.Assertions.within(1e-9));
+        assertThat(r.table()).contains("query-v2:sync #2", "geometric mean", "by round: 1.600 0.640");
+    }
+
     private static ModeResult result(BenchMode mode, long writesPerSecond) {
-        return new ModeResult(mode, "netty", 64, 1, writesPerSecond * 10, 10, 1, 2, 0, java.util.Map.of(), "embedded",
-                1, true, ServerStats.NONE);
+        return result(mode, BenchApi.TEMPLATE, writesPerSecond);
+    }
+
+    private static ModeResult result(BenchMode mode, BenchApi api, long writesPerSecond) {
+        return new ModeResult(mode, api, "netty", false, 64, 1, writesPerSecond * 10, 10, 1, 2, 0, Map.of(),
+                writesPerSecond * 10, -1, "embedded", 1, true, ServerStats.NONE, 1, true);
     }
 }

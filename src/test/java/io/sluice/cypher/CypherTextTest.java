@@ -59,6 +59,27 @@ class CypherTextTest {
         assertThat(CypherText.fieldsOf("RETURN `.` row.x, row `.` y", "row")).containsExactly("x");
     }
 
+    @Test
+    void rowFieldsBecomeParametersAndBack() {
+        String template = "MERGE (u:User {id: row.user}) SET u.`the url` = row.`the url`, u.row = x.row.y // row.c\n";
+        String raw = CypherText.fieldsAsParameters(template, "row");
+        assertThat(raw).isEqualTo("MERGE (u:User {id: $user}) SET u.`the url` = $`the url`, u.row = x.row.y // row.c\n");
+        assertThat(CypherText.parametersAsFields(raw, "r")).isEqualTo(
+                "MERGE (u:User {id: r.user}) SET u.`the url` = r.`the url`, u.row = x.row.y // row.c\n");
+    }
+
+    @Test
+    void parametersBecomeFieldsButNotInStringsCommentsOrNames() {
+        assertThat(CypherText.parametersAsFields(
+                "CREATE (n:`$l` {a: $a, b: '$b', c: $ `c``d`, d: $0, e: $/* x */e.f}) /* $g */ SET n.s = s'{$h}$i'", "r"))
+                .isEqualTo("CREATE (n:`$l` {a: r.a, b: '$b', c: r.`c``d`, d: r.`0`, e: r.e.f}) /* $g */ SET n.s = s'{r.h}$i'");
+        // Cypher 25's dynamic labels: the $ of $(expr) has no name and stays; the parameters inside are rewritten
+        assertThat(CypherText.parametersAsFields("MERGE (n:$($label) {id: $id})", "r"))
+                .isEqualTo("MERGE (n:$(r.label) {id: r.id})");
+        assertThat(CypherText.names("MATCH (`sluice_row`) WITH x AS y RETURN $p")).contains("sluice_row", "x", "y")
+                .doesNotContain("p");
+    }
+
     /**
      * Random Cypher-like texts with parameters and {@code row.x} fields planted in code, and look-alikes planted
      * in strings (with escapes and both quotes), comments of both kinds, backquoted names, interpolated strings'
@@ -72,6 +93,13 @@ class CypherTextTest {
                     .containsExactlyElementsOf(new LinkedHashSet<>(c.params()));
             Set<String> fields = CypherText.fieldsOf(c.text(), "row");
             assertThat(fields).as("fields of:\n%s", c.text()).containsExactlyElementsOf(new LinkedHashSet<>(c.fields()));
+            // rewritten, the planted parameters are exactly the fields of the new variable, and nothing else moved
+            String rewritten = CypherText.parametersAsFields(c.text(), "v9");
+            assertThat(CypherText.parameters(rewritten)).as("parameters left in:\n%s", rewritten).isEmpty();
+            assertThat(CypherText.fieldsOf(rewritten, "v9")).as("v9 fields of:\n%s", rewritten)
+                    .containsExactlyElementsOf(new LinkedHashSet<>(c.params()));
+            assertThat(CypherText.fieldsOf(rewritten, "row")).as("row fields of:\n%s", rewritten)
+                    .containsExactlyElementsOf(new LinkedHashSet<>(c.fields()));
         });
     }
 }

@@ -83,8 +83,9 @@ public final class ChildJvm implements AutoCloseable {
      * output and errors to {@code log}; returns the exit code; fails if it is still running after {@code timeout}
      * (and kills it).
      */
-    public static int run(String heap, List<String> mainArgs, Path log, Duration timeout) throws Exception {
-        Process p = new ProcessBuilder(command(heap, List.of(), mainArgs)).redirectErrorStream(true)
+    public static int run(String heap, List<String> jvmOptions, List<String> mainArgs, Path log, Duration timeout)
+            throws Exception {
+        Process p = new ProcessBuilder(command(heap, jvmOptions, mainArgs)).redirectErrorStream(true)
                 .redirectOutput(log.toFile()).start();
         if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code sluice kafka}, a single-node Kafka as a real child process ({@code -Xmx192m}), for the tests of the Kafka
+ * {@code sluice kafka}, a single-node Kafka as a real child process ({@code -Xmx192m}, C1 only), for the tests of the Kafka
  * journal: it can be stopped (SIGTERM), killed (-9) and started again on the same data directory and port. Consumer
  * groups ({@code group.protocol=consumer}) notice a lost member after 6 s instead of 45 (see {@link #TEST_SETTINGS}).
  * Its output goes to {@code dataDir/../DATA-kafka-N.log}.
@@ -17,6 +17,11 @@ import java.util.Map;
 public final class KafkaProcess implements AutoCloseable {
     /** Broker settings for tests: the consumer protocol's session and heartbeat, and their lower bounds, lowered. */
     static final String HEAP = "192m";
+    /**
+     * The quick compiler only: a test's broker serves little, and at a load average of 10 on this 2-core machine
+     * its start took 15-20 s, much of it C2 compiling.
+     */
+    static final List<String> JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1");
 
     public static final Map<String, String> TEST_SETTINGS = Map.of(
             "group.consumer.min.session.timeout.ms", "3000",
@@ -48,8 +53,8 @@ public final class KafkaProcess implements AutoCloseable {
 
     /** Starts on {@code port} with {@code settings} as {@code --setting}s. */
     public static KafkaProcess start(Path dataDir, int port, Map<String, String> settings) throws IOException {
-        return new KafkaProcess(ChildJvm.start(HEAP, args(dataDir, port, settings), "kafka ready",
-                logFile(dataDir)), dataDir, port, settings);
+        return new KafkaProcess(ChildJvm.start(HEAP, JVM_OPTIONS, args(dataDir, port, settings),
+                "kafka ready", logFile(dataDir), Map.of()), dataDir, port, settings);
     }
 
     /**
@@ -58,7 +63,7 @@ public final class KafkaProcess implements AutoCloseable {
      */
     public static Exit startFailing(Path dataDir, int port, Duration timeout) throws Exception {
         Path log = logFile(dataDir);
-        int code = ChildJvm.run(HEAP, args(dataDir, port, TEST_SETTINGS), log, timeout);
+        int code = ChildJvm.run(HEAP, JVM_OPTIONS, args(dataDir, port, TEST_SETTINGS), log, timeout);
         return new Exit(code, Files.readString(log));
     }
 
