@@ -69,7 +69,7 @@ public final class AsyncPath implements AsyncJournal {
     public static AsyncPath start(Options o, Sink sink, Map<String, Template> templates, Metrics metrics, Time time,
             ThreadFactory threads, io.sluice.apply.BatchSizeController sizes) throws IOException, SinkException {
         OffsetStore offsets = new OffsetStore(sink, 0);
-        offsets.createSchema();
+        offsets.createSchema(time);
         // locked: a transaction of a previous sluice process that was killed while committing over Bolt may still
         // be in flight on the server; its outcome decides where replay starts
         long applied = offsets.readLocked();

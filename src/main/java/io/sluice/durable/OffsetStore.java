@@ -1,8 +1,10 @@
 package io.sluice.durable;
 
+import io.sluice.sink.SchemaStatements;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
+import io.sluice.time.Time;
 import java.util.Map;
 
 /**
@@ -29,14 +31,8 @@ final class OffsetStore {
         this.partition = partition;
     }
 
-    void createSchema() throws SinkException {
-        try {
-            sink.runImplicit(SCHEMA, Map.of());
-        } catch (SinkException e) {
-            if (!e.error().isAlreadyExists()) {
-                throw e;
-            }
-        }
+    void createSchema(Time time) throws SinkException {
+        SchemaStatements.ensure(sink, SCHEMA, time);
     }
 
     /**

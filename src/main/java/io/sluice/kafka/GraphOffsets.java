@@ -1,9 +1,11 @@
 package io.sluice.kafka;
 
 import io.sluice.sink.Neo4jError;
+import io.sluice.sink.SchemaStatements;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
+import io.sluice.time.Time;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,14 +43,9 @@ final class GraphOffsets {
         this.topic = topic;
     }
 
-    void createSchema() throws SinkException {
-        try {
-            sink.runImplicit(SCHEMA, Map.of());
-        } catch (SinkException e) {
-            if (!e.error().isAlreadyExists()) {
-                throw e;
-            }
-        }
+    /** The offsets' constraint; {@code time} paces the retries when instances starting together collide. */
+    void createSchema(Time time) throws SinkException {
+        SchemaStatements.ensure(sink, SCHEMA, time);
     }
 
     /**

@@ -125,7 +125,7 @@ public final class KafkaJournal implements AsyncJournal {
         try {
             createTopics(admin, config);
             GraphOffsets offsets = new GraphOffsets(sink, config.topic());
-            offsets.createSchema();
+            offsets.createSchema(time);
             long send = config.sendTimeout().toMillis();
             producer = new KafkaProducer<>(properties(config, Map.of(
                     ProducerConfig.ACKS_CONFIG, "all",

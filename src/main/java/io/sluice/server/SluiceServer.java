@@ -19,6 +19,7 @@ import io.sluice.security.UserStore;
 import io.sluice.sink.BoltSink;
 import io.sluice.sink.EmbeddedNeo4j;
 import io.sluice.sink.EmbeddedNeo4j.HostPort;
+import io.sluice.sink.SchemaStatements;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
 import io.sluice.time.Jitter;
@@ -154,7 +155,7 @@ public final class SluiceServer implements AutoCloseable {
             users = bolt.users();
             security.checkRemoteUsers(security.auth() && bolt.acceptsAnyCredentials(), http, https);
         }
-        applySchema(c, sink);
+        applySchema(c, sink, time);
         Map<String, Template> templates = compileTemplates(c, sink);
         PrometheusMetrics metrics = owned.add("metrics", new PrometheusMetrics());
 
@@ -260,14 +261,12 @@ public final class SluiceServer implements AutoCloseable {
     }
 
     /** Runs the config's schema statements; ones that already exist are fine (start-up is idempotent). */
-    static void applySchema(SluiceConfig c, Sink sink) {
+    static void applySchema(SluiceConfig c, Sink sink, Time time) {
         for (String s : c.schema()) {
             try {
-                sink.runImplicit(s, Map.of());
+                SchemaStatements.ensure(sink, s, time);
             } catch (SinkException e) {
-                if (!e.error().isAlreadyExists()) {
-                    throw new IllegalArgumentException("schema statement failed: " + s + ": " + e.getMessage(), e);
-                }
+                throw new IllegalArgumentException("schema statement failed: " + s + ": " + e.getMessage(), e);
             }
         }
         if (!c.schema().isEmpty()) {

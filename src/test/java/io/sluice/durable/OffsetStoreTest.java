@@ -53,7 +53,7 @@ class OffsetStoreTest {
         Sink sink = pair.sink(name);
         long partition = name.hashCode() & 0xffff;
         OffsetStore offsets = new OffsetStore(sink, partition);
-        offsets.createSchema();
+        offsets.createSchema(io.sluice.time.Time.SYSTEM);
         assertThat(offsets.readLocked()).isEqualTo(-1);
 
         Sink.OpenTx batch = sink.begin(true); // a batch applying, its commit not yet done

@@ -195,7 +195,7 @@ class KafkaRebalanceTest {
             String topic = "rebalance-" + name;
             admin.createTopics(List.of(new NewTopic(topic, Optional.of(1), Optional.empty()))).all()
                     .get(30, TimeUnit.SECONDS);
-            new GraphOffsets(graph, topic).createSchema();
+            new GraphOffsets(graph, topic).createSchema(Time.SYSTEM);
             SluiceConfig.Kafka config = new SluiceConfig.Kafka(kafka.bootstrap(), topic, 1, topic, null, null, null,
                     null, null, Map.of());
             // A gives up its partition 3 s after it stops polling; B would wait a minute
