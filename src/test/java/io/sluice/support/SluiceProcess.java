@@ -16,12 +16,18 @@ public final class SluiceProcess implements AutoCloseable {
     public final int httpPort;
     public final Path log;
     private final ChildJvm jvm;
+    private final Path config;
+    private final Path dataDir;
+    private final String[] extra;
 
-    private SluiceProcess(ChildJvm jvm, int httpPort) {
+    private SluiceProcess(ChildJvm jvm, int httpPort, Path config, Path dataDir, String[] extra) {
         this.jvm = jvm;
         this.process = jvm.process;
         this.httpPort = httpPort;
         this.log = jvm.log;
+        this.config = config;
+        this.dataDir = dataDir;
+        this.extra = extra.clone();
     }
 
     public static SluiceProcess start(Path config, Path dataDir, int httpPort, String... extra) throws IOException {
@@ -34,7 +40,18 @@ public final class SluiceProcess implements AutoCloseable {
         Path log = dataDir.resolveSibling(dataDir.getFileName() + "-serve-" + System.nanoTime() + ".log");
         // authentication on, as a user would run it, with the tests' known initial password
         return new SluiceProcess(ChildJvm.start("1g", args, "sluice ready", log,
-                java.util.Map.of("NEO4J_AUTH", "neo4j/" + TestServer.PASSWORD)), httpPort);
+                java.util.Map.of("NEO4J_AUTH", "neo4j/" + TestServer.PASSWORD)), httpPort, config, dataDir, extra);
+    }
+
+    /**
+     * Started again with the same config, data directory, HTTP port and arguments (after {@link #kill} or
+     * {@link #terminate}); its output goes to a new log file.
+     */
+    public SluiceProcess restart() throws IOException {
+        if (process.isAlive()) {
+            throw new IllegalStateException("still running: stop or kill it first");
+        }
+        return start(config, dataDir, httpPort, extra);
     }
 
     /** The {@code Authorization} header its clients send. */
