@@ -109,17 +109,15 @@ class AuthenticatorTest {
                 .isEqualTo(new Authenticator.Result.Authenticated("alice"));
     }
 
-    @Test
-    void concurrentGuessesFromOneAddressCannotOutrunTheLimit() throws Exception {
-        java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
-        AtomicInteger reached = new AtomicInteger();
+    /** Neo4j's users, each check counted and held until {@code gate} opens. */
+    static UserStore held(java.util.concurrent.CountDownLatch gate, AtomicInteger reached) {
         UserStore real = neo4j.users();
-        UserStore slow = new UserStore() {
+        return new UserStore() {
             @Override
             public Verdict check(Credentials c) {
                 reached.incrementAndGet();
                 try {
-                    gate.await(30, java.util.concurrent.TimeUnit.SECONDS); // every reserved check in flight at once
+                    gate.await(30, java.util.concurrent.TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -131,6 +129,13 @@ class AuthenticatorTest {
                 return real.version();
             }
         };
+    }
+
+    @Test
+    void concurrentGuessesFromOneAddressCannotOutrunTheLimit() throws Exception {
+        java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+        AtomicInteger reached = new AtomicInteger();
+        UserStore slow = held(gate, reached); // every reserved check in flight at once
         Authenticator limited = new Authenticator(slow, time, 3, Duration.ofSeconds(5), Duration.ofMinutes(1), 100);
         java.util.List<java.util.concurrent.Future<Authenticator.Result>> results = new java.util.ArrayList<>();
         try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
@@ -153,24 +158,7 @@ class AuthenticatorTest {
         neo4j.system().executeTransactionally("CREATE USER pool IF NOT EXISTS SET PASSWORD 'pool-password-1' CHANGE NOT REQUIRED");
         java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
         AtomicInteger reached = new AtomicInteger();
-        UserStore real = neo4j.users();
-        UserStore slow = new UserStore() {
-            @Override
-            public Verdict check(Credentials c) {
-                reached.incrementAndGet();
-                try {
-                    gate.await(30, java.util.concurrent.TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                return real.check(c);
-            }
-
-            @Override
-            public long version() {
-                return real.version();
-            }
-        };
+        UserStore slow = held(gate, reached);
         Authenticator limited = new Authenticator(slow, time, 3, Duration.ofSeconds(5), Duration.ofMinutes(1), 100);
         java.util.List<java.util.concurrent.Future<Authenticator.Result>> results = new java.util.ArrayList<>();
         try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
