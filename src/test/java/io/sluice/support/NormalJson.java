@@ -105,7 +105,15 @@ public final class NormalJson {
         }
         if (n.isArray()) {
             ArrayNode out = MAPPER.getNodeFactory().arrayNode();
-            n.forEach(e -> out.add(walk(e, key)));
+            java.util.List<JsonNode> elements = new java.util.ArrayList<>();
+            n.forEach(elements::add);
+            if (key.equals("nodes") || key.equals("relationships")) {
+                // a classic graph result lists its entities in no particular order (Neo4j's is neither the
+                // columns' nor the ids'): compared in the order of what they are, before ids are numbered
+                elements.sort(java.util.Comparator.comparing(e -> e.path("labels").toString() + e.path("type")
+                        + e.path("properties").toString()));
+            }
+            elements.forEach(e -> out.add(walk(e, key)));
             return out;
         }
         if (n.isTextual()) {
