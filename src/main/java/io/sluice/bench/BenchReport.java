@@ -141,6 +141,11 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         if (rounds) {
             ratiosByRound.forEach((k, vs) -> sb.append("  ").append(k).append(" by round: ").append(String.join(" ",
                     vs.stream().map(v -> String.format(Locale.ROOT, "%.3f", v)).toList())).append('\n'));
+            sb.append("medians over the rounds:\n");
+            sb.append(String.format(Locale.ROOT, "%-30s %10s %8s %9s %9s%n", "mode", "writes/s", "p99 ms", "cpu us/w",
+                    "load us/w"));
+            medians().forEach((label, m) -> sb.append(String.format(Locale.ROOT, "%-30s %10.0f %8.2f %9.1f %9.1f%n",
+                    label, m[0], m[1], m[2], m[3])));
         }
         for (ModeResult r : results) {
             if (r.errors() > 0) {
@@ -149,6 +154,27 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             }
         }
         return sb.toString();
+    }
+
+    /** Per label, over its rounds: the medians of writes/s, p99 ms, server and load CPU us per write. */
+    Map<String, double[]> medians() {
+        Map<String, List<ModeResult>> byLabel = new LinkedHashMap<>();
+        for (ModeResult r : results) {
+            byLabel.computeIfAbsent(label(results, r), k -> new ArrayList<>()).add(r);
+        }
+        Map<String, double[]> out = new LinkedHashMap<>();
+        byLabel.forEach((label, rs) -> out.put(label, new double[] {
+            median(rs.stream().mapToDouble(ModeResult::writesPerS).toArray()),
+            median(rs.stream().mapToDouble(ModeResult::p99Ms).toArray()),
+            median(rs.stream().mapToDouble(r -> r.server().cpuMicrosPerWrite(r.writes())).toArray()),
+            median(rs.stream().mapToDouble(r -> r.server().loadCpuMicrosPerWrite(r.writes())).toArray())}));
+        return out;
+    }
+
+    private static double median(double[] v) {
+        double[] s = v.clone();
+        java.util.Arrays.sort(s);
+        return s.length == 0 ? 0 : s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
     }
 
     private static String ratio(String k, double v) {
@@ -206,6 +232,16 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         Map<String, List<Double>> byRound = new LinkedHashMap<>();
         ratiosByRound.forEach((k, vs) -> byRound.put(k, vs.stream().map(v -> round(v, 4)).toList()));
         root.put("ratios_by_round", byRound);
+        Map<String, Object> medians = new LinkedHashMap<>();
+        medians().forEach((label, m) -> {
+            Map<String, Object> one = new LinkedHashMap<>();
+            one.put("writes_per_s", round(m[0], 1));
+            one.put("p99_ms", round(m[1], 3));
+            one.put("process_cpu_us_per_write", round(m[2], 2));
+            one.put("load_cpu_us_per_write", round(m[3], 2));
+            medians.put(label, one);
+        });
+        root.put("medians", medians);
         return root;
     }
 

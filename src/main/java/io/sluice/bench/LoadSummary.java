@@ -11,11 +11,13 @@ import java.util.TreeMap;
  * @param writes         rows acknowledged (2xx) by requests that completed in the measured window
  * @param acknowledged   rows acknowledged over the whole run (warm-up, window, and requests in flight at its
  *                       end): what the database must hold afterwards
+ * @param uncertain      rows of requests over the whole run that failed in transport (status 0): applied or
+ *                       not, nobody knows
  * @param errorsByStatus requests answered with anything but 2xx in the window, by status (0: transport)
  * @param samples        requests (raw: transactions) completed in the window
  * @param latencySumNanos their latencies added up (raw mode's time in transactions)
  */
-record LoadSummary(int clients, long writes, long acknowledged, double p50Ms, double p99Ms,
+record LoadSummary(int clients, long writes, long acknowledged, long uncertain, double p50Ms, double p99Ms,
         Map<Integer, Long> errorsByStatus, long samples, long latencySumNanos) {
 
     LoadSummary {

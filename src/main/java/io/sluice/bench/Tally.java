@@ -22,6 +22,7 @@ final class Tally {
     private final LongAdder writes = new LongAdder();
     private final LongAdder errors = new LongAdder();
     private final LongAdder acknowledged = new LongAdder();
+    private final LongAdder uncertain = new LongAdder();
 
     Tally(Window window, int clientCount) {
         this.window = window;
@@ -42,6 +43,8 @@ final class Tally {
             boolean ok = status >= 200 && status < 300;
             if (ok) {
                 acknowledged.add(rows); // in any phase: what the database must hold at the end
+            } else if (status == 0) {
+                uncertain.add(rows); // lost in transport: applied or not, the client cannot know
             }
             switch (window.phase(end)) {
                 case WARMUP -> {
@@ -106,7 +109,7 @@ final class Tally {
         for (long l : sorted) {
             sum += l;
         }
-        return new LoadSummary(clients.size(), w, acknowledged.sum(), Latencies.percentileMs(sorted, 50),
+        return new LoadSummary(clients.size(), w, acknowledged.sum(), uncertain.sum(), Latencies.percentileMs(sorted, 50),
                 Latencies.percentileMs(sorted, 99), byStatus, sorted.length, sum);
     }
 }

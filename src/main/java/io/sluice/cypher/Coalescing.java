@@ -28,9 +28,9 @@ import java.util.Set;
  *   <li>Neo4j checks the rest: the form must plan (EXPLAIN) as a write and name no parameter but
  *       {@code $rows}. Where a parameter may not become an expression ({@code LIMIT $n}, {@code CREATE (n $map)}),
  *       where a statement may not stand in a subquery ({@code USE}, {@code CYPHER} options, {@code EXPLAIN},
- *       schema), and where it returns anything (a subquery ending in {@code RETURN} cannot end a query; a
- *       procedure call without {@code YIELD} cannot stand in one), the form does not plan, and the statement
- *       runs as it is.</li>
+ *       schema), and where it returns anything (a subquery ending in {@code RETURN} cannot end a query; a call
+ *       of a procedure that returns records, without {@code YIELD}, cannot stand in one), the form does not
+ *       plan, and the statement runs as it is ({@code CoalescingTest} has {@code RETURN} and {@code LIMIT $n}).</li>
  *   <li>The statement clock is per statement: {@code datetime()} and its kin (no argument, or an argument only
  *       the value tells: a map may hold only a time zone) and {@code *.statement()} would give every coalesced
  *       request the same instant where statements run one after the other get increasing ones. A statement

@@ -227,7 +227,9 @@ class BenchCommandTest {
         assertThat(r.ratiosByRound().get("query-v2:sync/template:sync")).containsExactly(1.6, 0.64);
         assertThat(r.ratios().get("query-v2:sync/template:sync")).isCloseTo(Math.sqrt(1.6 * 0.64),
                 org.assertj.core.api.Assertions.within(1e-9));
-        assertThat(r.table()).contains("query-v2:sync #2", "geometric mean", "by round: 1.600 0.640");
+        assertThat(r.table()).contains("query-v2:sync #2", "geometric mean", "by round: 1.600 0.640",
+                "medians over the rounds");
+        assertThat(r.medians().get("template:sync")[0]).isEqualTo(11_250.0); // 10,000 and 12,500
     }
 
     private static ModeResult result(BenchMode mode, long writesPerSecond) {
