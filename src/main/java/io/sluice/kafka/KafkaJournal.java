@@ -95,7 +95,7 @@ public final class KafkaJournal implements AsyncJournal {
     private volatile boolean stopping;
 
     private KafkaJournal(SluiceConfig.Kafka config, Duration admissionTimeout, Time time, Admin admin,
-            KafkaProducer<byte[], byte[]> producer, GraphOffsets offsets, BatchRunner runner,
+            KafkaProducer<byte[], byte[]> producer, GraphOffsets offsets, java.util.function.Function<Time, BatchRunner> runner,
             java.util.function.Function<KafkaJournal, KafkaApplier> applier, ThreadFactory threads) {
         this.config = config;
         this.admissionTimeout = admissionTimeout;
@@ -103,7 +103,7 @@ public final class KafkaJournal implements AsyncJournal {
         this.admin = admin;
         this.producer = producer;
         this.offsets = offsets;
-        this.runner = runner;
+        this.runner = runner.apply(this.time); // its backoffs end early at close, as the journal's own sleeps
         this.applier = applier.apply(this);
         this.lagThread = threads.newThread(this::refreshUntilClosed);
     }
@@ -127,28 +127,24 @@ public final class KafkaJournal implements AsyncJournal {
             GraphOffsets offsets = new GraphOffsets(sink, config.topic());
             offsets.createSchema(time);
             long send = config.sendTimeout().toMillis();
+            long request = Math.max(500, send / 2); // delivery.timeout.ms must exceed it (and linger.ms)
             producer = new KafkaProducer<>(properties(config, Map.of(
                     ProducerConfig.ACKS_CONFIG, "all",
                     ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true",
                     ProducerConfig.LINGER_MS_CONFIG, "1",
                     ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(send),
-                    ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(Math.max(500, send / 2)),
-                    ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(Math.max(send, Math.max(500, send / 2) + 1)),
+                    ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(request),
+                    ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(Math.max(send, request + 1)),
                     ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
                     ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
                     ProducerConfig.CLIENT_ID_CONFIG, "sluice-" + instance), config.producer()));
             KafkaConsumer<byte[], byte[]> consumer = consumer(config, maxRows, instance);
-            KafkaProducer<byte[], byte[]> p = producer;
-            Time stoppable = time;
-            KafkaJournal[] self = new KafkaJournal[1];
-            BatchRunner runner = new BatchRunner(sink, retry, time.stoppedBy(() -> self[0] != null && self[0].stopping,
-                    Duration.ofMillis(10)), Jitter.RANDOM, metrics, true, coalesceCypher);
-            KafkaJournal j = new KafkaJournal(config, admissionTimeout, stoppable, admin, p, offsets, runner,
-                    journal -> new KafkaApplier(consumer, config.topic(), offsets, runner, templates,
+            KafkaJournal j = new KafkaJournal(config, admissionTimeout, time, admin, producer, offsets,
+                    stoppable -> new BatchRunner(sink, retry, stoppable, Jitter.RANDOM, metrics, true, coalesceCypher),
+                    journal -> new KafkaApplier(consumer, config.topic(), offsets, journal.runner, templates,
                             journal::deadLetter, journal::appliedUpTo, journal.time, maxRows,
                             Thread.ofPlatform().name("sluice-kafka-applier").factory()),
                     Thread.ofPlatform().name("sluice-kafka-lag").factory());
-            self[0] = j;
             j.refresh();
             j.lagThread.start();
             j.applier.start();
