@@ -47,6 +47,8 @@ public final class Bench {
     private final PrintStream progress;
     /** The load process while {@link #run} runs with {@link BenchOptions#loadProcess}; else null. */
     private LoadProcess loadProcess;
+    /** Kafka's bootstrap servers while {@link #run} runs with {@link BenchOptions#kafka}; else null. */
+    private String kafka;
 
     /** {@code progress} gets a line a second while a mode runs, and one per finished mode. */
     public Bench(BenchOptions options, Time time, PrintStream progress) {
@@ -57,8 +59,10 @@ public final class Bench {
 
     /** Primes the JIT, then runs every mode, each on a fresh server, and returns the report. */
     public BenchReport run() throws InterruptedException {
-        try (LoadProcess child = options.loadProcess() ? startLoadProcess() : null) {
+        try (LoadProcess child = options.loadProcess() ? startLoadProcess() : null;
+                BenchBroker broker = "start".equals(options.kafka()) ? startBroker() : null) {
             this.loadProcess = child;
+            this.kafka = broker != null ? broker.bootstrap() : options.kafka();
             if (!options.prime().isZero()) {
                 prime();
             }
@@ -66,12 +70,13 @@ public final class Bench {
             List<ModeResult> results = new ArrayList<>();
             for (int round = 1; round <= options.rounds(); round++) {
                 for (Run run : round % 2 == 1 ? plan : plan.reversed()) { // ABBA: a trend in time cancels out
-                    ModeResult r = onFreshServer(run.mode(), options.serverConfig(run.appliers(), run.coalesce()),
-                            run.auth(), server -> measure(server, run.mode(), run.api(), run.appliers(), run.auth(),
-                            "", options.warmup(), options.duration())).withRound(round).withCoalesce(run.coalesce());
-                    progress.printf(Locale.ROOT, "bench %s %s (%d appliers, auth %s%s%s): %,.0f writes/s, p50 %.2f ms,"
-                            + " p99 %.2f ms, errors %d%n", options.scenario().name(), label(run.mode(), run.api()),
+                    ModeResult r = onFreshServer(run.mode(), config(run), run.auth(), server -> measure(server,
+                            run.mode(), run.api(), run.appliers(), run.auth(), run.journal(), "", options.warmup(),
+                            options.duration())).withRound(round).withCoalesce(run.coalesce());
+                    progress.printf(Locale.ROOT, "bench %s %s (%d appliers, auth %s%s%s%s): %,.0f writes/s, p50 %.2f"
+                            + " ms, p99 %.2f ms, errors %d%n", options.scenario().name(), label(run.mode(), run.api()),
                             run.appliers(), run.auth() ? "on" : "off", run.coalesce() ? "" : ", not coalesced",
+                            ModeResult.KAFKA.equals(run.journal()) ? ", journal on Kafka" : "",
                             options.rounds() > 1 ? ", round " + round : "", r.writesPerS(), r.p50Ms(), r.p99Ms(),
                             r.errors());
                     results.add(r);
@@ -80,11 +85,29 @@ public final class Bench {
             return BenchReport.of(options.scenario().name(), results);
         } finally {
             this.loadProcess = null;
+            this.kafka = null;
         }
     }
 
-    /** One measurement of a round. */
-    private record Run(boolean auth, boolean coalesce, BenchMode mode, BenchApi api, int appliers) {}
+    /** One measurement of a round; {@code journal}: where async writes go ({@link ModeResult#LOCAL} or KAFKA). */
+    private record Run(boolean auth, boolean coalesce, BenchMode mode, BenchApi api, int appliers, String journal) {}
+
+    /**
+     * The run's server config; on Kafka, a topic and consumer group of the run's own, so that no run reads what
+     * another wrote (the broker outlives the servers).
+     */
+    private io.sluice.config.SluiceConfig config(Run run) {
+        io.sluice.config.SluiceConfig c = options.serverConfig(run.appliers(), run.coalesce());
+        if (!ModeResult.KAFKA.equals(run.journal())) {
+            return c;
+        }
+        io.sluice.config.SluiceConfig.Kafka k = c.journal().withKafka(kafka).kafka();
+        String name = "sluice-bench-" + options.scenario().name() + "-" + Long.toHexString(time.nanos());
+        return c.withJournal(new io.sluice.config.SluiceConfig.Journal(c.journal().maxLagRows(),
+                c.journal().maxLagBytes(), c.journal().segmentBytes(), new io.sluice.config.SluiceConfig.Kafka(
+                k.bootstrap(), name, k.partitions(), name, k.maxLagRecords(), k.sendTimeout(), null, k.properties(),
+                k.producer(), k.consumer())));
+    }
 
     /**
      * A round's measurements, in order: per auth setting, coalescing setting, mode, api (HTTP modes), applier count
@@ -103,13 +126,24 @@ public final class Bench {
                         }
                         boolean batched = mode == BenchMode.SYNC || mode == BenchMode.ASYNC;
                         for (int appliers : batched ? options.appliers() : options.appliers().subList(0, 1)) {
-                            plan.add(new Run(auth, coalesce, mode, api, appliers));
+                            for (String journal : mode == BenchMode.ASYNC ? options.journals()
+                                    : List.of(ModeResult.LOCAL)) {
+                                plan.add(new Run(auth, coalesce, mode, api, appliers, journal));
+                            }
                         }
                     }
                 }
             }
         }
         return plan;
+    }
+
+    private BenchBroker startBroker() throws InterruptedException {
+        try {
+            return BenchBroker.start(options.workDir(), progress);
+        } catch (java.io.IOException e) {
+            throw new UncheckedIOException("cannot start the bench's Kafka broker", e);
+        }
     }
 
     private LoadProcess startLoadProcess() throws InterruptedException {
@@ -138,11 +172,18 @@ public final class Bench {
                 server -> {
             for (BenchMode mode : options.modes()) {
                 for (BenchApi api : mode.overHttp() ? options.apis() : List.of(BenchApi.TEMPLATE)) {
-                    measure(server, mode, api, appliers, auth, " (priming the JIT)", Duration.ZERO, slice);
+                    measure(server, mode, api, appliers, auth, ModeResult.LOCAL, " (priming the JIT)", Duration.ZERO,
+                            slice);
                 }
             }
             return null;
         });
+        if (kafka != null) { // the producer's and the Kafka applier's paths: one more slice, on a server of their own
+            Run run = new Run(auth, options.coalesce().getFirst(), BenchMode.ASYNC, options.apis().getFirst(),
+                    appliers, ModeResult.KAFKA);
+            onFreshServer(BenchMode.ASYNC, config(run), auth, server -> measure(server, BenchMode.ASYNC, run.api(),
+                    appliers, auth, ModeResult.KAFKA, " (priming the JIT, journal on Kafka)", Duration.ZERO, slice));
+        }
     }
 
     @FunctionalInterface
@@ -175,7 +216,7 @@ public final class Bench {
     }
 
     private ModeResult measure(SluiceServer server, BenchMode mode, BenchApi api, int appliers, boolean auth,
-            String note, Duration warmup, Duration duration) throws InterruptedException {
+            String journal, String note, Duration warmup, Duration duration) throws InterruptedException {
         String authorization = auth ? AUTHORIZATION : null;
         Scenario s = options.scenario();
         int rowsPerRequest = mode.overHttp() ? options.rowsPerRequest() : BenchMode.RAW_BATCH_ROWS;
@@ -198,7 +239,9 @@ public final class Bench {
                 load = running.await(); // the load stops by itself at the window's end
             }
             if (mode == BenchMode.ASYNC) {
-                drainSeconds = awaitApplied(probe, server, window.end(), authorization);
+                drainSeconds = ModeResult.KAFKA.equals(journal)
+                        ? awaitKafkaApplied(probe, server, window.end(), authorization)
+                        : awaitApplied(probe, server, window.end(), authorization);
             }
         }
         if (mode == BenchMode.RAW) { // its transactions bypass the server: its figures are the loop's
@@ -208,7 +251,8 @@ public final class Bench {
         String client = mode.overHttp() ? options.client().label() : "in-process";
         ModeResult r = new ModeResult(mode, api, client, remote, load.clients(), rowsPerRequest, load.writes(),
                 window.seconds(), load.p50Ms(), load.p99Ms(), load.errors(), load.errorsByStatus(),
-                load.acknowledged(), -1, options.remote() == null ? "embedded" : "bolt", appliers, auth, used, 1, true);
+                load.acknowledged(), -1, options.remote() == null ? "embedded" : "bolt", appliers, auth, used, 1, true,
+                journal);
         if (drainSeconds > 0) {
             // async counts a write when it is applied, not when it is journaled: the time includes the drain
             progress.printf(Locale.ROOT, "bench %s async: the journal backlog took %.2f s to apply after the window%n",
@@ -283,6 +327,31 @@ public final class Bench {
             }
         } catch (IOException e) {
             log.warn("cannot wait for the journal to be applied: {}", e.toString());
+        }
+        return Math.max(0, (time.nanos() - since) / 1e9);
+    }
+
+    /**
+     * Waits until the Kafka journal has nothing left to apply ({@code journal_lag_rows} in {@code /health}: the
+     * topic's end offsets less the graph's positions, refreshed every 250 ms by the server), polling every 100 ms
+     * for at most 5 minutes; returns the seconds from {@code since} to then.
+     */
+    private double awaitKafkaApplied(HttpClient probe, SluiceServer server, long since, String authorization)
+            throws InterruptedException {
+        var mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        long deadline = time.nanos() + Duration.ofMinutes(5).toNanos();
+        try {
+            while (time.nanos() < deadline) {
+                var health = mapper.readTree(probe.send(authorized(java.net.http.HttpRequest.newBuilder(
+                        URI.create(server.baseUrl() + "/health")), authorization).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString()).body());
+                if (health.path("journal_lag_rows").asLong(-1) == 0) {
+                    break;
+                }
+                time.sleep(Duration.ofMillis(100));
+            }
+        } catch (IOException e) {
+            log.warn("cannot wait for the Kafka journal to be applied: {}", e.toString());
         }
         return Math.max(0, (time.nanos() - since) / 1e9);
     }

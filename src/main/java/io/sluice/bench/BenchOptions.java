@@ -43,13 +43,14 @@ import java.util.Objects;
 public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration,
         Duration warmup, Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed,
         LoadClient client, List<Integer> appliers, io.sluice.sink.BoltSink.Options remote, List<Boolean> auth,
-        List<BenchApi> apis, boolean loadProcess, List<String> loadJavaOptions, int rounds, List<Boolean> coalesce) {
+        List<BenchApi> apis, boolean loadProcess, List<String> loadJavaOptions, int rounds, List<Boolean> coalesce,
+        String kafka) {
 
     public BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration, Duration warmup,
             Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed, LoadClient client,
             List<Integer> appliers, io.sluice.sink.BoltSink.Options remote, List<Boolean> auth) {
         this(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir, seed, client,
-                appliers, remote, auth, List.of(BenchApi.TEMPLATE), false, List.of(), 1, null);
+                appliers, remote, auth, List.of(BenchApi.TEMPLATE), false, List.of(), 1, null, null);
     }
 
     public BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration, Duration warmup,
@@ -77,6 +78,10 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
         coalesce = coalesce == null || coalesce.isEmpty() ? List.of(config.apply().coalesceCypher())
                 : List.copyOf(coalesce);
         loadJavaOptions = loadJavaOptions == null ? List.of() : List.copyOf(loadJavaOptions);
+        kafka = kafka == null || kafka.isBlank() ? null : kafka.strip();
+        if (kafka != null && !modes.contains(BenchMode.ASYNC)) {
+            throw new IllegalArgumentException("--kafka journals async writes: add async to --modes");
+        }
         if (apis.contains(BenchApi.QUERY_V2) && rowsPerRequest != 1) {
             throw new IllegalArgumentException("the Query API takes one statement per request: --api query-v2 needs"
                     + " one row per request, not " + rowsPerRequest);
@@ -110,25 +115,36 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
     /** The same, sending the rows through each of {@code apis} in turn. */
     public BenchOptions withApis(List<BenchApi> apis) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
-                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce);
+                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce, kafka);
     }
 
     /** The same, with the HTTP load in a process of its own, started with {@code javaOptions} added. */
     public BenchOptions withLoadProcess(boolean on, List<String> javaOptions) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
-                seed, client, appliers, remote, auth, apis, on, javaOptions, rounds, coalesce);
+                seed, client, appliers, remote, auth, apis, on, javaOptions, rounds, coalesce, kafka);
     }
 
     /** The same, {@code n} rounds (ABBA order). */
     public BenchOptions withRounds(int n) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
-                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, n, coalesce);
+                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, n, coalesce, kafka);
     }
 
     /** The same, running the raw-Cypher apis under each of {@code settings} of {@code apply.coalesce_cypher}. */
     public BenchOptions withCoalesce(List<Boolean> settings) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
-                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, settings);
+                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, settings, kafka);
+    }
+
+    /** The same, async mode also run with its journal on Kafka at {@code bootstrap} (null: local only). */
+    public BenchOptions withKafka(String bootstrap) {
+        return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
+                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce, bootstrap);
+    }
+
+    /** Where async writes are journaled in this run: local, and Kafka when {@link #kafka} is given. */
+    public List<String> journals() {
+        return kafka == null ? List.of(ModeResult.LOCAL) : List.of(ModeResult.LOCAL, ModeResult.KAFKA);
     }
 
     /** The server config for this scenario: its one template and its schema. */

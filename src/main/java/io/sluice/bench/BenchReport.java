@@ -72,6 +72,12 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
                     .ifPresent(off -> ratios.put(label(all, on) + "/" + label(all, off),
                             on.writesPerS() / off.writesPerS()));
         }
+        for (ModeResult k : results) { // the journal on Kafka against the local journal, same mode and settings
+            results.stream().filter(l -> k.kafka() && !l.kafka() && l.mode() == k.mode() && l.api() == k.api()
+                    && l.auth() == k.auth() && l.coalesce() == k.coalesce() && l.appliers() == k.appliers()
+                    && l.writesPerS() > 0).findFirst()
+                    .ifPresent(l -> ratios.put(label(all, k) + "/" + label(all, l), k.writesPerS() / l.writesPerS()));
+        }
         for (ModeResult on : results) { // what checking credentials costs: each mode with auth on against off
             results.stream().filter(off -> !off.auth() && on.auth() && off.mode() == on.mode() && off.api() == on.api()
                     && off.coalesce() == on.coalesce() && off.appliers() == on.appliers() && off.writesPerS() > 0)
@@ -86,7 +92,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
      * The mode's name: prefixed with its api ({@code query-v2:sync}) when the report has raw-Cypher apis, with
      * {@code @N} appliers when the mode ran with several applier counts, {@code -uncoalesced} for raw Cypher on a
      * server that did not coalesce it when the report has both, and {@code -noauth} for a run without
-     * authentication when the report has both.
+     * authentication when the report has both, {@code -kafka} for async writes journaled on Kafka.
      */
     static String label(List<ModeResult> results, ModeResult r) {
         long counts = results.stream().filter(x -> x.mode() == r.mode()).map(ModeResult::appliers).distinct().count();
@@ -97,6 +103,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         boolean coalescing = results.stream().anyMatch(ModeResult::coalesce) && results.stream().anyMatch(x -> !x.coalesce());
         label = coalescing && !r.coalesce() && r.mode().overHttp() && r.api() != BenchApi.TEMPLATE
                 ? label + "-uncoalesced" : label;
+        label = r.kafka() ? label + "-kafka" : label;
         return both && !r.auth() && r.mode().overHttp() ? label + "-noauth" : label;
     }
 
@@ -190,6 +197,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             m.put("api", r.api().label());
             m.put("round", r.round());
             m.put("coalesce", r.coalesce());
+            m.put("journal", r.journal());
             m.put("clients", r.clients());
             m.put("writes", r.writes());
             m.put("seconds", r.seconds());

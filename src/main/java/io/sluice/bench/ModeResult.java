@@ -25,14 +25,32 @@ import java.util.TreeMap;
  * @param server         what the server did in the measured time (raw: the raw loop's transactions)
  * @param round          which round of the run measured it, from 1 ({@link BenchOptions#rounds})
  * @param coalesce       whether the server coalesced raw Cypher ({@code apply.coalesce_cypher})
+ * @param journal        where async writes were journaled: {@code local} (the instance's disk) or {@code kafka}
  */
 public record ModeResult(BenchMode mode, BenchApi api, String client, boolean loadProcess, int clients,
         int rowsPerRequest, long writes, double seconds, double p50Ms, double p99Ms, long errors,
         Map<Integer, Long> errorsByStatus, long acknowledged, long stored, String sink, int appliers, boolean auth,
-        ServerStats server, int round, boolean coalesce) {
+        ServerStats server, int round, boolean coalesce, String journal) {
+    public static final String LOCAL = "local";
+    public static final String KAFKA = "kafka";
 
     public ModeResult {
         errorsByStatus = java.util.Collections.unmodifiableMap(new TreeMap<>(errorsByStatus));
+        journal = journal == null ? LOCAL : journal;
+    }
+
+    /** A result of the local journal. */
+    public ModeResult(BenchMode mode, BenchApi api, String client, boolean loadProcess, int clients,
+            int rowsPerRequest, long writes, double seconds, double p50Ms, double p99Ms, long errors,
+            Map<Integer, Long> errorsByStatus, long acknowledged, long stored, String sink, int appliers, boolean auth,
+            ServerStats server, int round, boolean coalesce) {
+        this(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms, errors,
+                errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, coalesce, LOCAL);
+    }
+
+    /** Whether async writes went to Kafka. */
+    public boolean kafka() {
+        return KAFKA.equals(journal);
     }
 
     public double writesPerS() {
@@ -42,21 +60,26 @@ public record ModeResult(BenchMode mode, BenchApi api, String client, boolean lo
     /** The same result over {@code s} seconds (async: the window plus the time its backlog took to apply). */
     ModeResult withSeconds(double s) {
         return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, s, p50Ms, p99Ms, errors,
-                errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, coalesce);
+                errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, coalesce, journal);
     }
 
     ModeResult withStored(long n) {
         return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms,
-                errors, errorsByStatus, acknowledged, n, sink, appliers, auth, server, round, coalesce);
+                errors, errorsByStatus, acknowledged, n, sink, appliers, auth, server, round, coalesce, journal);
     }
 
     ModeResult withCoalesce(boolean on) {
         return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms,
-                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, on);
+                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, on, journal);
+    }
+
+    ModeResult withJournal(String j) {
+        return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms,
+                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, coalesce, j);
     }
 
     ModeResult withRound(int r) {
         return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms,
-                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, r, coalesce);
+                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, r, coalesce, journal);
     }
 }

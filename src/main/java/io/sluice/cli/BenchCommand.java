@@ -109,6 +109,12 @@ final class BenchCommand implements Callable<Integer> {
                     + "that do not, or both (on,off: what it gains, same run); default: the config's (on)")
     java.util.List<String> coalesce;
 
+    @Option(names = "--kafka", paramLabel = "HOST:PORT[,...]|start",
+            description = "also run async mode with its journal on Kafka at these bootstrap servers (start: a broker"
+                    + " of the bench's own, `sluice kafka` in a child process), each run on a topic of its own; the"
+                    + " report has async-kafka/async")
+    String kafka;
+
     @Override
     public Integer call() throws Exception {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
@@ -122,7 +128,7 @@ final class BenchCommand implements Callable<Integer> {
                 auth == null ? null : auth.stream().map(BenchCommand::onOff).toList())
                 .withApis(BenchApi.parseList(api)).withRounds(rounds)
                 .withCoalesce(coalesce == null ? null : coalesce.stream().map(BenchCommand::onOff).toList())
-                .withLoadProcess(loadProcess, loadJavaOptions == null || loadJavaOptions.isBlank() ? java.util.List.of()
+                .withKafka(kafka).withLoadProcess(loadProcess, loadJavaOptions == null || loadJavaOptions.isBlank() ? java.util.List.of()
                         : java.util.List.of(loadJavaOptions.strip().split("\\s+")));
         if (loadJavaOptions != null && !loadProcess) {
             throw new IllegalArgumentException("--load-java-options needs --load-process");

@@ -177,6 +177,35 @@ class BenchCommandTest {
                 .contains("create-node query-v2:sync");
     }
 
+    /** {@code --kafka start}: a broker of the bench's own, async on both journals, every acknowledged row stored once. */
+    @Test
+    @Timeout(180)
+    void asyncRunsOnTheLocalJournalAndOnKafkaInOneRun() throws Exception {
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+        BenchOptions o = new BenchOptions(Scenario.named("create-node"), List.of(BenchMode.ASYNC), 4,
+                Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ZERO, 1, SluiceConfig.defaults(),
+                dir.resolve("work"), 42, LoadClient.NETTY).withKafka("start");
+        BenchReport report = new Bench(o, Time.SYSTEM, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
+
+        assertThat(report.results()).extracting(ModeResult::journal).containsExactly("local", "kafka");
+        for (ModeResult r : report.results()) {
+            assertThat(r.errors()).as(r.toString()).isZero();
+            assertThat(r.acknowledged()).as(r.toString()).isPositive();
+            // applied before the count: the bench waits for the Kafka journal's lag to reach zero
+            assertThat(r.stored()).as(r.toString()).isEqualTo(r.acknowledged());
+        }
+        assertThat(report.ratios()).containsKey("async-kafka/async");
+        assertThat(report.table()).contains("async-kafka");
+        assertThat(progress.toString(StandardCharsets.UTF_8)).contains("kafka ready", "journal on Kafka");
+        try (var left = Files.list(dir.resolve("work"))) {
+            assertThat(left).as("the broker's data and the temporary databases are deleted").isEmpty();
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new BenchOptions(Scenario.named("create-node"),
+                List.of(BenchMode.SYNC), 1, Duration.ofSeconds(1), Duration.ZERO, Duration.ZERO, 1,
+                SluiceConfig.defaults(), dir, 1, LoadClient.NETTY).withKafka("start"))
+                .hasMessageContaining("add async to --modes");
+    }
+
     @Test
     void rawApisSendTheScenarioStatementWithParameters() throws Exception {
         Scenario visited = Scenario.named("visited");
