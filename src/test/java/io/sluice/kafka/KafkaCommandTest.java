@@ -48,6 +48,9 @@ class KafkaCommandTest {
     Path dir;
 
     @Test
+    // four broker JVMs one after another (two of them fail at once): ~25 s on a quiet 2-core machine, over 60 s at
+    // a load average of 26 (a CI run beside two agents' soak tests)
+    @org.junit.jupiter.api.Timeout(180)
     void servesAGroupConsumerRefusesASecondBrokerAndKeepsRecordsThroughSigterm() throws Exception {
         Path data = dir.resolve("data");
         KafkaProcess kafka = KafkaProcess.start(data);
