@@ -23,8 +23,9 @@ import java.util.concurrent.TimeoutException;
  * bench run. A process of its own so that the bench's process CPU stays the server's (the broker's is not in
  * the server's CPU per write; the report says where the journal was).
  *
- * <p>Owns the child and one named thread copying its output to the progress stream; {@link #close} sends
- * SIGTERM, waits a bounded time, kills it if need be, and deletes the data directory.
+ * <p>Owns the child, one named thread copying its output to the progress stream, and a shutdown hook that kills
+ * the child if the bench ends abruptly; {@link #close} sends SIGTERM, waits a bounded time, kills it if need be,
+ * and deletes the data directory.
  */
 final class BenchBroker implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
@@ -33,12 +34,16 @@ final class BenchBroker implements AutoCloseable {
     private final Path data;
     private final String bootstrap;
     private final Thread reader;
+    /** Stops the broker if the bench's JVM ends without {@link #close} (Ctrl-C, SIGTERM): no broker left behind. */
+    private final Thread hook;
 
     private BenchBroker(Process process, Path data, String bootstrap, Thread reader) {
         this.process = process;
         this.data = data;
         this.bootstrap = bootstrap;
         this.reader = reader;
+        this.hook = new Thread(process::destroyForcibly, "sluice-bench-kafka-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
     }
 
     /** Starts the broker (this JVM's java and class path, 256 MB of heap) and waits until it says it is ready. */
@@ -106,6 +111,11 @@ final class BenchBroker implements AutoCloseable {
     /** SIGTERM, up to 30 s for a clean stop, then kill -9; then the data directory is deleted. */
     @Override
     public void close() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // the JVM is shutting down: the hook stops the broker
+        }
         try {
             process.destroy();
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
