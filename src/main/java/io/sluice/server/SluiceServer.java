@@ -13,6 +13,7 @@ import io.sluice.kafka.KafkaJournal;
 import io.sluice.gateway.Gateway;
 import io.sluice.gateway.TransactionGate;
 import io.sluice.http.HttpServer;
+import io.sluice.metrics.History;
 import io.sluice.metrics.PrometheusMetrics;
 import io.sluice.security.InitialAuth;
 import io.sluice.security.UserStore;
@@ -194,13 +195,16 @@ public final class SluiceServer implements AutoCloseable {
         Gateway gateway = new Gateway(new Gateway.Parts(sink, new StatementClassifier(sink, CLASSIFIER_CACHE),
                 admission, partitions, runner, async, templates, queryTransactions, classicTransactions), c, time);
         gauges(metrics, admission, partitions, async);
+        metrics.gauge("sluice.sink.up", "1 while the database answers, else 0", () -> sink.isAvailable() ? 1 : 0);
+        History history = owned.add("metrics history", new History(metrics::scrape, time, History.INTERVAL,
+                History.CAPACITY).start());
 
         HttpServer server = null;
         if (http != null || https != null) {
             HttpServer h = new HttpServer(new HttpServer.Options(http, https, tls, a.maxBodyBytes().bytes(),
                     security.authenticator(users, time), c.security().access(), c.modes(), c.security().metricsOpen(),
                     boltForClients(o), sink.neo4jVersion()),
-                    gateway, metrics, metrics::scrape, time);
+                    gateway, metrics, metrics::scrape, history, time);
             owned.add("HTTP", () -> h.close(HTTP_WAIT));
             server = h;
         }
