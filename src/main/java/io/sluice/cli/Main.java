@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "sluice", mixinStandardHelpOptions = true, version = "sluice 0.1.0",
         description = "A write gateway for Neo4j: group commit, journal, backpressure, bulk import.",
         subcommands = {ServeCommand.class, Neo4jCommand.class, KafkaCommand.class, BenchCommand.class, ImportCommand.class,
-                ImportBenchCommand.class, SetInitialPasswordCommand.class, CommandLine.HelpCommand.class})
+                ImportBenchCommand.class, StatusCommand.class, SetInitialPasswordCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @Override
     public void run() {
