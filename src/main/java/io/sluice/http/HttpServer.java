@@ -122,6 +122,7 @@ public final class HttpServer implements AutoCloseable {
                 .delete("/db/{db}/query/v2/tx/{id}", blocking(this::txRollback, true))
                 .post("/db/{db}/write/{template}", blocking(this::template, true))
                 .get("/db/{db}/applied", blocking(this::applied, true))
+                .post("/db/{db}/warmup", blocking(this::warmUp, true))
                 .get("/db/{db}/dead-letters", blocking(this::deadLetters, true))
                 .get("/health", blocking(this::health, false))
                 .get("/metrics", blocking(this::metrics, !o.metricsOpen()))
@@ -440,6 +441,14 @@ public final class HttpServer implements AutoCloseable {
     private Reply applied(HttpServerExchange ex, byte[] body) {
         return counted(ex, api.applied(param(ex, "db"), param(ex, "partition"), param(ex, "offset"),
                 param(ex, "wait")), null);
+    }
+
+    /** {@code POST /db/{db}/warmup}: 202, the warm-up started (or already running), /health WARMING until done. */
+    private Reply warmUp(HttpServerExchange ex, byte[] body) {
+        if (!writes.database().equals(param(ex, "db"))) {
+            return Reply.errorsOnly(404, Api.databaseNotFound(param(ex, "db"), writes.database()));
+        }
+        return Reply.json(202, writes.warmUp());
     }
 
     private Reply deadLetters(HttpServerExchange ex, byte[] body) throws IOException {

@@ -11,6 +11,7 @@ import io.sluice.durable.AsyncJournal;
 import io.sluice.durable.AsyncPath;
 import io.sluice.kafka.KafkaJournal;
 import io.sluice.gateway.Gateway;
+import io.sluice.gateway.Warmer;
 import io.sluice.gateway.TransactionGate;
 import io.sluice.http.HttpServer;
 import io.sluice.metrics.History;
@@ -192,8 +193,12 @@ public final class SluiceServer implements AutoCloseable {
                 TxRegistry.Options.of(Flavour.CLASSIC, t.classicIdleTimeout(), t.maxOpen()), time));
         metrics.gauge("sluice.transactions.open", "explicit transactions held open for their clients (both APIs)",
                 gate::open);
+        Warmer warmer = owned.add("warm-up", new Warmer(sink, time));
+        metrics.gauge("sluice.warming", "1 while the database is being read into the page cache, else 0",
+                () -> warmer.warming() ? 1 : 0);
         Gateway gateway = new Gateway(new Gateway.Parts(sink, new StatementClassifier(sink, CLASSIFIER_CACHE),
-                admission, partitions, runner, async, templates, queryTransactions, classicTransactions), c, time);
+                admission, partitions, runner, async, templates, queryTransactions, classicTransactions, warmer), c,
+                time);
         gauges(metrics, admission, partitions, async);
         metrics.gauge("sluice.sink.up", "1 while the database answers, else 0", () -> sink.isAvailable() ? 1 : 0);
         History history = owned.add("metrics history", new History(metrics::scrape, time, History.INTERVAL,
@@ -207,6 +212,9 @@ public final class SluiceServer implements AutoCloseable {
                     gateway, metrics, metrics::scrape, history, time);
             owned.add("HTTP", () -> h.close(HTTP_WAIT));
             server = h;
+        }
+        if (c.warmup().onStart()) {
+            warmer.start(); // /health: WARMING until it is done
         }
         return new SluiceServer(owned, neo4j, sink, admission, async, gateway, server, security.describe(o.dataDir()));
     }
