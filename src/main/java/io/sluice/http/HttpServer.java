@@ -128,6 +128,7 @@ public final class HttpServer implements AutoCloseable {
                 .get("/metrics", blocking(this::metrics, !o.metricsOpen()))
                 .get("/status", blocking(this::status, !o.metricsOpen()))
                 .get("/", blocking((ex, body) -> discovery.answer(ex), false))
+                .get("/dashboard/{file}", blocking((ex, body) -> Dashboard.file(ex, param(ex, "file")), false))
                 .setFallbackHandler(ex -> send(ex, Reply.errorsOnly(404, Neo4jError.invalid(
                         "Not Found: no such endpoint: " + ex.getRequestMethod() + " " + ex.getRequestPath()))))
                 .setInvalidMethodHandler(ex -> {
