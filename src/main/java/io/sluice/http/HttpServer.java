@@ -181,11 +181,11 @@ public final class HttpServer implements AutoCloseable {
         this.address = plain;
         this.httpsAddress = secure;
         if (plain != null) {
-            log.info("HTTP API on http://{}:{}/ (authentication {})", plain.getHostString(), plain.getPort(),
+            log.debug("HTTP API on http://{}:{}/ (authentication {})", plain.getHostString(), plain.getPort(),
                     gate.enabled() ? "on" : "OFF");
         }
         if (secure != null) {
-            log.info("HTTPS API on https://{}:{}/ (authentication {})", secure.getHostString(), secure.getPort(),
+            log.debug("HTTPS API on https://{}:{}/ (authentication {})", secure.getHostString(), secure.getPort(),
                     gate.enabled() ? "on" : "OFF");
         }
     }

@@ -17,6 +17,7 @@ public final class EmbeddedSink implements Sink {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(EmbeddedSink.class);
     private final GraphDatabaseService db;
     private final String description;
+    private final AvailabilityLog availability = new AvailabilityLog("the embedded Neo4j");
 
     public EmbeddedSink(GraphDatabaseService db, String description) {
         this.db = db;
@@ -186,7 +187,7 @@ public final class EmbeddedSink implements Sink {
 
     @Override
     public boolean isAvailable() {
-        return db.isAvailable();
+        return availability.probed(db.isAvailable());
     }
 
     /**
