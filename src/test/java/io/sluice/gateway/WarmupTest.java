@@ -30,9 +30,25 @@ class WarmupTest {
               - CREATE CONSTRAINT hit_id IF NOT EXISTS FOR (k:Hit) REQUIRE k.id IS UNIQUE
             """;
 
+    /** One server for the tests that warm on demand (a server start is most of this class's time). */
+    static TestServer shared;
+
+    @org.junit.jupiter.api.BeforeAll
+    static void start() {
+        shared = TestServer.start(CONFIG, false);
+    }
+
+    @org.junit.jupiter.api.AfterAll
+    static void stop() {
+        if (shared != null) {
+            shared.close();
+        }
+    }
+
     @Test
     void onDemandItTouchesThePagesOfTheStoreAndItsIndexesAndHealthSaysWarmingMeanwhile() throws Exception {
-        try (TestServer s = TestServer.start(CONFIG, false)) {
+        {
+            TestServer s = shared;
             StringBuilder rows = new StringBuilder("[");
             for (int i = 0; i < 2000; i++) {
                 rows.append(i == 0 ? "" : ",").append("{\"id\": ").append(i).append('}');
@@ -66,7 +82,8 @@ class WarmupTest {
     void whileItRunsHealthIs503WarmingAndWritesStillGoThroughThenUp() throws Exception {
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        try (TestServer s = TestServer.start(CONFIG, false)) {
+        {
+            TestServer s = shared;
             Sink held = new ForwardingSink(s.server.sink()) {
                 @Override
                 public Warmed warmUp(BooleanSupplier stop) throws SinkException {
