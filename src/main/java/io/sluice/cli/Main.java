@@ -7,16 +7,35 @@ import picocli.CommandLine.Command;
 @Command(name = "sluice", mixinStandardHelpOptions = true, version = "sluice 0.1.0",
         description = "A write gateway for Neo4j: group commit, journal, backpressure, bulk import.",
         subcommands = {ServeCommand.class, Neo4jCommand.class, KafkaCommand.class, BenchCommand.class, ImportCommand.class,
-                ImportBenchCommand.class, SetInitialPasswordCommand.class, CommandLine.HelpCommand.class})
+                ImportBenchCommand.class, StatusCommand.class, SetInitialPasswordCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
+    /** The log format: {@code text} (the default) or {@code json}, one object a line (docs/OPERATIONS.md, Logs). */
+    static final String LOG_FORMAT_ENV = "SLUICE_LOG_FORMAT";
+    private static final String LOGBACK_CONFIG = "logback.configurationFile";
+
     @Override
     public void run() {
         new CommandLine(this).usage(System.out);
     }
 
+    /** {@code text} or {@code json} from the variable's value (unset or empty: text); null for anything else. */
+    static String logFormat(String value) {
+        String v = value == null || value.isBlank() ? "text" : value.strip().toLowerCase(java.util.Locale.ROOT);
+        return v.equals("text") || v.equals("json") ? v : null;
+    }
+
     public static void main(String[] args) {
-        // Neo4j ships its own SLF4J provider; sluice logs through Logback (logback.xml).
+        // Neo4j ships its own SLF4J provider; sluice logs through Logback (logback.xml), and SLF4J need not say so
         System.setProperty("slf4j.provider", "ch.qos.logback.classic.spi.LogbackServiceProvider");
+        System.setProperty("slf4j.internal.verbosity", "WARN");
+        String format = logFormat(System.getenv(LOG_FORMAT_ENV));
+        if (format == null) {
+            System.err.println("sluice: " + LOG_FORMAT_ENV + " is text or json, not '" + System.getenv(LOG_FORMAT_ENV) + "'");
+            System.exit(2);
+        }
+        if (format.equals("json") && System.getProperty(LOGBACK_CONFIG) == null) {
+            System.setProperty(LOGBACK_CONFIG, "logback-json.xml"); // before anything logs: Logback reads it once
+        }
         int code = new CommandLine(new Main())
                 .setExecutionExceptionHandler((e, cmd, parsed) -> {
                     cmd.getErr().println("sluice: " + e.getMessage());

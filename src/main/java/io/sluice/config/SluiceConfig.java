@@ -21,7 +21,8 @@ public record SluiceConfig(
         Security security,
         Tls tls,
         Modes modes,
-        Transactions transactions) {
+        Transactions transactions,
+        Warmup warmup) {
 
     public SluiceConfig {
         templates = templates == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(templates));
@@ -36,6 +37,7 @@ public record SluiceConfig(
         tls = tls == null ? Tls.DEFAULT : tls;
         modes = modes == null ? Modes.DEFAULT : modes;
         transactions = transactions == null ? Transactions.DEFAULT : transactions;
+        warmup = warmup == null ? Warmup.DEFAULT : warmup;
         for (String name : templates.keySet()) {
             if (!name.matches("[A-Za-z0-9_.-]+")) {
                 throw new IllegalArgumentException("template name '" + name + "' must match [A-Za-z0-9_.-]+");
@@ -44,39 +46,57 @@ public record SluiceConfig(
     }
 
     public static SluiceConfig defaults() {
-        return new SluiceConfig(null, null, null, null, null, null, null, null, null, null, null, null);
+        return new SluiceConfig(null, null, null, null, null, null, null, null, null, null, null, null, null);
     }
 
     public SluiceConfig withTemplates(Map<String, TemplateConfig> t, List<String> s) {
-        return new SluiceConfig(t, s, batch, admission, neo4j, retry, journal, apply, security, tls, modes, transactions);
+        return new SluiceConfig(t, s, batch, admission, neo4j, retry, journal, apply, security, tls, modes, transactions, warmup);
     }
 
     public SluiceConfig withBatch(Batch b) {
-        return new SluiceConfig(templates, schema, b, admission, neo4j, retry, journal, apply, security, tls, modes, transactions);
+        return new SluiceConfig(templates, schema, b, admission, neo4j, retry, journal, apply, security, tls, modes, transactions, warmup);
     }
 
     public SluiceConfig withApply(Apply a) {
-        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, a, security, tls, modes, transactions);
+        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, a, security, tls, modes, transactions, warmup);
     }
 
     public SluiceConfig withAdmission(Admission a) {
-        return new SluiceConfig(templates, schema, batch, a, neo4j, retry, journal, apply, security, tls, modes, transactions);
+        return new SluiceConfig(templates, schema, batch, a, neo4j, retry, journal, apply, security, tls, modes, transactions, warmup);
     }
 
     public SluiceConfig withNeo4j(Neo4j n) {
-        return new SluiceConfig(templates, schema, batch, admission, n, retry, journal, apply, security, tls, modes, transactions);
+        return new SluiceConfig(templates, schema, batch, admission, n, retry, journal, apply, security, tls, modes, transactions, warmup);
     }
 
     public SluiceConfig withSecurity(Security s) {
-        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, s, tls, modes, transactions);
+        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, s, tls, modes, transactions, warmup);
     }
 
     public SluiceConfig withJournal(Journal j) {
-        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, j, apply, security, tls, modes, transactions);
+        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, j, apply, security, tls, modes, transactions, warmup);
+    }
+
+    public SluiceConfig withWarmup(Warmup w) {
+        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, security, tls, modes,
+                transactions, w);
+    }
+
+    /**
+     * Reading the database into Neo4j's page cache before taking traffic ({@code POST /db/{db}/warmup} does it on
+     * demand): with {@code onStart}, at every start, {@code /health} answering WARMING (503) until it is done, so a
+     * load balancer waits. Off by default: a new or small store has nothing to warm.
+     */
+    public record Warmup(Boolean onStart) {
+        public static final Warmup DEFAULT = new Warmup(null);
+
+        public Warmup {
+            onStart = onStart != null && onStart;
+        }
     }
 
     public SluiceConfig withTls(Tls t) {
-        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, security, t, modes, transactions);
+        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, security, t, modes, transactions, warmup);
     }
 
     /**

@@ -10,6 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Writes that failed on apply (constraint violation, type error, template gone): kept in a journal of their
@@ -18,6 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * entry may be written twice, and listing drops the repeat (same journal offset). Thread-safe.
  */
 final class DeadLetters implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(DeadLetters.class);
     private final Journal journal;
     private final Time time;
     private final AtomicLong count = new AtomicLong();
@@ -37,6 +40,7 @@ final class DeadLetters implements AutoCloseable {
         entry.put("request", RecordCodec.toMap(request));
         journal.append(RecordCodec.json(entry));
         count.incrementAndGet();
+        log.warn("dead letter: journal offset {}: {} {}", offset, error.code(), error.message());
     }
 
     long count() {

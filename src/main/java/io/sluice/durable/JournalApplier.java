@@ -70,6 +70,9 @@ final class JournalApplier implements AutoCloseable {
     private final Thread thread;
     private volatile boolean stopping;
     private long next;
+    /** The journal's end at start while records from before it are still to apply (then logged once), else -1. */
+    private long replayUntil;
+    private final long startedAt;
 
     /**
      * {@code runners} builds the batch runner from this applier's clock, whose sleeps (the runner's backoffs,
@@ -89,6 +92,8 @@ final class JournalApplier implements AutoCloseable {
         this.runner = runners.apply(this.time);
         this.maxRows = maxRows;
         this.next = next;
+        this.replayUntil = next < journal.nextOffset() ? journal.nextOffset() : -1;
+        this.startedAt = this.time.nanos();
         this.thread = threads.newThread(this::loop);
     }
 
@@ -105,6 +110,7 @@ final class JournalApplier implements AutoCloseable {
                 if (resync) {
                     resync();
                     resync = false;
+                    replayed();
                 }
                 if (!journal.awaitDurable(next, POLL)) {
                     continue;
@@ -113,6 +119,7 @@ final class JournalApplier implements AutoCloseable {
                 if (!records.isEmpty()) {
                     applyRecords(records);
                     journal.deleteBefore(next); // retention: whole segments that are fully applied
+                    replayed();
                 }
             } catch (InterruptedException e) {
                 return;
@@ -167,6 +174,15 @@ final class JournalApplier implements AutoCloseable {
             return RecordCodec.decode(r.payload(), templates).rows();
         } catch (RecordCodec.Undecodable e) {
             return 0;
+        }
+    }
+
+    /** Logs once when the records journaled before this start are applied (AsyncPath logged how many). */
+    private void replayed() {
+        if (replayUntil >= 0 && next >= replayUntil) {
+            log.info("journal: replay done, offsets up to {} applied in {} ms; {} dead letters in all", replayUntil - 1,
+                    (time.nanos() - startedAt) / 1_000_000, deadLetters.count());
+            replayUntil = -1;
         }
     }
 

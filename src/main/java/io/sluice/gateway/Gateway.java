@@ -49,9 +49,17 @@ public final class Gateway implements WritePath, AutoCloseable {
      */
     public record Parts(Sink sink, StatementClassifier classifier, Admission admission, Partitions partitions,
             BatchRunner runner, AsyncJournal async, Map<String, Template> templates, TxRegistry queryTransactions,
-            TxRegistry classicTransactions) {
+            TxRegistry classicTransactions, Warmer warmer) {
         public Parts {
             templates = Map.copyOf(templates);
+        }
+
+        /** Without a warmer ({@code POST /warmup} then refused). */
+        public Parts(Sink sink, StatementClassifier classifier, Admission admission, Partitions partitions,
+                BatchRunner runner, AsyncJournal async, Map<String, Template> templates, TxRegistry queryTransactions,
+                TxRegistry classicTransactions) {
+            this(sink, classifier, admission, partitions, runner, async, templates, queryTransactions,
+                    classicTransactions, null);
         }
 
         /** Without explicit transactions (tests of the batched path). */
@@ -288,7 +296,8 @@ public final class Gateway implements WritePath, AutoCloseable {
         AsyncJournal async = parts.async();
         Map<String, Object> h = new LinkedHashMap<>();
         boolean up = sink.isAvailable() && !closing;
-        h.put("status", up ? "UP" : closing ? "STOPPING" : "DOWN");
+        boolean warming = up && parts.warmer() != null && parts.warmer().warming();
+        h.put("status", warming ? "WARMING" : up ? "UP" : closing ? "STOPPING" : "DOWN");
         h.put("sink", sink.describe());
         h.put("pending_rows", parts.admission().pendingRows());
         h.put("pending_bytes", parts.admission().pendingBytes());
@@ -301,7 +310,22 @@ public final class Gateway implements WritePath, AutoCloseable {
         h.put("templates", parts.templates().keySet());
         h.putAll(async.describe());
         h.put("dead_letters", async.deadLetterCount());
+        if (parts.warmer() != null) {
+            h.put("warmup", parts.warmer().describe());
+        }
         return h;
+    }
+
+    @Override
+    public Map<String, Object> warmUp() {
+        if (parts.warmer() == null) {
+            throw new IllegalStateException("this server has no warmer");
+        }
+        boolean started = !closing && parts.warmer().start();
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("started", started);
+        out.put("warmup", parts.warmer().describe());
+        return out;
     }
 
     /**

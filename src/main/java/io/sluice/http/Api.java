@@ -254,8 +254,8 @@ final class Api {
         }
         Outcome o = writes.execute(d.request(), mode, access);
         return switch (o) {
-            case Outcome.Committed c -> Reply.json(shape.success(), encoder.encode(d, c));
-            case Outcome.Accepted a -> Reply.json(202, accepted(a));
+            case Outcome.Committed c -> Reply.json(shape.success(), encoder.encode(d, c)).withRows(c.rows());
+            case Outcome.Accepted a -> Reply.json(202, accepted(a)).withRows(a.rows());
             case Outcome.Failed f -> Reply.error(f.error(), shape.errorsOnly());
             case Outcome.Overloaded ov -> Reply.overloaded(ov, shape.errorsOnly());
         };

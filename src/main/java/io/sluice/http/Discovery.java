@@ -25,7 +25,7 @@ record Discovery(String bolt, String neo4jVersion, String sluiceVersion) {
         String accept = ex.getRequestHeaders().getFirst(Headers.ACCEPT);
         return switch (wants(accept)) {
             case JSON -> Reply.json(200, document(base(ex)));
-            case HTML -> Dashboard.page();
+            case HTML -> Dashboard.page(ex);
             case NEITHER -> Reply.errorsOnly(406, Neo4jError.invalid("Not Acceptable")); // Neo4j's errors-only body
         };
     }

@@ -1,6 +1,7 @@
 package io.sluice.http;
 
 import io.sluice.config.SluiceConfig;
+import io.sluice.metrics.History;
 import io.sluice.metrics.Metrics;
 import io.sluice.security.Authenticator;
 import io.sluice.sink.EmbeddedNeo4j.HostPort;
@@ -47,6 +48,9 @@ public final class HttpServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HttpServer.class);
 
     private final Undertow undertow;
+    /** When the request's headers had been read ({@link Time#nanos}): its latency runs from here to its answer. */
+    private static final io.undertow.util.AttachmentKey<Long> ARRIVED =
+            io.undertow.util.AttachmentKey.create(Long.class);
     private final AtomicLong inFlight = new AtomicLong();
     private final Object idle = new Object();
     private volatile boolean stopping;
@@ -60,6 +64,7 @@ public final class HttpServer implements AutoCloseable {
     private final Time time;
     private final long maxBodyBytes;
     private final Supplier<String> scrape;
+    private final History history;
     private final AuthGate gate;
     private final InetSocketAddress httpsAddress;
 
@@ -89,7 +94,9 @@ public final class HttpServer implements AutoCloseable {
         }
     }
 
-    public HttpServer(Options o, WritePath writes, Metrics metrics, Supplier<String> scrape, Time time) {
+    public HttpServer(Options o, WritePath writes, Metrics metrics, Supplier<String> scrape, History history,
+            Time time) {
+        this.history = history;
         this.time = time;
         this.writes = writes;
         this.api = new Api(writes, time);
@@ -115,10 +122,13 @@ public final class HttpServer implements AutoCloseable {
                 .delete("/db/{db}/query/v2/tx/{id}", blocking(this::txRollback, true))
                 .post("/db/{db}/write/{template}", blocking(this::template, true))
                 .get("/db/{db}/applied", blocking(this::applied, true))
+                .post("/db/{db}/warmup", blocking(this::warmUp, true))
                 .get("/db/{db}/dead-letters", blocking(this::deadLetters, true))
                 .get("/health", blocking(this::health, false))
                 .get("/metrics", blocking(this::metrics, !o.metricsOpen()))
+                .get("/status", blocking(this::status, !o.metricsOpen()))
                 .get("/", blocking((ex, body) -> discovery.answer(ex), false))
+                .get("/dashboard/{file}", blocking((ex, body) -> Dashboard.file(ex, param(ex, "file")), false))
                 .setFallbackHandler(ex -> send(ex, Reply.errorsOnly(404, Neo4jError.invalid(
                         "Not Found: no such endpoint: " + ex.getRequestMethod() + " " + ex.getRequestPath()))))
                 .setInvalidMethodHandler(ex -> {
@@ -171,11 +181,11 @@ public final class HttpServer implements AutoCloseable {
         this.address = plain;
         this.httpsAddress = secure;
         if (plain != null) {
-            log.info("HTTP API on http://{}:{}/ (authentication {})", plain.getHostString(), plain.getPort(),
+            log.debug("HTTP API on http://{}:{}/ (authentication {})", plain.getHostString(), plain.getPort(),
                     gate.enabled() ? "on" : "OFF");
         }
         if (secure != null) {
-            log.info("HTTPS API on https://{}:{}/ (authentication {})", secure.getHostString(), secure.getPort(),
+            log.debug("HTTPS API on https://{}:{}/ (authentication {})", secure.getHostString(), secure.getPort(),
                     gate.enabled() ? "on" : "OFF");
         }
     }
@@ -341,51 +351,54 @@ public final class HttpServer implements AutoCloseable {
     }
 
     private Reply txCommit(HttpServerExchange ex, byte[] body) {
-        return counted(ex, api.txCommit(param(ex, "db"), mode(ex), body, gate.callerOf(ex).access()));
+        return counted(ex, api.txCommit(param(ex, "db"), mode(ex), body, gate.callerOf(ex).access()), Metrics.CYPHER);
     }
 
     private Reply queryV2(HttpServerExchange ex, byte[] body) {
         QueryMedia media = QueryMedia.of(ex.getRequestHeaders().getFirst(Headers.CONTENT_TYPE),
                 ex.getRequestHeaders().getFirst(Headers.ACCEPT));
-        return counted(ex, api.queryV2(param(ex, "db"), mode(ex), body, gate.callerOf(ex).access(), media));
+        return counted(ex, api.queryV2(param(ex, "db"), mode(ex), body, gate.callerOf(ex).access(), media),
+                Metrics.CYPHER);
     }
 
     private Reply classicOpen(HttpServerExchange ex, byte[] body) {
         AuthGate.Caller c = gate.callerOf(ex);
         return counted(ex, classic.open(param(ex, "db"), Discovery.base(ex), body,
-                ex.getRequestHeaders().getFirst("access-mode"), owner(c), c.access()));
+                ex.getRequestHeaders().getFirst("access-mode"), owner(c), c.access()), Metrics.CYPHER);
     }
 
     private Reply classicRun(HttpServerExchange ex, byte[] body) {
         return counted(ex, classic.run(param(ex, "db"), Discovery.base(ex), param(ex, "id"), body,
-                owner(gate.callerOf(ex))));
+                owner(gate.callerOf(ex))), Metrics.CYPHER);
     }
 
     private Reply classicCommit(HttpServerExchange ex, byte[] body) {
         return counted(ex, classic.commit(param(ex, "db"), Discovery.base(ex), param(ex, "id"), body,
-                owner(gate.callerOf(ex))));
+                owner(gate.callerOf(ex))), Metrics.CYPHER);
     }
 
     private Reply classicRollback(HttpServerExchange ex, byte[] body) {
-        return counted(ex, classic.rollback(param(ex, "db"), param(ex, "id"), owner(gate.callerOf(ex))));
+        return counted(ex, classic.rollback(param(ex, "db"), param(ex, "id"), owner(gate.callerOf(ex))), Metrics.CYPHER);
     }
 
     private Reply txOpen(HttpServerExchange ex, byte[] body) {
         AuthGate.Caller c = gate.callerOf(ex);
-        return counted(ex, transactions.open(param(ex, "db"), body, media(ex), owner(c), c.access()));
+        return counted(ex, transactions.open(param(ex, "db"), body, media(ex), owner(c), c.access()), Metrics.CYPHER);
     }
 
     private Reply txRun(HttpServerExchange ex, byte[] body) {
-        return counted(ex, transactions.run(param(ex, "db"), param(ex, "id"), body, media(ex), owner(gate.callerOf(ex))));
+        return counted(ex, transactions.run(param(ex, "db"), param(ex, "id"), body, media(ex),
+                owner(gate.callerOf(ex))), Metrics.CYPHER);
     }
 
     private Reply txCommitExplicit(HttpServerExchange ex, byte[] body) {
         return counted(ex, transactions.commit(param(ex, "db"), param(ex, "id"), body, media(ex),
-                owner(gate.callerOf(ex))));
+                owner(gate.callerOf(ex))), Metrics.CYPHER);
     }
 
     private Reply txRollback(HttpServerExchange ex, byte[] body) {
-        return counted(ex, transactions.rollback(param(ex, "db"), param(ex, "id"), owner(gate.callerOf(ex))));
+        return counted(ex, transactions.rollback(param(ex, "db"), param(ex, "id"), owner(gate.callerOf(ex))),
+                Metrics.CYPHER);
     }
 
     private static QueryMedia media(HttpServerExchange ex) {
@@ -399,8 +412,9 @@ public final class HttpServer implements AutoCloseable {
     }
 
     private Reply template(HttpServerExchange ex, byte[] body) {
-        return counted(ex, api.template(param(ex, "db"), param(ex, "template"), mode(ex), body,
-                gate.callerOf(ex).access()));
+        String name = param(ex, "template");
+        return counted(ex, api.template(param(ex, "db"), name, mode(ex), body, gate.callerOf(ex).access()),
+                writes.template(name).isPresent() ? name : Metrics.UNKNOWN);
     }
 
     /** The request's {@code ?mode=}, or its caller's default mode (config {@code modes}). */
@@ -409,8 +423,10 @@ public final class HttpServer implements AutoCloseable {
         return text == null || text.isEmpty() ? gate.callerOf(ex).mode().label() : text;
     }
 
-    private Reply counted(HttpServerExchange ex, Reply r) {
-        metrics.request(modeLabel(mode(ex)), r.status(), 1);
+    /** Reports the answered request to the metrics; {@code template} as {@link Metrics#request} takes it. */
+    private Reply counted(HttpServerExchange ex, Reply r, String template) {
+        Long start = ex.getAttachment(ARRIVED);
+        metrics.request(modeLabel(mode(ex)), template, r.status(), r.rows(), start == null ? 0 : time.nanos() - start);
         return r;
     }
 
@@ -424,7 +440,16 @@ public final class HttpServer implements AutoCloseable {
     }
 
     private Reply applied(HttpServerExchange ex, byte[] body) {
-        return counted(ex, api.applied(param(ex, "db"), param(ex, "partition"), param(ex, "offset"), param(ex, "wait")));
+        return counted(ex, api.applied(param(ex, "db"), param(ex, "partition"), param(ex, "offset"),
+                param(ex, "wait")), null);
+    }
+
+    /** {@code POST /db/{db}/warmup}: 202, the warm-up started (or already running), /health WARMING until done. */
+    private Reply warmUp(HttpServerExchange ex, byte[] body) {
+        if (!writes.database().equals(param(ex, "db"))) {
+            return Reply.errorsOnly(404, Api.databaseNotFound(param(ex, "db"), writes.database()));
+        }
+        return Reply.json(202, writes.warmUp());
     }
 
     private Reply deadLetters(HttpServerExchange ex, byte[] body) throws IOException {
@@ -442,6 +467,24 @@ public final class HttpServer implements AutoCloseable {
             return Reply.json(status, h);
         }
         return Reply.json(status, Map.of("status", h.get("status")));
+    }
+
+    /**
+     * {@code GET /status[?since=EPOCH_MILLIS]}: the health snapshot and the last minutes of this process's metrics
+     * ({@link History}), for the dashboard and {@code sluice status}; credentials as for {@code /metrics}.
+     */
+    private Reply status(HttpServerExchange ex, byte[] body) {
+        long since;
+        String text = param(ex, "since");
+        try {
+            since = text == null || text.isBlank() ? 0 : Long.parseLong(text.strip());
+        } catch (NumberFormatException e) {
+            return Reply.errorsOnly(400, Neo4jError.invalid("since must be epoch milliseconds, got '" + text + "'"));
+        }
+        Map<String, Object> out = new java.util.LinkedHashMap<>();
+        out.put("health", writes.health());
+        out.putAll(history.since(since));
+        return Reply.json(200, out);
     }
 
     private Reply metrics(HttpServerExchange ex, byte[] body) {
@@ -472,6 +515,7 @@ public final class HttpServer implements AutoCloseable {
             refuse(ex);
             return;
         }
+        ex.putAttachment(ARRIVED, time.nanos());
         inFlight.incrementAndGet();
         if (stopping) {
             done();

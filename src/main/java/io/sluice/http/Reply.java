@@ -6,12 +6,24 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** An HTTP response: status, a JSON (or text) body, an optional Retry-After in seconds and Location. */
-record Reply(int status, byte[] body, String contentType, long retryAfterSeconds, String location) {
+/**
+ * An HTTP response: status, a JSON (or text) body, an optional Retry-After in seconds and Location; {@code rows}:
+ * the rows a write answered here carried (for the metrics; 0 for anything but a committed or accepted write).
+ */
+record Reply(int status, byte[] body, String contentType, long retryAfterSeconds, String location, int rows) {
     static final String JSON = "application/json";
+
+    Reply(int status, byte[] body, String contentType, long retryAfterSeconds, String location) {
+        this(status, body, contentType, retryAfterSeconds, location, 0);
+    }
 
     Reply(int status, byte[] body, String contentType, long retryAfterSeconds) {
         this(status, body, contentType, retryAfterSeconds, null);
+    }
+
+    /** The same, counting {@code n} rows written. */
+    Reply withRows(int n) {
+        return new Reply(status, body, contentType, retryAfterSeconds, location, n);
     }
 
     static Reply json(int status, Object body) {

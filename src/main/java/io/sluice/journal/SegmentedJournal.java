@@ -81,7 +81,7 @@ final class SegmentedJournal implements Journal {
         DirectoryLock lock = DirectoryLock.acquire(dir);
         try {
             SegmentedJournal journal = new SegmentedJournal(dir, options, ops, lock, JournalLoader.load(dir, ops));
-            log.info("Journal {} open: offsets [{}, {}), {} segments, {} bytes", dir, journal.firstOffset(),
+            log.debug("Journal {} open: offsets [{}, {}), {} segments, {} bytes", dir, journal.firstOffset(),
                     journal.nextOffset, journal.segments.size(), journal.retainedBytes);
             return journal;
         } catch (IOException | RuntimeException e) {
@@ -275,7 +275,7 @@ final class SegmentedJournal implements Journal {
                 ops.delete(s.path());
                 ops.syncDirectory(dir); // one at a time: a crash leaves a deleted prefix, never a gap
                 deleted++;
-                log.info("Journal retention deleted {} (records [{}, {}))", s.path().getFileName(),
+                log.debug("Journal retention deleted {} (records [{}, {}))", s.path().getFileName(),
                         s.baseOffset(), s.nextOffset());
             }
             return deleted;

@@ -7,8 +7,16 @@ package io.sluice.metrics;
 public interface Metrics {
     Metrics NONE = new Metrics() {};
 
-    /** A request answered: mode (sync, async, direct, read, alone), HTTP status, rows. */
-    default void request(String mode, int status, int rows) {}
+    /** What {@link #request}'s {@code template} is for raw Cypher, and for a template name sluice does not know. */
+    String CYPHER = "(cypher)";
+    String UNKNOWN = "(unknown)";
+
+    /**
+     * A request answered: mode (sync, async, direct, read, alone, or invalid), the template it named ({@link #CYPHER}
+     * for raw Cypher, {@link #UNKNOWN} for a name not configured, null for neither: /applied), HTTP status, the rows
+     * it wrote (0 unless committed or accepted), and the time from its arrival to its answer.
+     */
+    default void request(String mode, String template, int status, int rows, long nanos) {}
 
     /** A batch committed: its rows, requests and commit latency. */
     default void batchCommitted(int rows, int requests, long nanos) {}

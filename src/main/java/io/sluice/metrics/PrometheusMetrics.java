@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -15,6 +16,11 @@ import java.util.function.Supplier;
 
 /** {@link Metrics} in a Micrometer Prometheus registry, scraped at {@code GET /metrics}. Thread-safe. */
 public final class PrometheusMetrics implements Metrics, AutoCloseable {
+    /** The request latency histogram's buckets: 1 ms to 10 s. */
+    static final Duration[] LATENCY_BUCKETS = {Duration.ofMillis(1), Duration.ofMillis(2), Duration.ofMillis(5),
+            Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100),
+            Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofMillis(2500),
+            Duration.ofSeconds(5), Duration.ofSeconds(10)};
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final DistributionSummary batchRows;
     private final Timer commit;
@@ -31,6 +37,7 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
         bisections = Counter.builder("sluice.bisections").description("failing batches split to isolate a bad write")
                 .register(registry);
         new JvmMemoryMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
         gc.bindTo(registry);
     }
@@ -45,12 +52,40 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
         Gauge.builder(name, value).description(description).register(registry);
     }
 
+    /**
+     * Counts by mode and status; the latency as a histogram by mode (fixed buckets, for Prometheus's
+     * histogram_quantile over any window) and as quantiles over the last ~20 s (for the dashboard and
+     * {@code sluice status}, which read this process's figures alone); per template (bounded: configured names,
+     * {@link #CYPHER}, {@link #UNKNOWN}) its requests by status, rows and latency quantiles. Meters are looked up
+     * per request in Micrometer's concurrent map (no allocation once they exist).
+     */
     @Override
-    public void request(String mode, int status, int rows) {
-        registry.counter("sluice.requests", "mode", mode, "status", Integer.toString(status)).increment();
-        if (status < 300) {
+    public void request(String mode, String template, int status, int rows, long nanos) {
+        String code = Integer.toString(status);
+        registry.counter("sluice.requests", "mode", mode, "status", code).increment();
+        if (status < 300 && rows > 0) {
             registry.counter("sluice.rows", "mode", mode).increment(rows);
         }
+        Timer.builder("sluice.request").description("time from a request's arrival to its answer")
+                .tag("mode", mode).serviceLevelObjectives(LATENCY_BUCKETS).register(registry)
+                .record(nanos, TimeUnit.NANOSECONDS);
+        recent("sluice.request.latency", "request latency quantiles over the last ~20 s", "mode", mode)
+                .record(nanos, TimeUnit.NANOSECONDS);
+        if (template != null) {
+            registry.counter("sluice.template.requests", "template", template, "status", code).increment();
+            if (status < 300 && rows > 0) {
+                registry.counter("sluice.template.rows", "template", template).increment(rows);
+            }
+            recent("sluice.template.latency", "request latency quantiles per template over the last ~20 s",
+                    "template", template).record(nanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** A timer of quantiles 0.5 and 0.99 over a sliding window of about 20 s (4 buffers of 5 s). */
+    private Timer recent(String name, String description, String tag, String value) {
+        return Timer.builder(name).description(description).tag(tag, value).publishPercentiles(0.5, 0.99)
+                .distributionStatisticExpiry(Duration.ofSeconds(20)).distributionStatisticBufferLength(4)
+                .register(registry);
     }
 
     @Override

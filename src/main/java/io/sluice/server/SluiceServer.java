@@ -11,8 +11,10 @@ import io.sluice.durable.AsyncJournal;
 import io.sluice.durable.AsyncPath;
 import io.sluice.kafka.KafkaJournal;
 import io.sluice.gateway.Gateway;
+import io.sluice.gateway.Warmer;
 import io.sluice.gateway.TransactionGate;
 import io.sluice.http.HttpServer;
+import io.sluice.metrics.History;
 import io.sluice.metrics.PrometheusMetrics;
 import io.sluice.security.InitialAuth;
 import io.sluice.security.UserStore;
@@ -32,7 +34,9 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
@@ -121,7 +125,10 @@ public final class SluiceServer implements AutoCloseable {
     public static SluiceServer start(Options o, Time time) {
         Owned owned = new Owned();
         try {
-            return build(o, time, owned);
+            SluiceServer server = build(o, time, owned);
+            log.info("sluice started: {}; sink {}; {}; authentication {}", server.urls(), server.sink.describe(),
+                    server.journalState(o), server.authentication);
+            return server;
         } catch (IOException | SinkException e) {
             owned.close();
             throw new IllegalStateException("cannot start: " + e.getMessage(), e);
@@ -191,18 +198,28 @@ public final class SluiceServer implements AutoCloseable {
                 TxRegistry.Options.of(Flavour.CLASSIC, t.classicIdleTimeout(), t.maxOpen()), time));
         metrics.gauge("sluice.transactions.open", "explicit transactions held open for their clients (both APIs)",
                 gate::open);
+        Warmer warmer = owned.add("warm-up", new Warmer(sink, time));
+        metrics.gauge("sluice.warming", "1 while the database is being read into the page cache, else 0",
+                () -> warmer.warming() ? 1 : 0);
         Gateway gateway = new Gateway(new Gateway.Parts(sink, new StatementClassifier(sink, CLASSIFIER_CACHE),
-                admission, partitions, runner, async, templates, queryTransactions, classicTransactions), c, time);
+                admission, partitions, runner, async, templates, queryTransactions, classicTransactions, warmer), c,
+                time);
         gauges(metrics, admission, partitions, async);
+        metrics.gauge("sluice.sink.up", "1 while the database answers, else 0", () -> sink.isAvailable() ? 1 : 0);
+        History history = owned.add("metrics history", new History(metrics::scrape, time, History.INTERVAL,
+                History.CAPACITY).start());
 
         HttpServer server = null;
         if (http != null || https != null) {
             HttpServer h = new HttpServer(new HttpServer.Options(http, https, tls, a.maxBodyBytes().bytes(),
                     security.authenticator(users, time), c.security().access(), c.modes(), c.security().metricsOpen(),
                     boltForClients(o), sink.neo4jVersion()),
-                    gateway, metrics, metrics::scrape, time);
+                    gateway, metrics, metrics::scrape, history, time);
             owned.add("HTTP", () -> h.close(HTTP_WAIT));
             server = h;
+        }
+        if (c.warmup().onStart()) {
+            warmer.start(); // /health: WARMING until it is done
         }
         return new SluiceServer(owned, neo4j, sink, admission, async, gateway, server, security.describe(o.dataDir()));
     }
@@ -260,22 +277,40 @@ public final class SluiceServer implements AutoCloseable {
         return out;
     }
 
-    /** Runs the config's schema statements; ones that already exist are fine (start-up is idempotent). */
+    /**
+     * Runs the config's schema statements; ones that already exist are fine (start-up is idempotent). One log
+     * line says what changed.
+     */
     static void applySchema(SluiceConfig c, Sink sink, Time time) {
+        if (c.schema().isEmpty()) {
+            return;
+        }
+        long t0 = time.nanos();
+        List<String> created = new ArrayList<>();
         for (String s : c.schema()) {
             try {
-                SchemaStatements.ensure(sink, s, time);
+                if (SchemaStatements.ensure(sink, s, time)) {
+                    created.add(s);
+                }
             } catch (SinkException e) {
                 throw new IllegalArgumentException("schema statement failed: " + s + ": " + e.getMessage(), e);
             }
         }
-        if (!c.schema().isEmpty()) {
-            try {
-                sink.runImplicit("CALL db.awaitIndexes(300)", Map.of());
-            } catch (SinkException e) {
-                log.warn("waiting for indexes failed: {}", e.getMessage());
-            }
+        try {
+            sink.runImplicit("CALL db.awaitIndexes(300)", Map.of());
+        } catch (SinkException e) {
+            log.warn("waiting for indexes failed: {}", e.getMessage());
         }
+        log.info("schema: {} statement(s) applied in {} ms, {}", c.schema().size(), (time.nanos() - t0) / 1_000_000,
+                created.isEmpty() ? "nothing new" : created.size() + " new: " + String.join("; ", created));
+    }
+
+    /** For the start-up line: where async writes go, and what is left of them from before. */
+    private String journalState(Options o) {
+        String where = async instanceof AsyncPath ? "journal " + o.dataDir().resolve("journal")
+                : "journal Kafka " + o.config().journal().kafka().bootstrap() + " topic "
+                        + o.config().journal().kafka().topic();
+        return where + " (lag " + async.lagRows() + ", " + async.deadLetterCount() + " dead letters)";
     }
 
     public InetSocketAddress httpAddress() {

@@ -112,11 +112,13 @@ public final class BoltSink implements Sink {
     private long checkedAt;
     private boolean checked;
     private boolean available;
+    private final AvailabilityLog availability;
 
     BoltSink(Driver driver, String uri, String database, Time time) {
         this.driver = driver;
         this.uri = uri;
         this.time = time;
+        this.availability = new AvailabilityLog("Neo4j at " + uri);
         BookmarkManager bookmarks = BookmarkManagers.defaultManager(BookmarkManagerConfig.builder().build());
         this.writeSession = SessionConfig.builder().withDatabase(database).withDefaultAccessMode(AccessMode.WRITE)
                 .withBookmarkManager(bookmarks).build();
@@ -356,7 +358,7 @@ public final class BoltSink implements Sink {
             if (checked && time.nanos() - checkedAt < AVAILABILITY_TTL_NANOS) {
                 return available;
             }
-            available = probe();
+            available = availability.probed(probe());
             checkedAt = time.nanos();
             checked = true;
             return available;

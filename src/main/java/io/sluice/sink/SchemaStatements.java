@@ -2,6 +2,7 @@ package io.sluice.sink;
 
 import io.sluice.time.Time;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -14,21 +15,24 @@ public final class SchemaStatements {
     /** Attempts at most, the last one's error thrown. */
     static final int ATTEMPTS = 10;
     private static final Duration PAUSE = Duration.ofMillis(20);
+    private static final List<Counter> SCHEMA_COUNTERS = List.of(Counter.INDEXES_ADDED, Counter.INDEXES_REMOVED,
+            Counter.CONSTRAINTS_ADDED, Counter.CONSTRAINTS_REMOVED);
 
     private SchemaStatements() {}
 
     /**
      * Runs {@code statement}; one that says the rule exists already is fine, a transient error is tried again
-     * after a pause (attempt × 20 ms), up to {@link #ATTEMPTS} times.
+     * after a pause (attempt × 20 ms), up to {@link #ATTEMPTS} times. Returns whether it changed the schema (an
+     * index or constraint added or removed), false when it was there already.
      */
-    public static void ensure(Sink sink, String statement, Time time) throws SinkException {
+    public static boolean ensure(Sink sink, String statement, Time time) throws SinkException {
         for (int attempt = 1; ; attempt++) {
             try {
-                sink.runImplicit(statement, Map.of());
-                return;
+                Map<String, Object> counters = sink.runImplicit(statement, Map.of()).counters();
+                return SCHEMA_COUNTERS.stream().anyMatch(c -> counters.get(c.key()) instanceof Number n && n.longValue() > 0);
             } catch (SinkException e) {
                 if (e.error().isAlreadyExists()) {
-                    return;
+                    return false;
                 }
                 if (!e.isTransient() || attempt >= ATTEMPTS) {
                     throw e;

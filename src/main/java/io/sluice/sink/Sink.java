@@ -1,5 +1,6 @@
 package io.sluice.sink;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -76,6 +77,51 @@ public interface Sink extends AutoCloseable {
 
     /** Whether the database answers right now. */
     boolean isAvailable();
+
+    /**
+     * What {@link #warmUp} read: {@code how} (page cache, or Cypher scans), {@code files} (mapped files, or
+     * statements), {@code pages} (pages touched, or entities read) and {@code bytes} (the pages' size; 0 for scans).
+     */
+    record Warmed(String how, int files, long pages, long bytes) {}
+
+    /**
+     * Reads the database into Neo4j's page cache, the store files first and the indexes last (so that, when the
+     * store is larger than the cache, what stays is what MERGE and MATCH look up first). This default, for a
+     * server over Bolt, runs scans: every node's and relationship's properties, then each online node index by
+     * an index scan; the embedded sink touches the mapped files' pages directly. Stops early, between steps,
+     * once {@code stop} says so. May take minutes on a large store; writes go on meanwhile.
+     */
+    default Warmed warmUp(java.util.function.BooleanSupplier stop) throws SinkException {
+        List<String> statements = new java.util.ArrayList<>(List.of(
+                "MATCH (n) WHERE size(keys(n)) >= 0 RETURN count(*)", // keys(): the property store too
+                "MATCH ()-[r]->() WHERE size(keys(r)) >= 0 RETURN count(*)"));
+        StatementResult indexes = inReadTransaction(tx -> tx.run("SHOW INDEXES YIELD type, entityType, labelsOrTypes,"
+                + " properties, state WHERE state = 'ONLINE' AND entityType = 'NODE' AND type <> 'LOOKUP'"
+                + " RETURN labelsOrTypes, properties", Map.of()));
+        for (List<Object> row : indexes.rows()) {
+            if (row.get(0) instanceof List<?> labels && labels.size() == 1 && row.get(1) instanceof List<?> props
+                    && !props.isEmpty()) {
+                statements.add("MATCH (n:" + quote(labels.getFirst()) + ") WHERE n." + quote(props.getFirst())
+                        + " IS NOT NULL RETURN count(*)");
+            }
+        }
+        int ran = 0;
+        long read = 0;
+        for (String cypher : statements) {
+            if (stop.getAsBoolean()) {
+                break;
+            }
+            Object n = inReadTransaction(tx -> tx.run(cypher, Map.of())).rows().getFirst().getFirst();
+            read += n instanceof Number x ? x.longValue() : 0;
+            ran++;
+        }
+        return new Warmed("cypher scans", ran, read, 0);
+    }
+
+    /** A name as a Cypher identifier in backquotes. */
+    private static String quote(Object name) {
+        return "`" + String.valueOf(name).replace("`", "``") + "`";
+    }
 
     @Override
     void close();

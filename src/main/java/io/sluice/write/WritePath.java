@@ -52,4 +52,10 @@ public interface WritePath {
 
     /** A snapshot for /health. */
     java.util.Map<String, Object> health();
+
+    /**
+     * Starts reading the database into Neo4j's page cache unless that runs already; answers at once:
+     * {@code started} (whether this call started it) and the warm-up's state. /health says WARMING until it ends.
+     */
+    java.util.Map<String, Object> warmUp();
 }

@@ -77,6 +77,7 @@ class HttpAuthTest {
         calls.add(new Call("GET", "/db/neo4j/applied?offset=0&wait=5s", null, 200));
         calls.add(new Call("GET", "/db/neo4j/dead-letters", null, 200));
         calls.add(new Call("GET", "/metrics", null, 200));
+        calls.add(new Call("GET", "/status", null, 200));
         return calls;
     }
 

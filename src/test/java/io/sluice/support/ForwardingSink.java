@@ -15,6 +15,16 @@ public class ForwardingSink implements Sink {
     }
 
     @Override
+    public Warmed warmUp(java.util.function.BooleanSupplier stop) throws SinkException {
+        return real.warmUp(stop);
+    }
+
+    /** {@link Sink}'s own warm-up (Cypher scans, as over Bolt), whatever the real sink does. */
+    public Warmed warmUpByCypher(java.util.function.BooleanSupplier stop) throws SinkException {
+        return Sink.super.warmUp(stop);
+    }
+
+    @Override
     public <T> T inTransaction(TxWork<T> work) throws SinkException {
         return real.inTransaction(work);
     }

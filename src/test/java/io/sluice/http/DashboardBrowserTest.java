@@ -1,0 +1,206 @@
+package io.sluice.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.support.Chromium;
+import io.sluice.support.TestServer;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The dashboard in a real browser: headless Chromium (Debian's package, driven over the DevTools protocol by
+ * {@link Chromium}) loads {@code /} from a test server with authentication on, under a little load (template
+ * writes in sync and async mode, a Query API write, an unknown template). It asks for credentials, refuses a wrong
+ * password, signs in with the right one, and then shows every chart with data, the template in its table, fits a
+ * phone's width, asks again when the credentials stop working, and says nothing at the error level (its console,
+ * uncaught exceptions, the browser's log: failed loads, Content-Security-Policy violations) but the browser's own
+ * line for each 401 that asked for credentials. Skipped, saying so, when Chromium is not installed (.ci/run
+ * installs it).
+ */
+class DashboardBrowserTest {
+    static final String CONFIG = """
+            templates:
+              hit:
+                cypher: "MERGE (k:Hit {id: row.id}) ON CREATE SET k.n = 1 ON MATCH SET k.n = k.n + 1"
+                key: [id]
+            """;
+    static final List<String> CHARTS = List.of("rows", "answers", "latency", "batch", "commit", "pending", "journal",
+            "retries", "transactions");
+
+    static Path chromium;
+    static TestServer server;
+    static ScheduledExecutorService load;
+    static final AtomicLong sent = new AtomicLong();
+
+    @BeforeAll
+    static void start() {
+        chromium = Chromium.find().orElse(null);
+        server = TestServer.start(CONFIG, false);
+        for (long n : new long[] {1, 5, 10, 20}) { // one of each kind before the page looks: all its table's rows
+            write(n);
+        }
+        load = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("dashboard-test-load").factory());
+        load.scheduleAtFixedRate(DashboardBrowserTest::write, 0, 100, TimeUnit.MILLISECONDS);
+    }
+
+    static void write() {
+        write(sent.incrementAndGet());
+    }
+
+    /** Write {@code n} of the load: ~10 a second, 1 in 5 async, 1 in 10 through the Query API, 1 in 20 refused. */
+    static void write(long n) {
+        try {
+            if (n % 20 == 0) {
+                server.post("/db/neo4j/write/no-such-template", "{\"id\": 1}");
+            } else if (n % 10 == 0) {
+                server.post("/db/neo4j/query/v2", "{\"statement\": \"MERGE (k:Hit {id: $id})\", \"parameters\":"
+                        + " {\"id\": " + (n % 50) + "}}");
+            } else {
+                server.post("/db/neo4j/write/hit?mode=" + (n % 5 == 0 ? "async" : "sync"),
+                        "[{\"id\": " + (n % 50) + "}, {\"id\": " + ((n + 1) % 50) + "}]");
+            }
+        } catch (RuntimeException e) {
+            // the server is stopping at the end of the test: the load just ends
+        }
+    }
+
+    @AfterAll
+    static void stop() throws InterruptedException {
+        if (load != null) {
+            load.shutdownNow();
+            load.awaitTermination(30, TimeUnit.SECONDS);
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void theDashboardFilesAreServedFromTheJar() {
+        HttpResponse<String> page = server.sendRaw(HttpRequest.newBuilder(URI.create(server.url("/")))
+                .header("Accept", "text/html").build());
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.headers().firstValue("Content-Security-Policy").orElse("")).contains("default-src 'self'");
+        assertThat(page.body()).contains("/dashboard/uplot.js", "/dashboard/dashboard.js").doesNotContain("http://",
+                "https://");
+        for (String file : List.of("uplot.js", "uplot.css", "dashboard.js", "dashboard.css")) {
+            HttpResponse<String> r = server.sendRaw(HttpRequest.newBuilder(URI.create(server.url("/dashboard/" + file)))
+                    .build());
+            assertThat(r.statusCode()).as(file).isEqualTo(200);
+            assertThat(r.headers().firstValue("Content-Type").orElse("")).as(file)
+                    .startsWith(file.endsWith(".js") ? "text/javascript" : "text/css");
+            assertThat(r.headers().firstValue("Cache-Control")).as(file).isPresent();
+        }
+        assertThat(server.sendRaw(HttpRequest.newBuilder(URI.create(server.url("/dashboard/../metrics"))).build())
+                .statusCode()).isNotEqualTo(200);
+        assertThat(server.sendRaw(HttpRequest.newBuilder(URI.create(server.url("/dashboard/nope.js"))).build())
+                .statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    @Timeout(150)
+    void inChromiumItAsksForCredentialsThenChartsTheLoad() throws Exception {
+        Assumptions.assumeTrue(chromium != null, "Chromium is not installed (no /usr/bin/chromium, $SLUICE_CHROMIUM or"
+                + " chromium on the PATH): SKIPPING the dashboard's browser test; install Debian's chromium"
+                + " package (.ci/run does)");
+        try (Chromium browser = Chromium.launch(chromium, 1366, 768)) {
+            browser.viewport(1366, 768, false);
+            browser.navigate(server.url("/"));
+
+            browser.await("the login form (authentication is on)", "window.sluiceDashboard.state === 'login'"
+                    + " && !document.getElementById('login').hidden", Duration.ofSeconds(60));
+            assertThat(browser.evaluate("document.getElementById('board').hidden").asBoolean()).isTrue();
+
+            signIn(browser, "neo4j", "not-the-password");
+            browser.await("the form again, saying why", "window.sluiceDashboard.state === 'login'"
+                    + " && document.getElementById('login-error').textContent.length > 0", Duration.ofSeconds(60));
+
+            signIn(browser, "neo4j", TestServer.PASSWORD);
+            JsonNode shown = browser.await("every chart with data and the template in the table", """
+                    (() => { const d = window.sluiceDashboard;
+                      const ok = d.ready && d.state === 'live'
+                        && %s.every(id => d.charts[id] && d.charts[id].points > 0)
+                        && d.charts.rows.max > 0 && d.charts.answers.max > 0 && d.charts.latency.max > 0
+                        && d.charts.batch.max > 0 && d.charts.commit.max > 0
+                        && d.templates.some(t => t.name === 'hit' && t.requests > 0 && t.rows > 0 && t.p99 > 0);
+                      return ok && JSON.parse(JSON.stringify(d)); })()""".formatted(toJs(CHARTS)),
+                    Duration.ofSeconds(90));
+            assertThat(shown.path("charts").path("answers").path("series").toString()).contains("2xx", "4xx", "503",
+                    "5xx");
+            assertThat(shown.path("charts").path("latency").path("series").toString()).contains("sync p50",
+                    "sync p99");
+            assertThat(shown.path("charts").path("rows").path("series").toString()).contains("sync", "async");
+            JsonNode dom = browser.evaluate("""
+                    ({ canvases: %s.map(id => document.querySelectorAll('#chart-' + id + ' canvas').length),
+                       tableRows: [...document.querySelectorAll('#templates tbody tr')].map(r => r.cells[0].textContent),
+                       health: document.getElementById('health').textContent,
+                       sink: document.getElementById('fact-sink').textContent,
+                       journal: document.getElementById('fact-journal').textContent,
+                       stored: sessionStorage.getItem('sluice.authorization'),
+                       url: location.href })""".formatted(toJs(CHARTS)));
+            assertThat(dom.path("canvases").toString()).as("one uPlot canvas per chart").isEqualTo("[1,1,1,1,1,1,1,1,1]");
+            assertThat(dom.path("tableRows").toString()).isEqualTo("[\"hit\",\"(cypher)\",\"(unknown)\"]");
+            assertThat(dom.path("health").asText()).isEqualTo("UP");
+            assertThat(dom.path("sink").asText()).contains("embedded neo4j", "(answering)");
+            assertThat(dom.path("journal").asText()).isEqualTo("local");
+            assertThat(dom.path("stored").asText()).as("kept for this tab").isEqualTo(TestServer.AUTH);
+            assertThat(dom.path("url").asText()).as("never in the URL").isEqualTo(server.url("/"))
+                    .doesNotContain(TestServer.PASSWORD);
+
+            browser.viewport(390, 844, true);
+            browser.await("the charts fit a phone's width", """
+                    document.documentElement.scrollWidth <= 390
+                      && [...document.querySelectorAll('#charts canvas')].every(c => c.getBoundingClientRect().right <= 390)
+                      && [...document.querySelectorAll('#charts canvas')].every(c => c.getBoundingClientRect().width > 250)""",
+                    Duration.ofSeconds(30));
+            browser.viewport(1366, 768, false);
+            browser.await("the charts grow back on a laptop", """
+                    [...document.querySelectorAll('#charts canvas')].every(c => c.getBoundingClientRect().width > 350)
+                      && new Set([...document.querySelectorAll('#charts .chart')].map(c => c.getBoundingClientRect().top)).size < 9""",
+                    Duration.ofSeconds(30));
+
+            // the password changes under the page: its next poll is refused, and it asks again
+            browser.evaluate("sessionStorage.setItem('sluice.authorization', 'Basic "
+                    + java.util.Base64.getEncoder().encodeToString("neo4j:changed-elsewhere".getBytes(
+                            java.nio.charset.StandardCharsets.UTF_8)) + "')");
+            browser.await("the form after a refused poll", "window.sluiceDashboard.state === 'login'"
+                    + " && !document.getElementById('login').hidden", Duration.ofSeconds(60));
+            signIn(browser, "neo4j", TestServer.PASSWORD);
+            browser.await("live again", "window.sluiceDashboard.state === 'live'", Duration.ofSeconds(60));
+
+            // Chromium logs each 401 of a fetch as a failed load: those three (no credentials, a wrong password,
+            // the changed one) are the page doing its job
+            List<Chromium.Problem> problems = browser.problems().stream()
+                    .filter(p -> !(p.source().equals("log.network") && p.text().contains("401")
+                            && p.url().contains("/status")))
+                    .toList();
+            assertThat(problems).as("nothing at the error level but the 401s that asked for credentials").isEmpty();
+            assertThat(browser.problems()).as("the 401s, as the browser logs them").hasSizeLessThanOrEqualTo(3);
+        }
+    }
+
+    private static void signIn(Chromium browser, String user, String password) {
+        browser.await("the form's fields", "!document.getElementById('login').hidden", Duration.ofSeconds(30));
+        browser.type("#login-user", user);
+        browser.type("#login-password", password);
+        browser.click("#login-submit");
+    }
+
+    private static String toJs(List<String> names) {
+        return names.stream().map(n -> "'" + n + "'").collect(java.util.stream.Collectors.joining(",", "[", "]"));
+    }
+}
