@@ -3,6 +3,7 @@
 # instances (./sluice serve --kafka --neo4j), async template writes of the 'visited' scenario from a Node load
 # generator in its own process; reports accepted writes/s and the applied rate (graph count over time).
 # usage: bench/fleet/run.sh N [SECONDS]     (all on loopback, under /tmp/sluice-fleet)
+# Sync writes across instances (no Kafka): bench/fleet/sync.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 N=${1:-1}; SECS=${2:-30}; W=/tmp/sluice-fleet; rm -rf "$W"; mkdir -p "$W"

@@ -66,7 +66,12 @@ public record Template(String name, String cypher, String unwindCypher, List<Str
         return Optional.empty();
     }
 
-    /** The partition of a request: by the key of its first row (a request is atomic, so it is never split). */
+    /**
+     * The partition of a request: by the key of its first row (a request is atomic, so it is never split). The
+     * key's hash is mixed so that every bit of it moves the result: a number's hash is the number itself, and a
+     * load balancer routing keys to instances by key modulo N (or keys that share their low bits) would otherwise
+     * send each instance keys of one residue only, which would all land in the same few of its partitions.
+     */
     public int partition(Map<String, Object> firstRow, int partitions) {
         if (partitions <= 1 || key.isEmpty()) {
             return 0;
@@ -75,7 +80,16 @@ public record Template(String name, String cypher, String unwindCypher, List<Str
         for (String k : key) {
             h = 31 * h + java.util.Objects.hashCode(firstRow.get(k));
         }
-        return Math.floorMod(h ^ (h >>> 16), partitions);
+        return Math.floorMod(mix(h), partitions);
+    }
+
+    /** MurmurHash3's 32-bit finalizer. */
+    private static int mix(int h) {
+        h ^= h >>> 16;
+        h *= 0x85ebca6b;
+        h ^= h >>> 13;
+        h *= 0xc2b2ae35;
+        return h ^ (h >>> 16);
     }
 
     /**

@@ -120,4 +120,25 @@ class LockOrderTest {
         assertThat(VISITED.partition(row(7, "x"), 8)).isEqualTo(VISITED.partition(row(7, "y"), 8)).isBetween(0, 7);
         assertThat(VISITED.partition(row(7, "x"), 1)).isZero();
     }
+
+    /**
+     * Keys a load balancer sent to one of N instances by key modulo N (here the even users of two instances, or
+     * every fourth) still spread over all of that instance's appliers. Before the hash was mixed, the even users
+     * all went to one partition of two: key-affinity routing by user % 2 left each instance one applier.
+     */
+    @Test
+    void keysOfOneResidueSpreadOverEveryPartition() {
+        for (int step : new int[] {2, 4, 8}) {
+            for (int partitions : new int[] {2, 4, 8}) {
+                int[] counts = new int[partitions];
+                for (long user = step - 1; user < 4000L * step; user += step) {
+                    counts[VISITED.partition(row(user, "x"), partitions)]++;
+                }
+                for (int c : counts) {
+                    assertThat(c).as("users %d mod %d over %d partitions: %s", step - 1, step, partitions,
+                            java.util.Arrays.toString(counts)).isBetween(4000 / partitions * 8 / 10, 4000 / partitions * 12 / 10);
+                }
+            }
+        }
+    }
 }

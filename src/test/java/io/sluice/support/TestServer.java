@@ -70,12 +70,17 @@ public final class TestServer implements AutoCloseable {
      * {@link #bolt} is then that Neo4j's address, and {@code server.neo4j()} is null.
      */
     public static TestServer startRemote(String yaml, String uri) {
+        return startRemote(yaml, uri, null, null);
+    }
+
+    /** The same, logging in to that Neo4j as {@code user} with {@code password} (null: no authentication). */
+    public static TestServer startRemote(String yaml, String uri, String user, String password) {
         try {
             SluiceConfig c = ConfigLoader.parse(yaml);
             Path dir = Files.createTempDirectory("sluice-test-");
             URI u = URI.create(uri);
             return new TestServer(SluiceServer.start(SluiceServer.Options.remote(c, dir, new HostPort("127.0.0.1", 0),
-                    new BoltSink.Options(uri, null, null, c.neo4j().database()))
+                    new BoltSink.Options(uri, user, password, c.neo4j().database()))
                     .withInitialAuth(new InitialAuth.Given(PASSWORD, false))), dir, new HostPort(u.getHost(), u.getPort()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
