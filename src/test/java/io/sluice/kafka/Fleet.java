@@ -54,7 +54,8 @@ final class Fleet implements AutoCloseable {
 
     /**
      * Starts the broker and Neo4j together, then the {@code n} instances together, with {@code config} (whose
-     * Kafka topic is {@code topic}, of {@code partitions}); on a failure, ends whatever did start.
+     * Kafka topic is {@code topic}, of {@code partitions}); on a failure, ends whatever did start and keeps its
+     * logs.
      */
     static Fleet start(int n, String config, String topic, int partitions) throws Exception {
         Fleet f = new Fleet(Files.createTempDirectory("sluice-fleet-"), topic, partitions, n);
@@ -62,8 +63,8 @@ final class Fleet implements AutoCloseable {
             f.startAll(config);
             return f;
         } catch (Exception | Error e) {
-            f.close(false);
-            throw e;
+            f.close(true);
+            throw new IllegalStateException("the fleet did not start (logs kept in " + f.dir + "): " + e, e);
         }
     }
 

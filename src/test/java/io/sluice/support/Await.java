@@ -9,19 +9,26 @@ import java.util.function.BooleanSupplier;
  * condition holds. An interrupted waiter (a test past its time bound) stops waiting and fails.
  */
 public final class Await {
+    private static final Duration EVERY = Duration.ofMillis(2);
+
     private Await() {}
 
     public static void until(String what, Duration timeout, BooleanSupplier condition) {
-        if (!holdsWithin(what, timeout, condition)) {
+        until(what, timeout, EVERY, condition);
+    }
+
+    /** The same, re-checking every {@code every}: for a condition that costs a query to a server. */
+    public static void until(String what, Duration timeout, Duration every, BooleanSupplier condition) {
+        if (!holdsWithin(what, timeout, every, condition)) {
             throw new AssertionError("timed out after " + timeout + " waiting for: " + what);
         }
     }
 
     /**
-     * Waits for a condition that may never come, for at most {@code timeout}: true as soon as it holds, false at
-     * the deadline.
+     * Waits for a condition that may never come, re-checking it every {@code every}, for at most {@code timeout}:
+     * true as soon as it holds, false at the deadline.
      */
-    public static boolean holdsWithin(String what, Duration timeout, BooleanSupplier condition) {
+    public static boolean holdsWithin(String what, Duration timeout, Duration every, BooleanSupplier condition) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
@@ -30,7 +37,7 @@ public final class Await {
             if (Thread.currentThread().isInterrupted()) {
                 throw new AssertionError("interrupted while waiting for: " + what);
             }
-            LockSupport.parkNanos(2_000_000);
+            LockSupport.parkNanos(every.toNanos());
         }
         return true;
     }
