@@ -53,7 +53,7 @@ final class Fleet implements AutoCloseable {
     }
 
     /**
-     * Starts the broker and Neo4j together, then the {@code n} instances together, with {@code config} (whose
+     * Starts the broker and Neo4j together, then the {@code n} instances one by one, with {@code config} (whose
      * Kafka topic is {@code topic}, of {@code partitions}); on a failure, ends whatever did start and keeps its
      * logs.
      */
@@ -80,18 +80,9 @@ final class Fleet implements AutoCloseable {
         database.join();
         Path file = Files.writeString(dir.resolve("sluice.yaml"), config);
         String[] args = {"--kafka", kafka.bootstrap(), "--neo4j", neo4j.uri()};
-        List<CompletableFuture<SluiceProcess>> starting = new ArrayList<>();
+        // one after another: three started together were not all ready within 120 s when this machine was busy
         for (int i = 0; i < instances.length; i++) {
-            Path data = dir.resolve("instance-" + i);
-            int port = TestServer.freePort();
-            starting.add(CompletableFuture.supplyAsync(() -> started(() -> SluiceProcess.start(file, data, port,
-                    args))));
-        }
-        for (int i = 0; i < instances.length; i++) {
-            instances[i] = starting.get(i).handle((p, e) -> p).get(300, TimeUnit.SECONDS);
-        }
-        for (int i = 0; i < instances.length; i++) {
-            instances[i] = starting.get(i).join();
+            instances[i] = SluiceProcess.start(file, dir.resolve("instance-" + i), TestServer.freePort(), args);
             logs.add(instances[i].log);
         }
         Properties p = new Properties();
