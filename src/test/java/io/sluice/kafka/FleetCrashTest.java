@@ -317,8 +317,8 @@ class FleetCrashTest {
             for (int j = 0; j < fencedAfter.length; j++) {
                 others += j == i ? 0 : fencedAfter[j] - fencedBefore[j];
             }
-            say("instance %d resumed as a zombie: %d of its batches fenced, %d of the others' batches fenced", i,
-                    fencedAfter[i] - fencedBefore[i], others);
+            say("instance %d resumed as a zombie; batches fenced since it was frozen, so far: %d of its, %d of the "
+                    + "others'", i, fencedAfter[i] - fencedBefore[i], others);
         }
 
         /** Each running instance's fenced batches so far (in its current log). */
