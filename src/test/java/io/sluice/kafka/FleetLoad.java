@@ -26,7 +26,7 @@ import java.util.concurrent.locks.LockSupport;
  * Clients of a fleet of sluice instances, each writing a few keys of its own in async mode, every key's writes in
  * sequence: sequence number {@code s} is followed by {@code s + 1} only once {@code s} got its 202. A write that
  * gets anything else (503, a refused connection, a connection cut by a kill -9, a timeout) is sent again, the same
- * sequence number, to the other instance. A client's rounds (one write per key) alternate between the instances.
+ * sequence number, to the next instance. A client's rounds (one write per key) go to the instances in turn.
  *
  * <p>Each sending is an <em>attempt</em> with a number of its own, per key increasing, carried in the write
  * ({@code row.a}) next to the sequence number ({@code row.s}). An attempt whose answer was lost may still have
@@ -59,6 +59,8 @@ final class FleetLoad implements AutoCloseable {
     final LongAdder unavailable = new LongAdder();
     final LongAdder refused = new LongAdder();
     final LongAdder cut = new LongAdder();
+    /** The 503s by what they said (their bodies, numbers masked, cut short). */
+    final Map<String, LongAdder> unavailableReasons = new ConcurrentHashMap<>();
     /** Answers no client should ever get (neither 202 nor 503), with their bodies. */
     final Queue<String> unexpected = new ConcurrentLinkedQueue<>();
 
@@ -85,13 +87,13 @@ final class FleetLoad implements AutoCloseable {
         return keys;
     }
 
-    /** Round after round, one write per key; each round goes to the next instance (both take load all along). */
+    /** Round after round, one write per key; each round goes to the next instance (all take load all along). */
     private Void client(List<Key> mine, int first) {
         int target = first;
         while (!stopping.get()) {
             for (Key k : mine) {
                 while (!stopping.get() && !send(k, target)) {
-                    target = (target + 1) % instances.size(); // the same sequence number, to the other instance
+                    target = (target + 1) % instances.size(); // the same sequence number, to the next instance
                     LockSupport.parkNanos(Duration.ofMillis(50).toNanos()); // pacing, not waiting for anything
                 }
             }
@@ -121,6 +123,7 @@ final class FleetLoad implements AutoCloseable {
                 return true;
             } else if (response.statusCode() == 503) {
                 unavailable.increment();
+                unavailableReasons.computeIfAbsent(reason(response.body()), b -> new LongAdder()).increment();
             } else {
                 unexpected.add(response.statusCode() + " " + response.body());
             }
@@ -134,6 +137,11 @@ final class FleetLoad implements AutoCloseable {
             stopping.set(true);
         }
         return false;
+    }
+
+    private static String reason(String body) {
+        String masked = body.replaceAll("[0-9]+", "#");
+        return masked.length() > 160 ? masked.substring(0, 160) : masked;
     }
 
     long acknowledgedCount() {

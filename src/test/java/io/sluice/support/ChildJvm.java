@@ -110,17 +110,25 @@ public final class ChildJvm implements AutoCloseable {
 
     /** SIGTERM (sent with kill(1): Process.destroy() did not run the JVM's shutdown hooks from the surefire fork), then wait for exit. */
     public int terminate(Duration wait) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-TERM", Long.toString(process.pid())).inheritIO().start();
-        if (!kill.waitFor(30, TimeUnit.SECONDS)) {
-            kill.destroyForcibly();
-            throw new AssertionError("kill -TERM " + process.pid() + " did not return within 30 s");
-        }
+        signal("TERM");
         if (!process.waitFor(wait.toMillis(), TimeUnit.MILLISECONDS)) {
             process.destroyForcibly();
             throw new AssertionError(log.getFileName() + ": did not stop within " + wait + " of SIGTERM");
         }
         logClosed.get(30, TimeUnit.SECONDS);
         return process.exitValue();
+    }
+
+    /** Sends {@code kill -NAME} (e.g. {@code STOP}, {@code CONT}, {@code TERM}) and waits for kill(1) to return. */
+    public void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (!kill.waitFor(30, TimeUnit.SECONDS)) {
+            kill.destroyForcibly();
+            throw new AssertionError("kill -" + name + " " + process.pid() + " did not return within 30 s");
+        }
+        if (kill.exitValue() != 0) {
+            throw new AssertionError("kill -" + name + " " + process.pid() + " exited with " + kill.exitValue());
+        }
     }
 
     /** kill -9. */

@@ -20,12 +20,15 @@ public final class Neo4jProcess implements AutoCloseable {
     /** The HTTP port of a server started with {@link #startHttp}, else -1. */
     public final int httpPort;
     private final ChildJvm jvm;
+    /** {@code NEO4J_AUTH} of a Bolt-only server, for {@link #restart}; null for one with HTTP. */
+    private final String neo4jAuth;
 
-    private Neo4jProcess(ChildJvm jvm, Path dataDir, int port, int httpPort) {
+    private Neo4jProcess(ChildJvm jvm, Path dataDir, int port, int httpPort, String neo4jAuth) {
         this.jvm = jvm;
         this.dataDir = dataDir;
         this.port = port;
         this.httpPort = httpPort;
+        this.neo4jAuth = neo4jAuth;
     }
 
     /** Starts on a free port. */
@@ -45,7 +48,7 @@ public final class Neo4jProcess implements AutoCloseable {
     public static Neo4jProcess start(Path dataDir, int port, String neo4jAuth) throws IOException {
         return new Neo4jProcess(ChildJvm.start("768m", List.of("neo4j", "--data", dataDir.toString(),
                 "--bolt", "127.0.0.1:" + port, "--pagecache", "64m"), "neo4j ready", logFile(dataDir),
-                Map.of("NEO4J_AUTH", neo4jAuth)), dataDir, port, -1);
+                Map.of("NEO4J_AUTH", neo4jAuth)), dataDir, port, -1, neo4jAuth);
     }
 
     /**
@@ -61,7 +64,7 @@ public final class Neo4jProcess implements AutoCloseable {
         settings.forEach((k, v) -> args.addAll(List.of("--setting", k + "=" + v)));
         // the reference answers a few requests: the quick compiler alone starts it in about half the time here
         return new Neo4jProcess(ChildJvm.start("768m", List.of("-XX:TieredStopAtLevel=1"), args, "neo4j ready",
-                logFile(dataDir), Map.of("NEO4J_AUTH", neo4jAuth)), dataDir, bolt, http);
+                logFile(dataDir), Map.of("NEO4J_AUTH", neo4jAuth)), dataDir, bolt, http, null);
     }
 
     private static Path logFile(Path dataDir) {
@@ -96,6 +99,20 @@ public final class Neo4jProcess implements AutoCloseable {
     /** kill -9. */
     public void kill() throws InterruptedException {
         jvm.kill();
+    }
+
+    /**
+     * A Bolt-only server started again on the same data directory, port and {@code NEO4J_AUTH} (after
+     * {@link #terminate} or {@link #kill}); its output goes to a new log file.
+     */
+    public Neo4jProcess restart() throws IOException {
+        if (isAlive()) {
+            throw new IllegalStateException("still running: stop or kill it first");
+        }
+        if (neo4jAuth == null) {
+            throw new IllegalStateException("restart is for a server started with Bolt only");
+        }
+        return start(dataDir, port, neo4jAuth);
     }
 
     @Override

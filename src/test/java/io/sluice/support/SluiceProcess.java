@@ -66,6 +66,19 @@ public final class SluiceProcess implements AutoCloseable {
         return jvm.terminate(wait);
     }
 
+    /**
+     * SIGSTOP: the process stays, frozen (its connections open, its threads mid-work), as a machine that stalls
+     * or a JVM in a long pause; {@link #resume} lets it go on. A kill -9 or {@link #close} ends it stopped or not.
+     */
+    public void suspend() throws IOException, InterruptedException {
+        jvm.signal("STOP");
+    }
+
+    /** SIGCONT, after {@link #suspend}. */
+    public void resume() throws IOException, InterruptedException {
+        jvm.signal("CONT");
+    }
+
     /** kill -9. */
     public void kill() throws InterruptedException {
         jvm.kill();
