@@ -201,6 +201,10 @@ public final class SluiceServer implements AutoCloseable {
         Warmer warmer = owned.add("warm-up", new Warmer(sink, time));
         metrics.gauge("sluice.warming", "1 while the database is being read into the page cache, else 0",
                 () -> warmer.warming() ? 1 : 0);
+        if (c.warmup().onStart()) {
+            // before HTTP opens: otherwise the first /health answers could say UP (200) before the warm-up began
+            warmer.start();
+        }
         Gateway gateway = new Gateway(new Gateway.Parts(sink, new StatementClassifier(sink, CLASSIFIER_CACHE),
                 admission, partitions, runner, async, templates, queryTransactions, classicTransactions, warmer), c,
                 time);
@@ -217,9 +221,6 @@ public final class SluiceServer implements AutoCloseable {
                     gateway, metrics, metrics::scrape, history, time);
             owned.add("HTTP", () -> h.close(HTTP_WAIT));
             server = h;
-        }
-        if (c.warmup().onStart()) {
-            warmer.start(); // /health: WARMING until it is done
         }
         return new SluiceServer(owned, neo4j, sink, admission, async, gateway, server, security.describe(o.dataDir()));
     }

@@ -143,6 +143,60 @@ class WarmupTest {
         }
     }
 
+    /**
+     * On start, the warm-up begins before HTTP listens: a load balancer's first /health answer is WARMING, never an
+     * UP from before the warm-up began (it was started after HTTP opened, so a poll in between got 200). A clock
+     * that probes the HTTP port when the warmer reads it on starting tells which came first.
+     */
+    @Test
+    void onStartTheWarmUpBeginsBeforeHttpListens() throws Exception {
+        int port = TestServer.freePort();
+        java.util.concurrent.atomic.AtomicReference<Boolean> listeningWhenWarmUpBegan =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Time probe = new Time() {
+            @Override
+            public long nanos() {
+                return Time.SYSTEM.nanos();
+            }
+
+            @Override
+            public java.time.Instant now() {
+                if (listeningWhenWarmUpBegan.get() == null && StackWalker.getInstance().walk(frames -> frames.anyMatch(
+                        f -> f.getClassName().equals(Warmer.class.getName()) && f.getMethodName().equals("start")))) {
+                    listeningWhenWarmUpBegan.set(listening(port));
+                }
+                return Time.SYSTEM.now();
+            }
+
+            @Override
+            public void sleep(Duration d) throws InterruptedException {
+                Time.SYSTEM.sleep(d);
+            }
+        };
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("sluice-warmup-");
+        var config = io.sluice.config.ConfigLoader.parse(CONFIG + "warmup: {on_start: true}\nneo4j: {pagecache: 64m}\n");
+        var server = io.sluice.server.SluiceServer.start(new io.sluice.server.SluiceServer.Options(config, dir,
+                new io.sluice.sink.EmbeddedNeo4j.HostPort("127.0.0.1", port), null)
+                .withInitialAuth(new io.sluice.security.InitialAuth.Given(TestServer.PASSWORD, false)), probe);
+        try {
+            assertThat(listeningWhenWarmUpBegan.get()).as("the warm-up began (the HTTP port then open?)").isNotNull();
+            assertThat(listeningWhenWarmUpBegan.get()).as("HTTP listening when the warm-up began").isFalse();
+            assertThat(listening(port)).as("HTTP listens once started").isTrue();
+        } finally {
+            server.close();
+            TestServer.deleteRecursively(dir);
+        }
+    }
+
+    static boolean listening(int port) {
+        try (java.net.Socket s = new java.net.Socket()) {
+            s.connect(new java.net.InetSocketAddress("127.0.0.1", port), 1000);
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
     static JsonNode health(TestServer s) {
         try {
             return JSON.readTree(s.get("/health").body());
