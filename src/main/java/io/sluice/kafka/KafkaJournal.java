@@ -42,6 +42,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -73,6 +74,8 @@ import org.slf4j.LoggerFactory;
 public final class KafkaJournal implements AsyncJournal {
     private static final Logger log = LoggerFactory.getLogger(KafkaJournal.class);
     static final Duration REFRESH = Duration.ofMillis(250);
+    /** How long a start waits for topics it just created to be known where their partitions lead. */
+    static final Duration TOPICS_READY = Duration.ofSeconds(30);
     /** The ordering key of every raw Cypher request: they keep their order among themselves. */
     static final byte[] CYPHER_KEY = "cypher".getBytes(StandardCharsets.UTF_8);
 
@@ -145,7 +148,7 @@ public final class KafkaJournal implements AsyncJournal {
                             journal::deadLetter, journal::appliedUpTo, journal.time, maxRows,
                             Thread.ofPlatform().name("sluice-kafka-applier").factory()),
                     Thread.ofPlatform().name("sluice-kafka-lag").factory());
-            j.refresh();
+            j.refreshOnceReady();
             j.lagThread.start();
             j.applier.start();
             return j;
@@ -285,6 +288,33 @@ public final class KafkaJournal implements AsyncJournal {
                 if (stopping) {
                     throw new IllegalStateException("stopping before dead-lettering partition " + partition
                             + " offset " + offset);
+                }
+            }
+        }
+    }
+
+    /**
+     * The first reading of the lag. A topic just created is not at once known to the broker that leads its
+     * partition (KRaft propagates metadata after createTopics returns), so a retriable answer is retried for up to
+     * {@link #TOPICS_READY} before the start fails.
+     */
+    private void refreshOnceReady() throws SinkException {
+        long deadline = time.nanos() + TOPICS_READY.toNanos();
+        while (true) {
+            try {
+                refresh();
+                return;
+            } catch (IllegalStateException e) {
+                if (!(e.getCause() instanceof ExecutionException ee && ee.getCause() instanceof RetriableException)
+                        || time.nanos() - deadline >= 0) {
+                    throw e;
+                }
+                log.debug("Kafka topics not ready yet: {}", e.getCause().getCause().toString());
+                try {
+                    time.sleep(Duration.ofMillis(50));
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while waiting for the Kafka topics", ie);
                 }
             }
         }
