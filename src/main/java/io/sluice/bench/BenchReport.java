@@ -19,12 +19,18 @@ import java.util.Optional;
  *
  * @param ratios e.g. {@code "sync/direct" -> 21.3, "sync/raw" -> 0.62}, for every mode against direct (through
  *               the same api) and raw when those ran; every raw-Cypher api against the template in the same mode
- *               ({@code "query-v2:sync/template:sync"}); auth on against off. With several rounds, each
+ *               ({@code "query-v2:sync/template:sync"}); auth on against off; the {@link #CPU} ratios. With several rounds, each
  *               ratio is taken within each round and this is their geometric mean
  * @param ratiosByRound each ratio in each round, in round order (one each with one round)
  */
 public record BenchReport(String scenario, List<ModeResult> results, Map<String, Double> ratios,
         Map<String, List<Double>> ratiosByRound) {
+    /**
+     * The prefix of a CPU ratio: {@code "cpu sync/raw" -> 2.7} is the process CPU per acknowledged write in sync
+     * mode over the CPU per row of the raw limit (the server's own with {@code --load-process}; else client and
+     * server together, which overstates the ratio).
+     */
+    public static final String CPU = "cpu ";
 
     public BenchReport {
         results = List.copyOf(results);
@@ -57,6 +63,11 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         find(results, BenchMode.RAW).filter(raw -> raw.writesPerS() > 0).ifPresent(raw -> results.stream()
                 .filter(r -> r.mode() != BenchMode.RAW)
                 .forEach(r -> ratios.put(label(all, r) + "/" + label(all, raw), r.writesPerS() / raw.writesPerS())));
+        find(results, BenchMode.RAW).filter(raw -> raw.writes() > 0 && raw.server().cpuSeconds() > 0)
+                .ifPresent(raw -> results.stream() // what a write costs the server against what a row costs raw
+                        .filter(r -> r.mode() != BenchMode.RAW && r.writes() > 0 && r.server().cpuSeconds() > 0)
+                        .forEach(r -> ratios.put(CPU + label(all, r) + "/" + label(all, raw),
+                                r.server().cpuMicrosPerWrite(r.writes()) / raw.server().cpuMicrosPerWrite(raw.writes()))));
         for (ModeResult r : results) { // raw Cypher through Neo4j's APIs against the template, mode for mode
             if (r.mode().overHttp() && r.api() != BenchApi.TEMPLATE) {
                 results.stream().filter(t -> t.api() == BenchApi.TEMPLATE && t.mode() == r.mode()

@@ -1,6 +1,7 @@
 package io.sluice.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -136,6 +137,22 @@ class BenchCommandTest {
     }
 
     @Test
+    void cpuPerWriteIsComparedWithRawsCpuPerRow() {
+        // sync: 20k writes in 10 s on 3 CPU seconds = 150 us a write; raw: 400k rows on 20 CPU seconds = 50 us a row
+        ModeResult sync = result(BenchMode.SYNC, 2_000, cpu(3.0));
+        ModeResult raw = result(BenchMode.RAW, 40_000, cpu(20.0));
+        ModeResult async = result(BenchMode.ASYNC, 1_000); // no CPU reading: no ratio
+        BenchReport r = BenchReport.of("visited", List.of(sync, async, raw));
+        assertThat(r.ratios().get(BenchReport.CPU + "sync/raw")).isCloseTo(3.0, within(1e-9));
+        assertThat(r.ratios()).doesNotContainKey(BenchReport.CPU + "async/raw");
+        assertThat(r.table()).contains("cpu sync/raw 3.00");
+    }
+
+    private static ServerStats cpu(double seconds) {
+        return new ServerStats(0, 0, 0, 0, 0, 0, seconds, 0, 0);
+    }
+
+    @Test
     void visitedRowsAreSeededAndInRange() {
         Scenario.RowSource a = Scenario.named("visited").workload(7).stream(3);
         Scenario.RowSource b = Scenario.named("visited").workload(7).stream(3);
@@ -268,5 +285,10 @@ class BenchCommandTest {
     private static ModeResult result(BenchMode mode, BenchApi api, long writesPerSecond) {
         return new ModeResult(mode, api, "netty", false, 64, 1, writesPerSecond * 10, 10, 1, 2, 0, Map.of(),
                 writesPerSecond * 10, -1, "embedded", 1, true, ServerStats.NONE, 1, true);
+    }
+
+    private static ModeResult result(BenchMode mode, long writesPerSecond, ServerStats server) {
+        return new ModeResult(mode, BenchApi.TEMPLATE, "netty", true, 64, 1, writesPerSecond * 10, 10, 1, 2, 0,
+                Map.of(), writesPerSecond * 10, -1, "embedded", 1, true, server, 1, true);
     }
 }
