@@ -33,6 +33,8 @@ import org.slf4j.LoggerFactory;
  * with {@link BenchOptions#loadProcess} the HTTP client runs in a JVM of its own ({@link LoadProcess}), and they
  * share the machine's cores, as they would on one host: comparisons between the modes of one run are fair;
  * absolute numbers depend on the machine. After each mode, what its rows left in the database is counted.
+ * With {@link BenchOptions#rates}, each HTTP mode's closed-loop run is followed by one open-loop run per rate
+ * ({@link OpenLoopLoad}), each on a fresh server too; those are reported apart ({@link BenchReport#openLoop}).
  */
 public final class Bench {
     private static final Logger log = LoggerFactory.getLogger(Bench.class);

@@ -133,7 +133,7 @@ class BenchCommandTest {
 
     /** {@code --modes sync --rate 50% --clients 8}: an open-loop run at half the closed-loop peak of the same round. */
     @Test
-    @Timeout(90) // two servers; ~20 s on an idle machine, 58 s once with a load of 12 on its 2 cores
+    @Timeout(90) // two servers: ~15 s in a warm JVM; 48-58 s as the first test of a cold JVM on a loaded machine
     void openLoopRunsAtAPercentageOfTheClosedLoopPeak() throws Exception {
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         BenchOptions o = new BenchOptions(Scenario.named("visited"), List.of(BenchMode.SYNC), 8,
