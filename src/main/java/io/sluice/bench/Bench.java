@@ -33,6 +33,8 @@ import org.slf4j.LoggerFactory;
  * with {@link BenchOptions#loadProcess} the HTTP client runs in a JVM of its own ({@link LoadProcess}), and they
  * share the machine's cores, as they would on one host: comparisons between the modes of one run are fair;
  * absolute numbers depend on the machine. After each mode, what its rows left in the database is counted.
+ * With {@link BenchOptions#rates}, each HTTP mode's closed-loop run is followed by one open-loop run per rate
+ * ({@link OpenLoopLoad}), each on a fresh server too; those are reported apart ({@link BenchReport#openLoop}).
  */
 public final class Bench {
     private static final Logger log = LoggerFactory.getLogger(Bench.class);
@@ -68,11 +70,12 @@ public final class Bench {
             }
             List<Run> plan = plan();
             List<ModeResult> results = new ArrayList<>();
+            List<OpenLoopResult> openLoop = new ArrayList<>();
             for (int round = 1; round <= options.rounds(); round++) {
                 for (Run run : round % 2 == 1 ? plan : plan.reversed()) { // ABBA: a trend in time cancels out
                     ModeResult r = onFreshServer(run.mode(), config(run), run.auth(), server -> measure(server,
                             run.mode(), run.api(), run.appliers(), run.auth(), run.journal(), "", options.warmup(),
-                            options.duration())).withRound(round).withCoalesce(run.coalesce());
+                            options.duration(), 0).result()).withRound(round).withCoalesce(run.coalesce());
                     progress.printf(Locale.ROOT, "bench %s %s (%d appliers, auth %s%s%s%s): %,.0f writes/s, p50 %.2f"
                             + " ms, p99 %.2f ms, errors %d%n", options.scenario().name(), label(run.mode(), run.api()),
                             run.appliers(), run.auth() ? "on" : "off", run.coalesce() ? "" : ", not coalesced",
@@ -80,13 +83,45 @@ public final class Bench {
                             options.rounds() > 1 ? ", round " + round : "", r.writesPerS(), r.p50Ms(), r.p99Ms(),
                             r.errors());
                     results.add(r);
+                    for (Rate rate : run.mode().overHttp() ? options.rates() : List.<Rate>of()) {
+                        OpenLoopResult o = openLoop(run, round, rate, r);
+                        if (o != null) {
+                            openLoop.add(o);
+                        }
+                    }
                 }
             }
-            return BenchReport.of(options.scenario().name(), results);
+            return BenchReport.of(options.scenario().name(), results, openLoop);
         } finally {
             this.loadProcess = null;
             this.kafka = null;
         }
+    }
+
+    /**
+     * An open-loop run of {@code run} at {@code rate} on a fresh server, as the closed-loop ones; a percentage is
+     * of {@code closed}'s requests/s. Null (with a progress line) when a percentage has no peak to be taken of.
+     */
+    private OpenLoopResult openLoop(Run run, int round, Rate rate, ModeResult closed) throws InterruptedException {
+        double target = rate.perSecond(closed.writesPerS() / closed.rowsPerRequest());
+        String name = options.scenario().name() + " " + label(run.mode(), run.api());
+        if (!(target > 0)) {
+            progress.printf(Locale.ROOT, "bench %s @%s: skipped, the closed-loop run had no writes to take a"
+                    + " percentage of%n", name, rate.label());
+            return null;
+        }
+        Measured m = onFreshServer(run.mode(), config(run), run.auth(), server -> measure(server, run.mode(),
+                run.api(), run.appliers(), run.auth(), run.journal(), "", options.warmup(), options.duration(),
+                target));
+        ModeResult r = m.result().withRound(round).withCoalesce(run.coalesce());
+        LoadSummary load = m.load();
+        OpenLoopResult o = new OpenLoopResult(r, rate, target, options.duration().toNanos() / 1e9,
+                load.samples() - load.errors(), load.p999Ms(), load.maxMs(), load.open());
+        progress.printf(Locale.ROOT, "bench %s %s%s: %,.0f/s achieved, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms,"
+                + " max %.2f ms, errors %d, not sent %d, late %d%n", name, o.suffix(),
+                options.rounds() > 1 ? ", round " + round : "", o.achievedPerS(), r.p50Ms(), r.p99Ms(), o.p999Ms(),
+                o.maxMs(), r.errors(), o.notSent(), o.late());
+        return o;
     }
 
     /** One measurement of a round; {@code journal}: where async writes go ({@link ModeResult#LOCAL} or KAFKA). */
@@ -173,7 +208,7 @@ public final class Bench {
             for (BenchMode mode : options.modes()) {
                 for (BenchApi api : mode.overHttp() ? options.apis() : List.of(BenchApi.TEMPLATE)) {
                     measure(server, mode, api, appliers, auth, ModeResult.LOCAL, " (priming the JIT)", Duration.ZERO,
-                            slice);
+                            slice, 0);
                 }
             }
             return null;
@@ -182,7 +217,7 @@ public final class Bench {
             Run run = new Run(auth, options.coalesce().getFirst(), BenchMode.ASYNC, options.apis().getFirst(),
                     appliers, ModeResult.KAFKA);
             onFreshServer(BenchMode.ASYNC, config(run), auth, server -> measure(server, BenchMode.ASYNC, run.api(),
-                    appliers, auth, ModeResult.KAFKA, " (priming the JIT, journal on Kafka)", Duration.ZERO, slice));
+                    appliers, auth, ModeResult.KAFKA, " (priming the JIT, journal on Kafka)", Duration.ZERO, slice, 0));
         }
     }
 
@@ -215,16 +250,24 @@ public final class Bench {
         LoadSummary await() throws InterruptedException;
     }
 
-    private ModeResult measure(SluiceServer server, BenchMode mode, BenchApi api, int appliers, boolean auth,
-            String journal, String note, Duration warmup, Duration duration) throws InterruptedException {
+    /** A measurement, and the load's own figures behind it. */
+    private record Measured(ModeResult result, LoadSummary load) {}
+
+    /**
+     * One mode's run on {@code server}: closed loop, or open loop at {@code rate} requests/s when it is positive.
+     * A {@code note} (priming) skips the stored-rows check.
+     */
+    private Measured measure(SluiceServer server, BenchMode mode, BenchApi api, int appliers, boolean auth,
+            String journal, String note, Duration warmup, Duration duration, double rate) throws InterruptedException {
         String authorization = auth ? AUTHORIZATION : null;
         Scenario s = options.scenario();
         int rowsPerRequest = mode.overHttp() ? options.rowsPerRequest() : BenchMode.RAW_BATCH_ROWS;
-        String label = s.name() + " " + label(mode, api) + note;
+        String label = s.name() + " " + label(mode, api) + (rate > 0 ? String.format(Locale.ROOT, " @%.0f/s", rate)
+                : "") + note;
         Window window = Window.of(time.nanos(), warmup.toNanos(), duration.toNanos());
         boolean remote = loadProcess != null && mode.overHttp();
         ProcessHandle child = remote ? loadProcess.handle() : null;
-        Running running = startLoad(server, mode, api, window, authorization, label);
+        Running running = startLoad(server, mode, api, window, authorization, label, rate);
         ServerStats used;
         LoadSummary load;
         double drainSeconds = 0;
@@ -259,11 +302,11 @@ public final class Bench {
                     s.name(), drainSeconds);
             r = r.withSeconds(r.seconds() + drainSeconds);
         }
-        return note.isEmpty() ? checkStored(server, r, load.uncertain()) : r;
+        return new Measured(note.isEmpty() ? checkStored(server, r, load.uncertain()) : r, load);
     }
 
     private Running startLoad(SluiceServer server, BenchMode mode, BenchApi api, Window window, String authorization,
-            String label) throws InterruptedException {
+            String label, double rate) throws InterruptedException {
         Scenario s = options.scenario();
         if (!mode.overHttp()) {
             LoadRun run = LoadRun.start(new RawLoad(server.sink(), Template.compile(s.name(), s.template()),
@@ -274,7 +317,7 @@ public final class Bench {
         LoadSpec spec = new LoadSpec(server.baseUrl() + "/db/" + db + api.path(s.name()) + "?mode=" + mode.label(),
                 api, s.rawCypher(), options.clients(), options.rowsPerRequest(), authorization, s.name(),
                 options.seed(), options.client(), window.measureStart() - window.start(), window.end()
-                - window.measureStart(), label);
+                - window.measureStart(), label, rate);
         if (loadProcess == null) {
             return LoadRun.http(spec, window, time, progress)::await;
         }

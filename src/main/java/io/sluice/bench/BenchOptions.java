@@ -11,7 +11,7 @@ import java.util.Objects;
  *
  * @param scenario       the template, schema and rows
  * @param modes          the modes, run one after another, each on a fresh database
- * @param clients        closed-loop HTTP clients (raw always runs one thread)
+ * @param clients        closed-loop HTTP clients (raw always runs one thread); open loop: the pool's connections
  * @param duration       measured time per mode
  * @param warmup         time per mode before measuring; not counted
  * @param prime          time before the first mode, on a throwaway server, shared by the modes: warms the JIT
@@ -39,18 +39,21 @@ import java.util.Objects;
  *                       each round and their geometric mean reported, which cancels a steady trend
  * @param coalesce       server settings of {@code apply.coalesce_cypher} to run the raw-Cypher apis under, in
  *                       order ({@code [true, false]}: what coalescing gains, in one run); default: the config's
+ * @param rates          open-loop arrival rates ({@code --rate}): after each HTTP mode's closed-loop run, one
+ *                       open-loop run per rate, each on a fresh server ({@link OpenLoop}); empty: none. Netty
+ *                       client only
  */
 public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration,
         Duration warmup, Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed,
         LoadClient client, List<Integer> appliers, io.sluice.sink.BoltSink.Options remote, List<Boolean> auth,
         List<BenchApi> apis, boolean loadProcess, List<String> loadJavaOptions, int rounds, List<Boolean> coalesce,
-        String kafka) {
+        String kafka, List<Rate> rates) {
 
     public BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration, Duration warmup,
             Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed, LoadClient client,
             List<Integer> appliers, io.sluice.sink.BoltSink.Options remote, List<Boolean> auth) {
         this(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir, seed, client,
-                appliers, remote, auth, List.of(BenchApi.TEMPLATE), false, List.of(), 1, null, null);
+                appliers, remote, auth, List.of(BenchApi.TEMPLATE), false, List.of(), 1, null, null, List.of());
     }
 
     public BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration, Duration warmup,
@@ -79,6 +82,15 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
                 : List.copyOf(coalesce);
         loadJavaOptions = loadJavaOptions == null ? List.of() : List.copyOf(loadJavaOptions);
         kafka = kafka == null || kafka.isBlank() ? null : kafka.strip();
+        rates = rates == null ? List.of() : List.copyOf(rates);
+        if (!rates.isEmpty() && client != LoadClient.NETTY) {
+            throw new IllegalArgumentException("--rate (open loop) needs the netty load generator: the "
+                    + client.label() + " client runs closed loop only");
+        }
+        if (!rates.isEmpty() && modes.stream().noneMatch(BenchMode::overHttp)) {
+            throw new IllegalArgumentException("--rate paces HTTP requests: add an HTTP mode (direct, sync, async)"
+                    + " to --modes");
+        }
         if (kafka != null && !modes.contains(BenchMode.ASYNC)) {
             throw new IllegalArgumentException("--kafka journals async writes: add async to --modes");
         }
@@ -115,31 +127,37 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
     /** The same, sending the rows through each of {@code apis} in turn. */
     public BenchOptions withApis(List<BenchApi> apis) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
-                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce, kafka);
+                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce, kafka, rates);
     }
 
     /** The same, with the HTTP load in a process of its own, started with {@code javaOptions} added. */
     public BenchOptions withLoadProcess(boolean on, List<String> javaOptions) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
-                seed, client, appliers, remote, auth, apis, on, javaOptions, rounds, coalesce, kafka);
+                seed, client, appliers, remote, auth, apis, on, javaOptions, rounds, coalesce, kafka, rates);
     }
 
     /** The same, {@code n} rounds (ABBA order). */
     public BenchOptions withRounds(int n) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
-                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, n, coalesce, kafka);
+                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, n, coalesce, kafka, rates);
     }
 
     /** The same, running the raw-Cypher apis under each of {@code settings} of {@code apply.coalesce_cypher}. */
     public BenchOptions withCoalesce(List<Boolean> settings) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
-                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, settings, kafka);
+                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, settings, kafka, rates);
     }
 
     /** The same, async mode also run with its journal on Kafka at {@code bootstrap} (null: local only). */
     public BenchOptions withKafka(String bootstrap) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
-                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce, bootstrap);
+                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce, bootstrap, rates);
+    }
+
+    /** The same, each HTTP mode also run open loop at each of {@code list} ({@link Rate}). */
+    public BenchOptions withRates(List<Rate> list) {
+        return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
+                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce, kafka, list);
     }
 
     /** Where async writes are journaled in this run: local, and Kafka when {@link #kafka} is given. */

@@ -22,9 +22,10 @@ import java.util.Optional;
  *               ({@code "query-v2:sync/template:sync"}); auth on against off; the {@link #CPU} ratios. With several rounds, each
  *               ratio is taken within each round and this is their geometric mean
  * @param ratiosByRound each ratio in each round, in round order (one each with one round)
+ * @param openLoop      the open-loop runs ({@code --rate}), in the order they ran; not in the ratios
  */
 public record BenchReport(String scenario, List<ModeResult> results, Map<String, Double> ratios,
-        Map<String, List<Double>> ratiosByRound) {
+        Map<String, List<Double>> ratiosByRound, List<OpenLoopResult> openLoop) {
     /**
      * The prefix of a CPU ratio: {@code "cpu sync/raw" -> 2.7} is the process CPU per acknowledged write in sync
      * mode over the CPU per row of the raw limit (the server's own with {@code --load-process}; else client and
@@ -34,11 +35,17 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
 
     public BenchReport {
         results = List.copyOf(results);
+        openLoop = openLoop == null ? List.of() : List.copyOf(openLoop);
         ratios = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(ratios));
         ratiosByRound = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(ratiosByRound));
     }
 
     public static BenchReport of(String scenario, List<ModeResult> results) {
+        return of(scenario, results, List.of());
+    }
+
+    /** The report of closed-loop {@code results} (the ratios are theirs) and {@code openLoop} runs. */
+    public static BenchReport of(String scenario, List<ModeResult> results, List<OpenLoopResult> openLoop) {
         Map<String, List<Double>> byRound = new LinkedHashMap<>();
         for (int round : results.stream().map(ModeResult::round).distinct().sorted().toList()) {
             ratios(results, results.stream().filter(r -> r.round() == round).toList())
@@ -47,7 +54,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         Map<String, Double> ratios = new LinkedHashMap<>();
         byRound.forEach((k, vs) -> ratios.put(k, vs.size() == 1 ? vs.getFirst()
                 : Math.exp(vs.stream().mapToDouble(Math::log).average().orElse(0))));
-        return new BenchReport(scenario, results, ratios, byRound);
+        return new BenchReport(scenario, results, ratios, byRound, openLoop);
     }
 
     /** The ratios between the results of one round ({@code results}), labelled as in the whole report ({@code all}). */
@@ -165,6 +172,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             medians().forEach((label, m) -> sb.append(String.format(Locale.ROOT, "%-30s %10.0f %8.2f %9.1f %9.1f%n",
                     label, m[0], m[1], m[2], m[3])));
         }
+        sb.append(openLoopTable());
         for (ModeResult r : results) {
             if (r.errors() > 0) {
                 sb.append("errors in ").append(label(results, r)).append(" by HTTP status (0: transport): ")
@@ -172,6 +180,45 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             }
         }
         return sb.toString();
+    }
+
+    /**
+     * The open-loop runs, one row each ({@code sync @50% (4123/s)}): the arrival rate asked and achieved (2xx
+     * answers per second), latencies from each request's due time, errors, requests never sent, requests that
+     * started more than {@link OpenLoop#LATE} late and the mean start lag, and CPU per write as above.
+     */
+    private String openLoopTable() {
+        if (openLoop.isEmpty()) {
+            return "";
+        }
+        StringBuilder sb = new StringBuilder("open loop (latency from each request's due time):\n");
+        String head = "%-30s %9s %10s %8s %8s %8s %8s %6s %8s %8s %7s %9s %9s%n";
+        String row = "%-30s %9.0f %10.0f %8.2f %8.2f %8.2f %8.2f %6d %8d %8d %7.3f %9.1f %9s%n";
+        sb.append(String.format(Locale.ROOT, head, "mode", "target/s", "achieved/s", "p50 ms", "p99 ms", "p99.9 ms",
+                "max ms", "errors", "not sent", "late>1ms", "lag ms", "cpu us/w", "load us/w"));
+        boolean rounds = results.stream().anyMatch(r -> r.round() > 1);
+        for (OpenLoopResult o : openLoop) {
+            ModeResult r = o.run();
+            ServerStats s = r.server();
+            sb.append(String.format(Locale.ROOT, row, openLabel(o) + (rounds ? " #" + r.round() : ""), o.targetPerS(),
+                    o.achievedPerS(), r.p50Ms(), r.p99Ms(), o.p999Ms(), o.maxMs(), r.errors(), o.notSent(), o.late(),
+                    o.meanStartLagMs(), s.cpuMicrosPerWrite(r.writes()), r.loadProcess()
+                            ? String.format(Locale.ROOT, "%.1f", s.loadCpuMicrosPerWrite(r.writes())) : "-"));
+        }
+        for (OpenLoopResult o : openLoop) {
+            if (o.run().errors() > 0) {
+                sb.append("errors in ").append(openLabel(o)).append(" by HTTP status (0: transport): ")
+                        .append(o.run().errorsByStatus()).append('\n');
+            }
+        }
+        return sb.toString();
+    }
+
+    /** An open-loop run's label: its mode's, as the closed-loop rows name it, and the rate. */
+    private String openLabel(OpenLoopResult o) {
+        List<ModeResult> all = new ArrayList<>(results);
+        all.add(o.run());
+        return label(all, o.run()) + " " + o.suffix();
     }
 
     /** Per label, over its rounds: the medians of writes/s, p99 ms, server and load CPU us per write. */
@@ -261,7 +308,47 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             medians.put(label, one);
         });
         root.put("medians", medians);
+        root.put("open_loop", openLoop.stream().map(this::openLoopJson).toList());
         return root;
+    }
+
+    private Map<String, Object> openLoopJson(OpenLoopResult o) {
+        ModeResult r = o.run();
+        ServerStats s = r.server();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("mode", openLabel(o));
+        m.put("api", r.api().label());
+        m.put("round", r.round());
+        m.put("rate", o.rate().label());
+        m.put("target_per_s", round(o.targetPerS(), 1));
+        m.put("achieved_per_s", round(o.achievedPerS(), 1));
+        m.put("clients", r.clients());
+        m.put("writes", r.writes());
+        m.put("seconds", o.windowSeconds());
+        m.put("p50_ms", round(r.p50Ms(), 3));
+        m.put("p99_ms", round(r.p99Ms(), 3));
+        m.put("p999_ms", round(o.p999Ms(), 3));
+        m.put("max_ms", round(o.maxMs(), 3));
+        m.put("errors", r.errors());
+        Map<String, Long> byStatus = new LinkedHashMap<>();
+        r.errorsByStatus().forEach((st, n) -> byStatus.put(Integer.toString(st), n));
+        m.put("errors_by_status", byStatus);
+        m.put("sent", o.sent());
+        m.put("not_sent", o.notSent());
+        m.put("late_starts", o.late());
+        m.put("mean_start_lag_ms", round(o.meanStartLagMs(), 4));
+        m.put("client", r.client());
+        m.put("load", r.loadProcess() ? "process" : "in-process");
+        m.put("appliers", r.appliers());
+        m.put("auth", r.auth());
+        m.put("journal", r.journal());
+        m.put("acknowledged", r.acknowledged());
+        m.put("stored", r.stored());
+        m.put("process_cpu_us_per_write", round(s.cpuMicrosPerWrite(r.writes()), 2));
+        if (r.loadProcess()) {
+            m.put("load_cpu_us_per_write", round(s.loadCpuMicrosPerWrite(r.writes()), 2));
+        }
+        return m;
     }
 
     public void writeJson(Path file) throws IOException {

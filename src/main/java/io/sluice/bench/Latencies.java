@@ -48,12 +48,23 @@ final class Latencies {
         return all;
     }
 
-    /** The nearest-rank percentile {@code p} (0 < p <= 100) of sorted samples, in ms; 0 when there are none. */
+    /**
+     * The nearest-rank percentile {@code p} (0 < p <= 100, e.g. 99.9) of sorted samples, in ms; 0 when there are
+     * none. A rank within rounding error of a whole number is that number (99.9% of 1000 is the 999th, not the
+     * 1000th because {@code 99.9 / 100 * 1000} comes out as 999.0000000000001).
+     */
     static double percentileMs(long[] sorted, double p) {
         if (sorted.length == 0) {
             return 0;
         }
-        int rank = (int) Math.ceil(p / 100.0 * sorted.length);
-        return sorted[Math.max(0, Math.min(sorted.length, rank) - 1)] / 1e6;
+        double exact = p / 100.0 * sorted.length;
+        long whole = Math.round(exact);
+        long rank = Math.abs(exact - whole) < 1e-6 ? whole : (long) Math.ceil(exact);
+        return sorted[(int) Math.max(0, Math.min(sorted.length, rank) - 1)] / 1e6;
+    }
+
+    /** The largest of sorted samples, in ms; 0 when there are none. */
+    static double maxMs(long[] sorted) {
+        return sorted.length == 0 ? 0 : sorted[sorted.length - 1] / 1e6;
     }
 }

@@ -30,12 +30,13 @@ final class LoadRun {
         return new LoadRun(load, tally, lines);
     }
 
-    /** The HTTP load of {@code spec} over {@code window}, by the generator {@code spec} names. */
+    /** The HTTP load of {@code spec} over {@code window}, by the generator {@code spec} names, closed or open loop. */
     static LoadRun http(LoadSpec spec, Window window, Time time, PrintStream progress) {
         Scenario.Workload rows = Scenario.named(spec.scenario()).workload(spec.seed());
         Load load = switch (spec.client()) {
-            case NETTY -> new NettyHttpLoad(spec.target(), rows, time);
-            case JDK -> new JdkHttpLoad(spec.target(), rows, time);
+            case NETTY -> spec.rate() > 0 ? new OpenLoopLoad(spec.target(), rows, spec.rate(), time)
+                    : new NettyHttpLoad(spec.target(), rows, time);
+            case JDK -> new JdkHttpLoad(spec.target(), rows, time); // closed loop only: LoadSpec says so
         };
         return start(load, new Tally(window, spec.clients()), spec.label(), time, progress);
     }

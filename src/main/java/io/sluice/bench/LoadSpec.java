@@ -11,9 +11,23 @@ import java.time.Duration;
  * @param label         what progress lines call the run, e.g. {@code visited query-v2:sync}
  * @param warmupNanos   warm-up before the measured window, from when the generator starts
  * @param durationNanos the measured window
+ * @param rate          requests/s of an open-loop run ({@link OpenLoop}, on {@code clients} connections); 0:
+ *                      closed loop
  */
 record LoadSpec(String uri, BenchApi api, String rawCypher, int clients, int rowsPerRequest, String authorization,
-        String scenario, long seed, LoadClient client, long warmupNanos, long durationNanos, String label) {
+        String scenario, long seed, LoadClient client, long warmupNanos, long durationNanos, String label,
+        double rate) {
+
+    LoadSpec {
+        if (rate < 0 || Double.isNaN(rate) || Double.isInfinite(rate)) {
+            throw new IllegalArgumentException("an open-loop rate must be a positive number of requests/s (0: closed"
+                    + " loop), got " + rate);
+        }
+        if (rate > 0 && client != LoadClient.NETTY) {
+            throw new IllegalArgumentException("open-loop load (--rate) runs on the netty client only, not "
+                    + client.label());
+        }
+    }
 
     HttpTarget target() {
         return new HttpTarget(URI.create(uri), clients, rowsPerRequest, authorization, api, rawCypher);

@@ -16,12 +16,33 @@ import java.util.TreeMap;
  * @param errorsByStatus requests answered with anything but 2xx in the window, by status (0: transport)
  * @param samples        requests (raw: transactions) completed in the window
  * @param latencySumNanos their latencies added up (raw mode's time in transactions)
+ * @param p999Ms         the 99.9th percentile latency
+ * @param maxMs          the largest latency
+ * @param open           open loop only ({@link OpenLoop}; else {@link OpenFigures#NONE}): how late requests started
  */
 record LoadSummary(int clients, long writes, long acknowledged, long uncertain, double p50Ms, double p99Ms,
-        Map<Integer, Long> errorsByStatus, long samples, long latencySumNanos) {
+        Map<Integer, Long> errorsByStatus, long samples, long latencySumNanos, double p999Ms, double maxMs,
+        OpenFigures open) {
+
+    /**
+     * What only an open-loop run has ({@link OpenLoop}); latencies there run from each request's intended send time.
+     *
+     * @param sent          requests of the measured window that were sent (answered, failed or abandoned)
+     * @param late          of those, how many started more than {@link OpenLoop#LATE} after their intended time
+     * @param startLagNanos their start lags (sent less intended) added up
+     * @param notSent       requests of the measured window still waiting for a connection when it ended
+     */
+    record OpenFigures(long sent, long late, long startLagNanos, long notSent) {
+        static final OpenFigures NONE = new OpenFigures(0, 0, 0, 0);
+
+        double meanStartLagMs() {
+            return sent > 0 ? startLagNanos / 1e6 / sent : 0;
+        }
+    }
 
     LoadSummary {
         errorsByStatus = java.util.Collections.unmodifiableMap(new TreeMap<>(errorsByStatus));
+        open = open == null ? OpenFigures.NONE : open;
     }
 
     long errors() {

@@ -2,6 +2,7 @@ package io.sluice.bench;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -92,6 +93,47 @@ final class NettyHttpLoad implements Load {
         }
     }
 
+    /**
+     * Opens one connection on {@code loop} to {@code target}, with {@code handler} last in its pipeline (after a
+     * read time-out of {@link HttpTarget#REQUEST_TIMEOUT} and the HTTP codec); {@code failed} gets the cause when
+     * it cannot connect.
+     */
+    static void connect(EventLoop loop, HttpTarget target, ChannelHandler handler,
+            java.util.function.Consumer<Throwable> failed) {
+        new Bootstrap().group(loop).channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(
+                                new ReadTimeoutHandler(HttpTarget.REQUEST_TIMEOUT.toSeconds(), TimeUnit.SECONDS),
+                                new HttpClientCodec(), new HttpObjectAggregator(MAX_RESPONSE_BYTES), handler);
+                    }
+                })
+                .connect(target.uri().getHost(), target.uri().getPort())
+                .addListener(f -> {
+                    if (!f.isSuccess()) {
+                        failed.accept(f.cause());
+                    }
+                });
+    }
+
+    /** A {@code POST} of the next rows of {@code rows} to {@code target}. */
+    static FullHttpRequest request(HttpTarget target, RowSource rows) {
+        byte[] body = target.body(rows);
+        FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST,
+                target.pathAndQuery(), Unpooled.wrappedBuffer(body));
+        request.headers()
+                .set(HttpHeaderNames.HOST, target.uri().getAuthority())
+                .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+        if (target.authorization() != null) {
+            request.headers().set(HttpHeaderNames.AUTHORIZATION, target.authorization());
+        }
+        return request;
+    }
+
     /** One client: a connection, its rows and its counts. Confined to {@code loop}. */
     private final class Connection extends SimpleChannelInboundHandler<FullHttpResponse> {
         private final EventLoop loop;
@@ -112,24 +154,7 @@ final class NettyHttpLoad implements Load {
         }
 
         void connect() {
-            Connection self = this;
-            new Bootstrap().group(loop).channel(NioSocketChannel.class)
-                    .option(ChannelOption.TCP_NODELAY, true)
-                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)
-                    .handler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel ch) {
-                            ch.pipeline().addLast(
-                                    new ReadTimeoutHandler(HttpTarget.REQUEST_TIMEOUT.toSeconds(), TimeUnit.SECONDS),
-                                    new HttpClientCodec(), new HttpObjectAggregator(MAX_RESPONSE_BYTES), self);
-                        }
-                    })
-                    .connect(target.uri().getHost(), target.uri().getPort())
-                    .addListener(f -> {
-                        if (!f.isSuccess()) {
-                            failed(f.cause());
-                        }
-                    });
+            NettyHttpLoad.connect(loop, target, this, this::failed);
         }
 
         @Override
@@ -157,16 +182,7 @@ final class NettyHttpLoad implements Load {
                 ctx.close();
                 return;
             }
-            byte[] body = target.body(rows);
-            FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST,
-                    target.pathAndQuery(), Unpooled.wrappedBuffer(body));
-            request.headers()
-                    .set(HttpHeaderNames.HOST, target.uri().getAuthority())
-                    .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
-                    .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-            if (target.authorization() != null) {
-                request.headers().set(HttpHeaderNames.AUTHORIZATION, target.authorization());
-            }
+            FullHttpRequest request = request(target, rows);
             sentAt = time.nanos();
             ctx.writeAndFlush(request);
         }

@@ -23,6 +23,7 @@ final class Tally {
     private final LongAdder errors = new LongAdder();
     private final LongAdder acknowledged = new LongAdder();
     private final LongAdder uncertain = new LongAdder();
+    private final LongAdder notSent = new LongAdder();
 
     Tally(Window window, int clientCount) {
         this.window = window;
@@ -34,6 +35,9 @@ final class Tally {
         private final Latencies latencies = new Latencies(perClientSamples);
         private final Map<Integer, Long> errorsByStatus = new HashMap<>();
         private long writes;
+        private long sent; // open loop: measured requests sent, those late to start, and their start lags
+        private long late;
+        private long startLagNanos;
 
         /**
          * Records one request (or raw batch) that took from {@code start} to {@code end}; {@code status} 2xx
@@ -67,6 +71,51 @@ final class Tally {
             }
             return latencies.add(end - start);
         }
+
+        /**
+         * Records one open-loop request ({@link OpenLoop}) that was due at {@code intended}, sent at {@code sent}
+         * and answered (or failed) at {@code end}: it belongs to the phase of its intended time, and its latency
+         * runs from then, so the time it waited for a connection counts. Returns false as {@link #record} does.
+         */
+        boolean recordOpen(int status, int rows, long intended, long sent, long end) {
+            boolean ok = status >= 200 && status < 300;
+            if (ok) {
+                acknowledged.add(rows);
+            } else if (status == 0) {
+                uncertain.add(rows);
+            }
+            switch (window.phase(intended)) {
+                case WARMUP -> {
+                    if (ok) {
+                        warmupWrites.add(rows);
+                    }
+                    return true;
+                }
+                case OVER -> {
+                    return true; // never scheduled: the schedule ends with the window
+                }
+                case MEASURE -> { }
+            }
+            if (ok) {
+                writes += rows;
+                Tally.this.writes.add(rows);
+            } else {
+                errorsByStatus.merge(status, 1L, Long::sum);
+                errors.add(1);
+            }
+            this.sent++;
+            long lag = sent - intended;
+            startLagNanos += lag;
+            if (lag > OpenLoop.LATE.toNanos()) {
+                late++;
+            }
+            return latencies.add(end - intended);
+        }
+    }
+
+    /** Open loop: {@code n} requests of the measured window were never sent (the window ended first). */
+    void notSent(long n) {
+        notSent.add(n);
     }
 
     synchronized Client newClient() {
@@ -99,8 +148,14 @@ final class Tally {
         long w = 0;
         Map<Integer, Long> byStatus = new HashMap<>();
         List<Latencies> parts = new ArrayList<>();
+        long sent = 0;
+        long late = 0;
+        long lag = 0;
         for (Client c : clients) {
             w += c.writes;
+            sent += c.sent;
+            late += c.late;
+            lag += c.startLagNanos;
             c.errorsByStatus.forEach((s, n) -> byStatus.merge(s, n, Long::sum));
             parts.add(c.latencies);
         }
@@ -110,6 +165,7 @@ final class Tally {
             sum += l;
         }
         return new LoadSummary(clients.size(), w, acknowledged.sum(), uncertain.sum(), Latencies.percentileMs(sorted, 50),
-                Latencies.percentileMs(sorted, 99), byStatus, sorted.length, sum);
+                Latencies.percentileMs(sorted, 99), byStatus, sorted.length, sum, Latencies.percentileMs(sorted, 99.9),
+                Latencies.maxMs(sorted), new LoadSummary.OpenFigures(sent, late, lag, notSent.sum()));
     }
 }

@@ -49,6 +49,37 @@
  * into the other. Both still share the machine's cores. Raw mode always runs in the bench's JVM (it has no
  * client).
  *
+ * <h2>Open loop</h2>
+ * Closed-loop clients measure what the server can do, but not the latency a steady stream of writers would see:
+ * a client waiting on a slow answer sends nothing meanwhile, so the slow moment is sampled once instead of by
+ * every request that would have arrived during it (coordinated omission). {@code --rate R[,R...]} adds, after
+ * each HTTP mode's (and api's) closed-loop run, one <b>open-loop</b> run per rate ({@link io.sluice.bench.OpenLoop},
+ * {@link io.sluice.bench.OpenLoopLoad}):
+ * <ul>
+ *   <li>R is requests/s ({@code 3000}) or a percentage of the requests/s that the same mode and api reached
+ *       closed loop in the same round ({@code 50%}; skipped, with a line, when that run wrote nothing).</li>
+ *   <li>Each run on a <b>fresh server</b>, as the closed-loop runs, with the same warm-up (at the same rate)
+ *       and measured window; so {@code --rate 50%,80%} triples the time a mode takes.</li>
+ *   <li>Request {@code i} is due at {@code start + i/R}. One named pacing thread parks until each due time and
+ *       hands the request to an idle connection of a pool of {@code --clients} keep-alive connections (opened
+ *       at the start, never more). When every connection is busy, requests wait in a backlog, oldest first; a
+ *       connection takes the next one as soon as it is answered. <b>Latency runs from the due time</b>, so that
+ *       wait counts: a server that falls behind shows as latencies growing through the run.</li>
+ *   <li>A request belongs to the phase of its due time: those due in the measured window are the measured
+ *       ones. The schedule ends with the window; requests still waiting then are counted as {@code not sent}
+ *       (never sent); those in flight are awaited up to the request time-out (30 s, the connection's read
+ *       time-out), after which they count as errors with status 0. So a run that cannot keep up still ends.</li>
+ *   <li>Reported per run, in the table's {@code open loop} section ({@code sync @50% (4123/s)}) and in the
+ *       JSON's {@code open_loop}: target and achieved rate (2xx answers to the window's requests per second of
+ *       window), p50, p99, p99.9, max, errors, not sent, requests that started more than 1 ms after their due
+ *       time ({@code late>1ms}) and the mean start lag, and CPU per write as in the closed-loop rows. Open-loop
+ *       runs are not in the ratios.</li>
+ *   <li>The latency includes the generator's own lateness: park wake-up slack (tens of microseconds on Linux)
+ *       and the hand-off to the connection's event loop; the start lag shows it. Netty client only
+ *       ({@code --http-client jdk} with {@code --rate} is rejected). In the load process too: the rate goes
+ *       over in the {@link io.sluice.bench.LoadSpec} line.</li>
+ * </ul>
+ *
  * <h2>Load generator</h2>
  * Netty by default ({@code --http-client netty}), the JDK's {@code java.net.http.HttpClient} on virtual threads
  * with {@code --http-client jdk}. The JDK client was measurably the bottleneck: on this machine kind (client and

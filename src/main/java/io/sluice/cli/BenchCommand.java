@@ -7,6 +7,7 @@ import io.sluice.bench.BenchMode;
 import io.sluice.bench.BenchOptions;
 import io.sluice.bench.BenchReport;
 import io.sluice.bench.LoadClient;
+import io.sluice.bench.Rate;
 import io.sluice.bench.Scenario;
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
@@ -115,6 +116,13 @@ final class BenchCommand implements Callable<Integer> {
                     + " report has async-kafka/async")
     String kafka;
 
+    @Option(names = "--rate", paramLabel = "R[,R...]",
+            description = "after each HTTP mode's closed-loop run, an open-loop run per rate (each on a fresh server):"
+                    + " requests due at R/s (3000) or at a percentage of that mode's closed-loop peak in the same"
+                    + " round (50%%), on up to --clients connections, latency from each request's due time;"
+                    + " netty client only")
+    String rate;
+
     @Override
     public Integer call() throws Exception {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
@@ -128,7 +136,7 @@ final class BenchCommand implements Callable<Integer> {
                 auth == null ? null : auth.stream().map(BenchCommand::onOff).toList())
                 .withApis(BenchApi.parseList(api)).withRounds(rounds)
                 .withCoalesce(coalesce == null ? null : coalesce.stream().map(BenchCommand::onOff).toList())
-                .withKafka(kafka).withLoadProcess(loadProcess, loadJavaOptions == null || loadJavaOptions.isBlank() ? java.util.List.of()
+                .withKafka(kafka).withRates(rate == null ? null : Rate.parseList(rate)).withLoadProcess(loadProcess, loadJavaOptions == null || loadJavaOptions.isBlank() ? java.util.List.of()
                         : java.util.List.of(loadJavaOptions.strip().split("\\s+")));
         if (loadJavaOptions != null && !loadProcess) {
             throw new IllegalArgumentException("--load-java-options needs --load-process");

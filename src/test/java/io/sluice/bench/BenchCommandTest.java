@@ -123,6 +123,49 @@ class BenchCommandTest {
         assertThat(Latencies.percentileMs(ms, 99)).isEqualTo(99.0);
         assertThat(Latencies.percentileMs(new long[] {7_000_000L}, 99)).isEqualTo(7.0);
         assertThat(Latencies.percentileMs(new long[0], 50)).isZero();
+        long[] thousand = new long[1000];
+        for (int i = 0; i < 1000; i++) {
+            thousand[i] = (i + 1) * 1_000_000L;
+        }
+        assertThat(Latencies.percentileMs(thousand, 99.9)).as("the 999th of 1000, not the 1000th").isEqualTo(999.0);
+        assertThat(Latencies.maxMs(thousand)).isEqualTo(1000.0);
+        assertThat(Latencies.maxMs(new long[0])).isZero();
+    }
+
+    /** {@code --modes sync --rate 50% --clients 8}: an open-loop run at half the closed-loop peak of the same round. */
+    @Test
+    @Timeout(90) // two servers: ~15 s in a warm JVM; 48-58 s as the first test of a cold JVM on a loaded machine
+    void openLoopRunsAtAPercentageOfTheClosedLoopPeak() throws Exception {
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+        BenchOptions o = new BenchOptions(Scenario.named("visited"), List.of(BenchMode.SYNC), 8,
+                Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ZERO, 1, SluiceConfig.defaults(),
+                dir.resolve("work"), 42, LoadClient.NETTY).withRates(Rate.parseList("50%"));
+        BenchReport report = new Bench(o, Time.SYSTEM, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
+
+        assertThat(report.results()).hasSize(1);
+        ModeResult closed = report.results().getFirst();
+        assertThat(report.openLoop()).hasSize(1);
+        OpenLoopResult open = report.openLoop().getFirst();
+        assertThat(open.targetPerS()).isCloseTo(closed.writesPerS() / 2, org.assertj.core.api.Assertions.within(1e-6));
+        assertThat(open.run().errors()).as(open.toString()).isZero();
+        // half the peak leaves the server room: the rate is kept (generous: two cores shared with other work)
+        assertThat(open.achievedPerS()).as(open.toString()).isBetween(0.7 * open.targetPerS(), 1.1 * open.targetPerS());
+        assertThat(open.sent()).isPositive();
+        assertThat(open.p999Ms()).isGreaterThanOrEqualTo(open.run().p99Ms()).isPositive();
+        assertThat(open.maxMs()).isGreaterThanOrEqualTo(open.p999Ms());
+        assertThat(open.run().stored()).as("every acknowledged row stored").isEqualTo(open.run().acknowledged());
+        assertThat(report.ratios()).as("open-loop runs are not compared as peaks").isEmpty();
+        assertThat(report.table()).contains("open loop", "p99.9 ms", String.format(java.util.Locale.ROOT,
+                "sync @50%% (%.0f/s)", open.targetPerS()));
+        JsonNode json = new ObjectMapper().valueToTree(report.toJson()).get("open_loop").get(0);
+        assertThat(json.fieldNames()).toIterable().contains("target_per_s", "achieved_per_s", "p50_ms", "p99_ms",
+                "p999_ms", "max_ms", "errors", "not_sent", "late_starts", "mean_start_lag_ms",
+                "process_cpu_us_per_write");
+        assertThat(json.get("rate").asText()).isEqualTo("50%");
+        assertThat(progress.toString(StandardCharsets.UTF_8)).contains("visited sync @50%");
+        try (var left = Files.list(dir.resolve("work"))) {
+            assertThat(left).as("temporary databases are deleted").isEmpty();
+        }
     }
 
     @Test
