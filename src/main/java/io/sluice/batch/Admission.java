@@ -54,6 +54,24 @@ public final class Admission {
         }
     }
 
+    /** {@link #acquire} without waiting: FULL unless the work fits now. */
+    public Result tryAcquire(long r, long b) {
+        lock.lock();
+        try {
+            if (closed) {
+                return Result.CLOSED;
+            }
+            if (!fits(r, b)) {
+                return Result.FULL;
+            }
+            rows += r;
+            bytes += b;
+            return Result.ADMITTED;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private boolean fits(long r, long b) {
         boolean empty = rows == 0 && bytes == 0;
         return empty || (rows + r <= maxRows && bytes + b <= maxBytes);

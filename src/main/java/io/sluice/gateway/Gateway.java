@@ -32,7 +32,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 
 /**
  * The write path behind the HTTP API: validates a request, classifies it, admits it against the bounds, and
@@ -118,6 +120,39 @@ public final class Gateway implements WritePath, AutoCloseable {
                     ? forbidden("this user may send the named templates only (/db/{db}/write/{template}), not Cypher")
                     : executeCypher(c, mode, access);
         };
+    }
+
+    /**
+     * A sync template write that admission takes at once is queued from the caller's thread (an HTTP I/O thread)
+     * and its future completes when its batch commits, on the applier's thread (what follows it must be short);
+     * no thread waits for it. Everything else, and a sync write admission cannot take at once (it may wait up to
+     * the admission timeout), runs {@link #execute} on {@code blocking}.
+     */
+    @Override
+    public CompletableFuture<Outcome> submit(WriteRequest request, Mode mode, Access access, Executor blocking) {
+        if (!(request instanceof TemplateRequest t) || mode != Mode.SYNC || access == Access.READ || closing) {
+            return WritePath.super.submit(request, mode, access, blocking);
+        }
+        List<Map<String, Object>> rows = t.rowList();
+        for (int i = 0; i < rows.size(); i++) {
+            Optional<Neo4jError> bad = t.template().validate(rows.get(i), i);
+            if (bad.isPresent()) {
+                return CompletableFuture.completedFuture(new Outcome.Failed(bad.get()));
+            }
+        }
+        Admission admission = parts.admission();
+        if (admission.tryAcquire(t.rows(), t.bytes()) != Admission.Result.ADMITTED) {
+            return WritePath.super.submit(request, mode, access, blocking); // waits for room, or refuses
+        }
+        Pending p = new Pending(t, time.nanos());
+        if (!parts.partitions().enqueue(partitionOf(t), p)) {
+            admission.release(t.rows(), t.bytes());
+            return CompletableFuture.completedFuture(Outcome.SHUTTING_DOWN);
+        }
+        return p.future().handle((o, e) -> {
+            admission.release(t.rows(), t.bytes());
+            return e == null ? o : new Outcome.Failed(Neo4jError.unknown(e.toString()));
+        });
     }
 
     private static Outcome forbidden(String message) {

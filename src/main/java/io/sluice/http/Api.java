@@ -16,6 +16,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /**
  * The three write endpoints: decodes a body into a {@link WriteRequest}, runs it through the {@link WritePath},
@@ -110,6 +112,21 @@ final class Api {
         }
         return handle(db, mode, access, Shape.CLASSIC, () -> decodeRows(t.get(), body),
                 (d, o) -> Map.of("rows", o.rows()));
+    }
+
+    /**
+     * {@link #template} from an HTTP I/O thread: decodes there and submits ({@link WritePath#submit}), so a sync
+     * write admitted at once waits on no thread; whatever must block runs on {@code blocking}. The reply's future
+     * may complete on an applier's thread: hand it back to the I/O thread, do nothing heavy on it.
+     */
+    CompletableFuture<Reply> templateSubmitted(String db, String name, String mode, byte[] body, Access access,
+            Executor blocking) {
+        Optional<Template> t = writes.template(name);
+        if (t.isEmpty()) {
+            return CompletableFuture.completedFuture(Reply.error(400, Neo4jError.invalid("unknown template '" + name + "'")));
+        }
+        return handle(db, mode, access, Shape.CLASSIC, () -> decodeRows(t.get(), body),
+                (d, o) -> Map.of("rows", o.rows()), (r, m) -> writes.submit(r, m, access, blocking));
     }
 
     /** GET /db/{db}/applied?offset=N&wait=5s: read-your-writes for async. */
@@ -228,8 +245,20 @@ final class Api {
     }
 
     private Reply handle(String db, String modeText, Access access, Shape shape, Decoder decoder, Encoder encoder) {
+        return handle(db, modeText, access, shape, decoder, encoder,
+                (r, m) -> CompletableFuture.completedFuture(writes.execute(r, m, access))).join();
+    }
+
+    /** How a decoded request is run: at once on the caller's thread, or submitted ({@link WritePath#submit}). */
+    @FunctionalInterface
+    private interface Runner {
+        CompletableFuture<Outcome> run(WriteRequest request, Mode mode);
+    }
+
+    private CompletableFuture<Reply> handle(String db, String modeText, Access access, Shape shape, Decoder decoder,
+            Encoder encoder, Runner runner) {
         if (!db.equals(writes.database())) {
-            return shape.error(404, notFound(db));
+            return CompletableFuture.completedFuture(shape.error(404, notFound(db)));
         }
         Mode mode;
         Decoded d;
@@ -237,28 +266,28 @@ final class Api {
             mode = Mode.parse(modeText);
             d = decoder.decode();
         } catch (Refusal e) {
-            return shape.error(400, e.error);
+            return CompletableFuture.completedFuture(shape.error(400, e.error));
         } catch (IllegalArgumentException e) {
-            return shape.error(400, Neo4jError.invalid(e.getMessage()));
+            return CompletableFuture.completedFuture(shape.error(400, Neo4jError.invalid(e.getMessage())));
         } catch (BadRequest e) {
-            return shape.error(400, Neo4jError.invalidFormat(e.getMessage()));
+            return CompletableFuture.completedFuture(shape.error(400, Neo4jError.invalidFormat(e.getMessage())));
         }
         if (d.request() instanceof WriteRequest.CypherRequest c && readMode(d)) {
             for (Statement s : c.statements()) {
                 io.sluice.sink.QueryKind kind = writes.kind(s.cypher());
                 if (kind != null && kind != io.sluice.sink.QueryKind.READ) {
-                    return shape.error(400, new Neo4jError("Neo.ClientError.Statement.AccessMode",
-                            "Writing in read access mode not allowed. Attempted write to " + writes.database()));
+                    return CompletableFuture.completedFuture(shape.error(400,
+                            new Neo4jError("Neo.ClientError.Statement.AccessMode",
+                                    "Writing in read access mode not allowed. Attempted write to " + writes.database())));
                 }
             }
         }
-        Outcome o = writes.execute(d.request(), mode, access);
-        return switch (o) {
+        return runner.run(d.request(), mode).thenApply(o -> switch (o) {
             case Outcome.Committed c -> Reply.json(shape.success(), encoder.encode(d, c)).withRows(c.rows());
             case Outcome.Accepted a -> Reply.json(202, accepted(a)).withRows(a.rows());
             case Outcome.Failed f -> Reply.error(f.error(), shape.errorsOnly());
             case Outcome.Overloaded ov -> Reply.overloaded(ov, shape.errorsOnly());
-        };
+        });
     }
 
     // ---- Query API v2 ----

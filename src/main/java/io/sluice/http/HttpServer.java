@@ -55,6 +55,7 @@ public final class HttpServer implements AutoCloseable {
     private final Object idle = new Object();
     private volatile boolean stopping;
     private final ExecutorService handlers;
+    private final IoReplies answers = new IoReplies();
     private final InetSocketAddress address;
     private final Api api;
     private final QueryTransactionsApi transactions;
@@ -120,7 +121,7 @@ public final class HttpServer implements AutoCloseable {
                 .post("/db/{db}/query/v2/tx/{id}", blocking(this::txRun, true))
                 .post("/db/{db}/query/v2/tx/{id}/commit", blocking(this::txCommitExplicit, true))
                 .delete("/db/{db}/query/v2/tx/{id}", blocking(this::txRollback, true))
-                .post("/db/{db}/write/{template}", blocking(this::template, true))
+                .post("/db/{db}/write/{template}", guarded(receiving(this::templateOnIoThread)))
                 .get("/db/{db}/applied", blocking(this::applied, true))
                 .post("/db/{db}/warmup", blocking(this::warmUp, true))
                 .get("/db/{db}/dead-letters", blocking(this::deadLetters, true))
@@ -206,12 +207,22 @@ public final class HttpServer implements AutoCloseable {
         Reply handle(HttpServerExchange ex, byte[] body) throws IOException;
     }
 
+    /** What to do with a request's body once it has all been received, on the connection's I/O thread. */
+    @FunctionalInterface
+    private interface BodyHandler {
+        void received(HttpServerExchange ex, byte[] body);
+    }
+
     /** {@code h} behind the body limits and, when {@code guarded}, the authentication gate. */
     private HttpHandler blocking(BlockingHandler h, boolean guarded) {
         if (!guarded) {
             return ignoringBody(h); // the open endpoints read no body: nobody buffers one without credentials
         }
-        HttpHandler receive = receiving(h);
+        return guarded(receiving((e, body) -> dispatch(e, h, body)));
+    }
+
+    /** {@code receive} behind the authentication gate. */
+    private HttpHandler guarded(HttpHandler receive) {
         return ex -> gate.check(ex, e -> {
             try {
                 receive.handleRequest(e);
@@ -236,7 +247,7 @@ public final class HttpServer implements AutoCloseable {
         };
     }
 
-    private HttpHandler receiving(BlockingHandler h) {
+    private HttpHandler receiving(BodyHandler h) {
         return ex -> {
             long declared = ex.getRequestContentLength();
             if (declared > maxBodyBytes) {
@@ -248,7 +259,7 @@ public final class HttpServer implements AutoCloseable {
                 return;
             }
             ex.getRequestReceiver().receiveFullBytes(
-                    (e, body) -> dispatch(e, h, body),
+                    h::received,
                     (e, error) -> send(e, error instanceof io.undertow.server.RequestTooBigException
                             ? tooLarge("request body exceeds the limit of " + maxBodyBytes + " bytes")
                             : Reply.error(400, Neo4jError.invalid("cannot read the request: " + error.getMessage()))));
@@ -260,7 +271,7 @@ public final class HttpServer implements AutoCloseable {
      * format instead of Undertow's reset at its own entity limit; the rest is read and discarded (up to
      * {@link #DRAIN_BOUND}) before the answer, so a client that writes all before reading gets it.
      */
-    private void receiveChunked(HttpServerExchange ex, BlockingHandler h) {
+    private void receiveChunked(HttpServerExchange ex, BodyHandler h) {
         java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
         long[] discarded = {-1};
         ex.getRequestReceiver().receivePartialBytes((e, chunk, last) -> {
@@ -275,7 +286,7 @@ public final class HttpServer implements AutoCloseable {
             }
             body.write(chunk, 0, chunk.length);
             if (last) {
-                dispatch(e, h, body.toByteArray());
+                h.received(e, body.toByteArray());
             }
         }, (e, error) -> send(e, Reply.error(400, Neo4jError.invalid("cannot read the request: " + error.getMessage()))));
     }
@@ -410,6 +421,37 @@ public final class HttpServer implements AutoCloseable {
     private static Object owner(AuthGate.Caller c) {
         return c.user() == null ? "" : c.user();
     }
+
+    /**
+     * A template write, started on the I/O thread that received it (bodies up to {@link #INLINE_BODY}; larger ones
+     * are decoded on a virtual thread): a sync write admitted at once is queued from here and answered from the
+     * I/O thread when its batch commits, with no thread waiting for it; anything that must wait runs on a
+     * virtual thread ({@link WritePath#submit}). This saved two thread hand-offs a write (docs/BENCHMARKS.md).
+     */
+    private void templateOnIoThread(HttpServerExchange ex, byte[] body) {
+        if (body.length > INLINE_BODY) {
+            dispatch(ex, this::template, body);
+            return;
+        }
+        ex.dispatch(io.undertow.util.SameThreadExecutor.INSTANCE, () -> {
+            String name = param(ex, "template");
+            java.util.concurrent.CompletableFuture<Reply> reply;
+            try {
+                reply = api.templateSubmitted(param(ex, "db"), name, mode(ex), body, gate.callerOf(ex).access(),
+                        handlers);
+            } catch (RuntimeException | StackOverflowError e) {
+                log.error("bug handling {} {}", ex.getRequestMethod(), ex.getRequestPath(), e);
+                reply = java.util.concurrent.CompletableFuture.completedFuture(
+                        Reply.error(500, Neo4jError.unknown("internal error: " + e)));
+            }
+            String label = writes.template(name).isPresent() ? name : Metrics.UNKNOWN;
+            reply.whenComplete((r, e) -> answers.send(ex, () -> counted(ex, e == null ? r
+                    : Reply.error(500, Neo4jError.unknown("internal error: " + e)), label)));
+        });
+    }
+
+    /** The largest template body decoded on an I/O thread; larger ones would hold up its other connections. */
+    static final int INLINE_BODY = 16 * 1024;
 
     private Reply template(HttpServerExchange ex, byte[] body) {
         String name = param(ex, "template");

@@ -15,6 +15,15 @@ public interface WritePath {
     /** Runs {@code request} if {@code access} allows it; a refusal is {@code Neo.ClientError.Security.Forbidden}. */
     Outcome execute(WriteRequest request, Mode mode, Access access);
 
+    /**
+     * {@link #execute} without blocking the caller where the write path can: the outcome's future. What cannot
+     * start without waiting (here, everything) runs on {@code blocking}, which may block.
+     */
+    default java.util.concurrent.CompletableFuture<Outcome> submit(WriteRequest request, Mode mode, Access access,
+            java.util.concurrent.Executor blocking) {
+        return java.util.concurrent.CompletableFuture.supplyAsync(() -> execute(request, mode, access), blocking);
+    }
+
     Optional<Template> template(String name);
 
     /** The database name requests must address (Neo4j Community has one user database). */

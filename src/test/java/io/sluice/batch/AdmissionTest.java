@@ -30,6 +30,18 @@ class AdmissionTest {
     }
 
     @Test
+    void tryAcquireNeverWaits() {
+        Admission a = new Admission(10, 1 << 20, Time.SYSTEM);
+        assertThat(a.tryAcquire(50, 100)).as("alone, a request over the bound is admitted").isEqualTo(Result.ADMITTED);
+        assertThat(a.tryAcquire(1, 1)).isEqualTo(Result.FULL);
+        a.release(50, 100);
+        assertThat(a.tryAcquire(10, 1)).isEqualTo(Result.ADMITTED);
+        assertThat(a.pendingRows()).isEqualTo(10);
+        a.close();
+        assertThat(a.tryAcquire(1, 1)).isEqualTo(Result.CLOSED);
+    }
+
+    @Test
     void theByteBoundCountsToo() throws Exception {
         Admission a = new Admission(1000, 1000, Time.SYSTEM);
         assertThat(a.acquire(1, 900, Duration.ZERO)).isEqualTo(Result.ADMITTED);

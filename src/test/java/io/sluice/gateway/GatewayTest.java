@@ -193,6 +193,43 @@ class GatewayTest {
     }
 
     @Test
+    void submitQueuesASyncWriteWithNoThreadWaitingAndHandsTheRestToTheBlockingExecutor() throws Exception {
+        build(1);
+        java.util.concurrent.atomic.AtomicInteger handedOff = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.Executor blocking = task -> {
+            handedOff.incrementAndGet();
+            clients.execute(task);
+        };
+        try (Transaction held = lock(1)) {
+            CompletableFuture<Outcome> first = gateway.submit(write(1, 1), Mode.SYNC, io.sluice.write.Access.CYPHER,
+                    blocking);
+            assertThat(handedOff).as("admitted at once: queued from the caller's thread").hasValue(0);
+            Await.until("the write holds the applier", Duration.ofSeconds(10), this::appliedAlone);
+            assertThat(first).as("answered when its batch commits, not before").isNotDone();
+            CompletableFuture<Outcome> second = gateway.submit(write(1, 2), Mode.SYNC, io.sluice.write.Access.CYPHER,
+                    blocking);
+            assertThat(admission.pendingRows()).isEqualTo(2);
+            CompletableFuture<Outcome> waits = gateway.submit(write(2, 1), Mode.SYNC, io.sluice.write.Access.CYPHER,
+                    blocking);
+            assertThat(handedOff).as("a full bound: the wait for room runs on the blocking executor").hasValue(1);
+            assertThat(waits.get(10, TimeUnit.SECONDS)).isInstanceOf(Outcome.Overloaded.class);
+            CompletableFuture<Outcome> async = gateway.submit(write(3, 1), Mode.ASYNC, io.sluice.write.Access.CYPHER,
+                    blocking);
+            assertThat(async.get(10, TimeUnit.SECONDS)).as("async blocks on the journal's fsync: handed off")
+                    .isInstanceOf(Outcome.Accepted.class);
+            assertThat(handedOff).hasValue(2);
+            assertThat(gateway.submit(new WriteRequest.TemplateRequest(item, List.of(Map.of("v", 1L)), 10), Mode.SYNC,
+                    io.sluice.write.Access.CYPHER, blocking).get(10, TimeUnit.SECONDS))
+                    .as("a bad row is refused at once").isInstanceOf(Outcome.Failed.class);
+            held.rollback();
+            assertThat(first.get(10, TimeUnit.SECONDS)).isInstanceOf(Outcome.Committed.class);
+            assertThat(second.get(10, TimeUnit.SECONDS)).isInstanceOf(Outcome.Committed.class);
+        }
+        assertThat(value(1)).as("per-key order").isEqualTo(2);
+        Await.until("admission given back", Duration.ofSeconds(10), () -> admission.pendingRows() == 0);
+    }
+
+    @Test
     void classificationRefusesBeforeAnythingIsAdmitted() throws Exception {
         build(1);
         assertThat(((Outcome.Failed) gateway.execute(cypher("CREATE (n:Item {id: 1}", Map.of()), Mode.SYNC))
