@@ -13,7 +13,8 @@ import java.util.TreeMap;
  * @param rowsPerRequest rows per request (raw: rows per transaction)
  * @param writes         rows acknowledged (2xx, or committed in raw mode) during the measured time
  * @param p50Ms          median latency of a request (raw: of a transaction)
- * @param errors         requests answered with anything but 2xx, or that failed in transport (status 0)
+ * @param errors         requests answered with anything but 2xx, with a 2xx whose body reports errors, or that
+ *                       failed in transport (status 0)
  * @param errorsByStatus those errors by HTTP status (0: transport failure or time-out)
  * @param acknowledged   rows acknowledged over the whole run, warm-up and the requests in flight at the end
  *                       included: what the database must hold

@@ -177,6 +177,36 @@ class BenchCommandTest {
                 .contains("create-node query-v2:sync");
     }
 
+    @Test
+    void aSuccessStatusWhoseBodyReportsErrorsIsAnError() {
+        String neo4jClassicOk = "{\"results\":[{\"columns\":[],\"data\":[]}],\"notifications\":[],\"errors\":[],"
+                + "\"lastBookmarks\":[\"FB:kcwQ\"]}";
+        String neo4jClassicFailed = "{\"results\":[],\"errors\":[{\"code\":\"Neo.ClientError.Statement.SyntaxError\","
+                + "\"message\":\"Invalid input\"}]}";
+        String queryApiOk = "{\"data\":{\"fields\":[\"errors\"],\"values\":[[\"errors\"]]},\"bookmarks\":[]}";
+        assertThat(Answers.reportErrors(bytes(neo4jClassicOk))).isFalse();
+        assertThat(Answers.reportErrors(bytes(neo4jClassicFailed))).isTrue();
+        assertThat(Answers.reportErrors(bytes(queryApiOk))).as("\"errors\" as a value, not a key").isFalse();
+        assertThat(Answers.reportErrors(bytes("{ \"errors\" :\n [ ] }"))).isFalse();
+        assertThat(Answers.reportErrors(bytes("{ \"errors\" : [ {\"code\": \"x\"} ] }"))).isTrue();
+        assertThat(Answers.reportErrors(bytes("{\"message\":\"no \\\"errors\\\": [1] here\"}")))
+                .as("inside a string, escaped").isFalse();
+        assertThat(Answers.reportErrors(bytes(""))).isFalse();
+
+        Tally tally = new Tally(new Window(0, 0, 100), 1);
+        Tally.Client client = tally.newClient();
+        client.record(200, true, 1, 10, 20);
+        client.record(200, false, 1, 20, 30);
+        LoadSummary s = tally.summary();
+        assertThat(s.writes()).isEqualTo(1);
+        assertThat(s.acknowledged()).as("a rolled-back statement is not acknowledged").isEqualTo(1);
+        assertThat(s.errorsByStatus()).isEqualTo(Map.of(200, 1L));
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
     /** {@code --kafka start}: a broker of the bench's own, async on both journals, every acknowledged row stored once. */
     @Test
     @Timeout(180)
