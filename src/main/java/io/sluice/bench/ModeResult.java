@@ -20,8 +20,9 @@ import java.util.TreeMap;
  *                       included: what the database must hold
  * @param stored         what the database holds after the run, counted by the scenario's {@link Scenario.Stored}
  *                       statement (-1: not counted)
- * @param sink           where the writes went ({@code embedded})
- * @param appliers       applier threads of the server
+ * @param sink           where the writes went ({@code embedded}, {@code bolt}; {@code neo4j-server}: Neo4j's own
+ *                       server, {@link BenchMode#NEO4J})
+ * @param appliers       applier threads of the server (0 for Neo4j's own server)
  * @param auth           whether the server checked credentials (every HTTP request carried them)
  * @param server         what the server did in the measured time (raw: the raw loop's transactions)
  * @param round          which round of the run measured it, from 1 ({@link BenchOptions#rounds})
