@@ -35,6 +35,8 @@ import org.slf4j.LoggerFactory;
  * absolute numbers depend on the machine. After each mode, what its rows left in the database is counted.
  * With {@link BenchOptions#rates}, each HTTP mode's closed-loop run is followed by one open-loop run per rate
  * ({@link OpenLoopLoad}), each on a fresh server too; those are reported apart ({@link BenchReport#openLoop}).
+ * Mode {@code neo4j} runs Neo4j's own server instead of sluice ({@link Neo4jPeer}), in this JVM too, with the same
+ * load and the same rows.
  */
 public final class Bench {
     private static final Logger log = LoggerFactory.getLogger(Bench.class);
@@ -61,10 +63,19 @@ public final class Bench {
 
     /** Primes the JIT, then runs every mode, each on a fresh server, and returns the report. */
     public BenchReport run() throws InterruptedException {
+        if (options.modes().contains(BenchMode.NEO4J) && apis(BenchMode.NEO4J).isEmpty()) {
+            throw new IllegalArgumentException("Neo4j has no template endpoint: --modes neo4j needs --api tx-commit"
+                    + " or query-v2");
+        }
         try (LoadProcess child = options.loadProcess() ? startLoadProcess() : null;
                 BenchBroker broker = "start".equals(options.kafka()) ? startBroker() : null) {
             this.loadProcess = child;
             this.kafka = broker != null ? broker.bootstrap() : options.kafka();
+            if (options.modes().contains(BenchMode.NEO4J) && options.apis().contains(BenchApi.TEMPLATE)) {
+                progress.printf("bench %s neo4j: Neo4j has no template endpoint; the neo4j mode runs %s only%n",
+                        options.scenario().name(), String.join(", ", apis(BenchMode.NEO4J).stream()
+                                .map(BenchApi::label).toList()));
+            }
             if (!options.prime().isZero()) {
                 prime();
             }
@@ -73,17 +84,23 @@ public final class Bench {
             List<OpenLoopResult> openLoop = new ArrayList<>();
             for (int round = 1; round <= options.rounds(); round++) {
                 for (Run run : round % 2 == 1 ? plan : plan.reversed()) { // ABBA: a trend in time cancels out
-                    ModeResult r = onFreshServer(run.mode(), config(run), run.auth(), server -> measure(server,
-                            run.mode(), run.api(), run.appliers(), run.auth(), run.journal(), "", options.warmup(),
-                            options.duration(), 0).result()).withRound(round).withCoalesce(run.coalesce());
-                    progress.printf(Locale.ROOT, "bench %s %s (%d appliers, auth %s%s%s%s): %,.0f writes/s, p50 %.2f"
+                    ModeResult r = (run.mode() == BenchMode.NEO4J
+                            ? onPeer(run.auth(), peer -> measurePeer(peer, run.api(), run.auth(), "", options.warmup(),
+                                    options.duration()))
+                            : onFreshServer(run.mode(), config(run), run.auth(), server -> measure(server, run.mode(),
+                                    run.api(), run.appliers(), run.auth(), run.journal(), "", options.warmup(),
+                                    options.duration(), 0).result())).withRound(round).withCoalesce(run.coalesce());
+                    progress.printf(Locale.ROOT, "bench %s %s (%s, auth %s%s%s%s): %,.0f writes/s, p50 %.2f"
                             + " ms, p99 %.2f ms, errors %d%n", options.scenario().name(), label(run.mode(), run.api()),
-                            run.appliers(), run.auth() ? "on" : "off", run.coalesce() ? "" : ", not coalesced",
+                            run.mode() == BenchMode.NEO4J ? "Neo4j's own server" : run.appliers() + " appliers",
+                            run.auth() ? "on" : "off", run.coalesce() ? "" : ", not coalesced",
                             ModeResult.KAFKA.equals(run.journal()) ? ", journal on Kafka" : "",
                             options.rounds() > 1 ? ", round " + round : "", r.writesPerS(), r.p50Ms(), r.p99Ms(),
                             r.errors());
                     results.add(r);
-                    for (Rate rate : run.mode().overHttp() ? options.rates() : List.<Rate>of()) {
+                    // open loop: sluice's modes (Neo4j's own server is measured closed loop only)
+                    for (Rate rate : run.mode().overHttp() && run.mode() != BenchMode.NEO4J ? options.rates()
+                            : List.<Rate>of()) {
                         OpenLoopResult o = openLoop(run, round, rate, r);
                         if (o != null) {
                             openLoop.add(o);
@@ -147,16 +164,17 @@ public final class Bench {
     /**
      * A round's measurements, in order: per auth setting, coalescing setting, mode, api (HTTP modes), applier count
      * (batched modes). Raw mode runs once (no HTTP: credentials change nothing), templates once per auth setting
-     * (coalescing is of raw Cypher).
+     * (coalescing is of raw Cypher), Neo4j's server once per auth setting and api (coalescing is sluice's).
      */
     private List<Run> plan() {
         List<Run> plan = new ArrayList<>();
         for (boolean auth : options.auth()) {
             for (boolean coalesce : options.coalesce()) {
                 for (BenchMode mode : options.modes()) {
-                    for (BenchApi api : mode.overHttp() ? options.apis() : List.of(BenchApi.TEMPLATE)) {
+                    for (BenchApi api : apis(mode)) {
                         if ((!mode.overHttp() && auth != options.auth().getFirst())
-                                || (api == BenchApi.TEMPLATE && coalesce != options.coalesce().getFirst())) {
+                                || ((api == BenchApi.TEMPLATE || mode == BenchMode.NEO4J)
+                                        && coalesce != options.coalesce().getFirst())) {
                             continue;
                         }
                         boolean batched = mode == BenchMode.SYNC || mode == BenchMode.ASYNC;
@@ -171,6 +189,12 @@ public final class Bench {
             }
         }
         return plan;
+    }
+
+    /** The apis {@code mode} runs: raw mode its rows, Neo4j's server those it has (no template), else all. */
+    private List<BenchApi> apis(BenchMode mode) {
+        return !mode.overHttp() ? List.of(BenchApi.TEMPLATE) : mode == BenchMode.NEO4J
+                ? options.apis().stream().filter(a -> a != BenchApi.TEMPLATE).toList() : options.apis();
     }
 
     private BenchBroker startBroker() throws InterruptedException {
@@ -194,25 +218,39 @@ public final class Bench {
                 ? api.label() + ":" + mode.label() : mode.label();
     }
 
-    /** Every mode (and api) in turn on one throwaway server, for an equal share of the prime time; nothing is kept. */
+    /**
+     * Every mode (and api) in turn on one throwaway server, for an equal share of the prime time, Neo4j's server's
+     * apis on a throwaway server of its own; nothing is kept.
+     */
     private void prime() throws InterruptedException {
         int runs = 0;
         for (BenchMode mode : options.modes()) {
-            runs += mode.overHttp() ? options.apis().size() : 1;
+            runs += apis(mode).size();
         }
         Duration slice = options.prime().dividedBy(runs);
         int appliers = options.appliers().getFirst();
         boolean auth = options.auth().getFirst();
-        onFreshServer(options.modes().getFirst(), options.serverConfig(appliers, options.coalesce().getFirst()), auth,
-                server -> {
-            for (BenchMode mode : options.modes()) {
-                for (BenchApi api : mode.overHttp() ? options.apis() : List.of(BenchApi.TEMPLATE)) {
-                    measure(server, mode, api, appliers, auth, ModeResult.LOCAL, " (priming the JIT)", Duration.ZERO,
-                            slice, 0);
+        List<BenchMode> sluiceModes = options.modes().stream().filter(m -> m != BenchMode.NEO4J).toList();
+        if (!sluiceModes.isEmpty()) {
+            onFreshServer(sluiceModes.getFirst(), options.serverConfig(appliers, options.coalesce().getFirst()), auth,
+                    server -> {
+                for (BenchMode mode : sluiceModes) {
+                    for (BenchApi api : apis(mode)) {
+                        measure(server, mode, api, appliers, auth, ModeResult.LOCAL, " (priming the JIT)",
+                                Duration.ZERO, slice, 0);
+                    }
                 }
-            }
-            return null;
-        });
+                return null;
+            });
+        }
+        if (options.modes().contains(BenchMode.NEO4J)) {
+            onPeer(auth, peer -> {
+                for (BenchApi api : apis(BenchMode.NEO4J)) {
+                    measurePeer(peer, api, auth, " (priming the JIT)", Duration.ZERO, slice);
+                }
+                return null;
+            });
+        }
         if (kafka != null) { // the producer's and the Kafka applier's paths: one more slice, on a server of their own
             Run run = new Run(auth, options.coalesce().getFirst(), BenchMode.ASYNC, options.apis().getFirst(),
                     appliers, ModeResult.KAFKA);
@@ -224,6 +262,21 @@ public final class Bench {
     @FunctionalInterface
     private interface OnServer<T> {
         T run(SluiceServer server) throws InterruptedException;
+    }
+
+    /** {@link #onFreshServer} for Neo4j's own server ({@link Neo4jPeer}): started, given {@code work}, stopped. */
+    private <T> T onPeer(boolean auth, OnPeer<T> work) throws InterruptedException {
+        Path dir = tempDir(BenchMode.NEO4J);
+        try (Neo4jPeer peer = Neo4jPeer.start(dir, options.serverConfig(), auth, options.scenario().schema(), time)) {
+            return work.run(peer);
+        } finally {
+            deleteTree(dir);
+        }
+    }
+
+    @FunctionalInterface
+    private interface OnPeer<T> {
+        T run(Neo4jPeer peer) throws InterruptedException;
     }
 
     private <T> T onFreshServer(BenchMode mode, io.sluice.config.SluiceConfig config, boolean auth, OnServer<T> work)
@@ -302,7 +355,36 @@ public final class Bench {
                     s.name(), drainSeconds);
             r = r.withSeconds(r.seconds() + drainSeconds);
         }
-        return new Measured(note.isEmpty() ? checkStored(server, r, load.uncertain()) : r, load);
+        return new Measured(note.isEmpty() ? checkStored(r, load.uncertain(), cypher -> server.sink().inReadTransaction(
+                tx -> ((Number) tx.run(cypher, java.util.Map.of()).rows().getFirst().getFirst()).longValue())) : r,
+                load);
+    }
+
+    /**
+     * {@link #measure} for Neo4j's own server: the same load, with what can be read without sluice's
+     * {@code /metrics} ({@link Neo4jPeer#reading}); the stored rows counted through its Query API.
+     */
+    private ModeResult measurePeer(Neo4jPeer peer, BenchApi api, boolean auth, String note, Duration warmup,
+            Duration duration) throws InterruptedException {
+        Window window = Window.of(time.nanos(), warmup.toNanos(), duration.toNanos());
+        ProcessHandle child = loadProcess != null ? loadProcess.handle() : null;
+        Running running = startHttpLoad(peer.uri(api), api, window, auth ? AUTHORIZATION : null,
+                options.scenario().name() + " " + label(BenchMode.NEO4J, api) + note, 0);
+        ServerStats used;
+        LoadSummary load;
+        try {
+            sleepUntil(window.measureStart());
+            ServerStats before = Neo4jPeer.reading(child);
+            sleepUntil(window.end());
+            used = Neo4jPeer.reading(child).minus(before);
+        } finally {
+            load = running.await(); // the load stops by itself at the window's end
+        }
+        ModeResult r = new ModeResult(BenchMode.NEO4J, api, options.client().label(), child != null, load.clients(),
+                options.rowsPerRequest(), load.writes(), window.seconds(), load.p50Ms(), load.p99Ms(), load.errors(),
+                load.errorsByStatus(), load.acknowledged(), -1, Neo4jPeer.SINK, 0, auth, used, 1, true,
+                ModeResult.LOCAL);
+        return note.isEmpty() ? checkStored(r, load.uncertain(), peer::count) : r;
     }
 
     private Running startLoad(SluiceServer server, BenchMode mode, BenchApi api, Window window, String authorization,
@@ -314,7 +396,15 @@ public final class Bench {
             return run::await;
         }
         String db = options.serverConfig().neo4j().database();
-        LoadSpec spec = new LoadSpec(server.baseUrl() + "/db/" + db + api.path(s.name()) + "?mode=" + mode.label(),
+        return startHttpLoad(server.baseUrl() + "/db/" + db + api.path(s.name()) + "?mode=" + mode.label(), api,
+                window, authorization, label, rate);
+    }
+
+    /** HTTP load on {@code uri}, here or in the load process; {@code rate} > 0: open loop at that rate. */
+    private Running startHttpLoad(String uri, BenchApi api, Window window, String authorization, String label,
+            double rate) throws InterruptedException {
+        Scenario s = options.scenario();
+        LoadSpec spec = new LoadSpec(uri,
                 api, s.rawCypher(), options.clients(), options.rowsPerRequest(), authorization, s.name(),
                 options.seed(), options.client(), window.measureStart() - window.start(), window.end()
                 - window.measureStart(), label, rate);
@@ -333,13 +423,16 @@ public final class Bench {
      * count outside [acknowledged, acknowledged + uncertain] is reported: rows lost, or applied twice.
      * {@code uncertain}: rows of requests lost in transport, which may or may not have been applied.
      */
-    private ModeResult checkStored(SluiceServer server, ModeResult r, long uncertain) {
+    private ModeResult checkStored(ModeResult r, long uncertain, StoredCount count) {
         Scenario.Stored stored = options.scenario().stored();
         long n;
         try {
-            n = server.sink().inReadTransaction(tx -> ((Number) tx.run(stored.cypher(), java.util.Map.of()).rows()
-                    .getFirst().getFirst()).longValue());
-        } catch (io.sluice.sink.SinkException e) {
+            n = count.count(stored.cypher());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            log.warn("interrupted while counting what the run stored");
+            return r;
+        } catch (Exception e) {
             log.warn("cannot count what the run stored: {}", e.getMessage());
             return r;
         }
@@ -349,6 +442,12 @@ public final class Bench {
                     uncertain, n);
         }
         return r.withStored(n);
+    }
+
+    /** Runs a statement that returns one count, on the database the run wrote to. */
+    @FunctionalInterface
+    private interface StoredCount {
+        long count(String cypher) throws Exception;
     }
 
     /** Waits until every journaled write is applied; returns the seconds from {@code since} to then. */

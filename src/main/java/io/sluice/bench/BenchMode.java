@@ -4,7 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-/** How a bench run writes: through the HTTP API in one of sluice's modes, or {@code raw}, sluice bypassed. */
+/**
+ * How a bench run writes: through the HTTP API in one of sluice's modes, {@code raw}, sluice bypassed, or
+ * {@code neo4j}, through Neo4j's own server instead of sluice.
+ */
 public enum BenchMode {
     /** One transaction per request: the baseline (Neo4j's own HTTP API behaves like this). */
     DIRECT,
@@ -13,7 +16,12 @@ public enum BenchMode {
     /** Acknowledged once journaled; applied later. */
     ASYNC,
     /** In-process {@code UNWIND} batches of 1000 rows, one thread, no HTTP: the limit sluice aims for. */
-    RAW;
+    RAW,
+    /**
+     * Not sluice: Neo4j's own Community server, the same rows through its Query API or classic
+     * {@code tx/commit} (one transaction per request, as a client without sluice gets): the peer sluice replaces.
+     */
+    NEO4J;
 
     /** Rows per transaction in {@link #RAW} mode. */
     public static final int RAW_BATCH_ROWS = 1000;
@@ -32,7 +40,7 @@ public enum BenchMode {
                 return m;
             }
         }
-        throw new IllegalArgumentException("unknown mode '" + text + "'; use direct, sync, async or raw");
+        throw new IllegalArgumentException("unknown mode '" + text + "'; use direct, sync, async, raw or neo4j");
     }
 
     /** Parses a comma-separated list such as {@code direct,sync,raw}; order is kept, duplicates are an error. */

@@ -10,7 +10,8 @@ import java.util.Objects;
  * What to run.
  *
  * @param scenario       the template, schema and rows
- * @param modes          the modes, run one after another, each on a fresh database
+ * @param modes          the modes, run one after another, each on a fresh database ({@link BenchMode#NEO4J}: on
+ *                       a fresh Neo4j server of its own)
  * @param clients        closed-loop HTTP clients (raw always runs one thread); open loop: the pool's connections
  * @param duration       measured time per mode
  * @param warmup         time per mode before measuring; not counted

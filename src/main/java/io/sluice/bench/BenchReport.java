@@ -19,7 +19,8 @@ import java.util.Optional;
  *
  * @param ratios e.g. {@code "sync/direct" -> 21.3, "sync/raw" -> 0.62}, for every mode against direct (through
  *               the same api) and raw when those ran; every raw-Cypher api against the template in the same mode
- *               ({@code "query-v2:sync/template:sync"}); auth on against off; the {@link #CPU} ratios. With several rounds, each
+ *               ({@code "query-v2:sync/template:sync"}); auth on against off; sluice's sync mode against Neo4j's
+ *               own server through the same api ({@code "query-v2:sync/query-v2:neo4j"}). With several rounds, each
  *               ratio is taken within each round and this is their geometric mean
  * @param ratiosByRound each ratio in each round, in round order (one each with one round)
  * @param openLoop      the open-loop runs ({@code --rate}), in the order they ran; not in the ratios
@@ -103,6 +104,13 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
                     .ifPresent(off -> ratios.put(label(all, on) + "/" + label(all, off),
                             on.writesPerS() / off.writesPerS()));
         }
+        for (ModeResult peer : results) { // what sluice gains over Neo4j's own server, to a client of the same api
+            if (peer.mode() == BenchMode.NEO4J && peer.writesPerS() > 0) {
+                results.stream().filter(s -> s.mode() == BenchMode.SYNC && s.api() == peer.api()
+                        && s.auth() == peer.auth()).forEach(s -> ratios.put(label(all, s) + "/" + label(all, peer),
+                                s.writesPerS() / peer.writesPerS()));
+            }
+        }
         return ratios;
     }
 
@@ -119,8 +127,8 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         String label = (apis && r.mode().overHttp() ? r.api().label() + ":" : "") + r.mode().label();
         label = counts > 1 ? label + "@" + r.appliers() : label;
         boolean coalescing = results.stream().anyMatch(ModeResult::coalesce) && results.stream().anyMatch(x -> !x.coalesce());
-        label = coalescing && !r.coalesce() && r.mode().overHttp() && r.api() != BenchApi.TEMPLATE
-                ? label + "-uncoalesced" : label;
+        label = coalescing && !r.coalesce() && r.mode().overHttp() && r.mode() != BenchMode.NEO4J
+                && r.api() != BenchApi.TEMPLATE ? label + "-uncoalesced" : label;
         label = r.kafka() ? label + "-kafka" : label;
         return both && !r.auth() && r.mode().overHttp() ? label + "-noauth" : label;
     }
@@ -175,9 +183,13 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         sb.append(openLoopTable());
         for (ModeResult r : results) {
             if (r.errors() > 0) {
-                sb.append("errors in ").append(label(results, r)).append(" by HTTP status (0: transport): ")
-                        .append(r.errorsByStatus()).append('\n');
+                sb.append("errors in ").append(label(results, r)).append(" by HTTP status (0: transport; 2xx: the"
+                        + " answer reported errors): ").append(r.errorsByStatus()).append('\n');
             }
+        }
+        if (results.stream().anyMatch(r -> r.mode() == BenchMode.NEO4J)) {
+            sb.append("neo4j: Neo4j's own server, in the same JVM; it has no sluice /metrics: rows/tx, tx ms, in tx and"
+                    + " deadlocks are not measured (0)\n");
         }
         return sb.toString();
     }

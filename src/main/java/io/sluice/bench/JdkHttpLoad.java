@@ -92,15 +92,18 @@ final class JdkHttpLoad implements Load {
                     .build();
             long start = time.nanos();
             int status;
+            boolean reportedErrors = false;
             try {
-                status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+                HttpResponse<byte[]> answer = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                status = answer.statusCode();
+                reportedErrors = status >= 200 && status < 300 && Answers.reportErrors(answer.body());
             } catch (IOException e) {
                 status = 0;
                 firstTransportError.compareAndSet(null, e.toString());
             } catch (InterruptedException e) {
                 return;
             }
-            if (!counts.record(status, target.rowsPerRequest(), start, time.nanos())) {
+            if (!counts.record(status, reportedErrors, target.rowsPerRequest(), start, time.nanos())) {
                 log.warn("a bench client reached its bound of recorded requests; it stops early");
                 return;
             }

@@ -13,7 +13,8 @@ import java.util.TreeMap;
  *                       end): what the database must hold afterwards
  * @param uncertain      rows of requests over the whole run that failed in transport (status 0): applied or
  *                       not, nobody knows
- * @param errorsByStatus requests answered with anything but 2xx in the window, by status (0: transport)
+ * @param errorsByStatus requests answered with anything but 2xx in the window, or with a 2xx whose body reports
+ *                       errors ({@link Answers}), by status (0: transport)
  * @param samples        requests (raw: transactions) completed in the window
  * @param latencySumNanos their latencies added up (raw mode's time in transactions)
  * @param p999Ms         the 99.9th percentile latency

@@ -13,14 +13,16 @@ import java.util.TreeMap;
  * @param rowsPerRequest rows per request (raw: rows per transaction)
  * @param writes         rows acknowledged (2xx, or committed in raw mode) during the measured time
  * @param p50Ms          median latency of a request (raw: of a transaction)
- * @param errors         requests answered with anything but 2xx, or that failed in transport (status 0)
+ * @param errors         requests answered with anything but 2xx, with a 2xx whose body reports errors, or that
+ *                       failed in transport (status 0)
  * @param errorsByStatus those errors by HTTP status (0: transport failure or time-out)
  * @param acknowledged   rows acknowledged over the whole run, warm-up and the requests in flight at the end
  *                       included: what the database must hold
  * @param stored         what the database holds after the run, counted by the scenario's {@link Scenario.Stored}
  *                       statement (-1: not counted)
- * @param sink           where the writes went ({@code embedded})
- * @param appliers       applier threads of the server
+ * @param sink           where the writes went ({@code embedded}, {@code bolt}; {@code neo4j-server}: Neo4j's own
+ *                       server, {@link BenchMode#NEO4J})
+ * @param appliers       applier threads of the server (0 for Neo4j's own server)
  * @param auth           whether the server checked credentials (every HTTP request carried them)
  * @param server         what the server did in the measured time (raw: the raw loop's transactions)
  * @param round          which round of the run measured it, from 1 ({@link BenchOptions#rounds})

@@ -165,7 +165,9 @@ final class NettyHttpLoad implements Load {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpResponse response) {
             long now = time.nanos();
-            boolean more = counts.record(response.status().code(), target.rowsPerRequest(), sentAt, now);
+            int status = response.status().code();
+            boolean more = counts.record(status, status >= 200 && status < 300 && Answers.reportErrors(
+                    response.content()), target.rowsPerRequest(), sentAt, now);
             sentAt = -1;
             if (!more) {
                 log.warn("a bench client reached its bound of recorded requests; it stops early");

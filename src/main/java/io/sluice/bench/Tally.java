@@ -44,7 +44,15 @@ final class Tally {
          * is success. Returns false once this client has recorded all the samples it may: it must stop.
          */
         boolean record(int status, int rows, long start, long end) {
-            boolean ok = status >= 200 && status < 300;
+            return record(status, false, rows, start, end);
+        }
+
+        /**
+         * The same for an answer whose body was read: {@code reportedErrors}, a 2xx whose body reports errors
+         * ({@link Answers}), is an error, counted under its status.
+         */
+        boolean record(int status, boolean reportedErrors, int rows, long start, long end) {
+            boolean ok = status >= 200 && status < 300 && !reportedErrors;
             if (ok) {
                 acknowledged.add(rows); // in any phase: what the database must hold at the end
             } else if (status == 0) {

@@ -1,7 +1,8 @@
 /**
  * {@code sluice bench}: measures sluice's write modes against each other and against the raw limit, on the
  * machine at hand, and reports ratios (absolute numbers on a shared 2-core machine are noise; ratios of modes
- * measured in the same run are what to compare). {@code sluice import-bench} ({@link io.sluice.bench.ImportBench},
+ * measured in the same run are what to compare), and against Neo4j's own server ({@code neo4j} mode, the same rows
+ * through its HTTP APIs). {@code sluice import-bench} ({@link io.sluice.bench.ImportBench},
  * on {@link io.sluice.bench.Datasets}) does the same for the import paths.
  *
  * <pre>
@@ -20,8 +21,9 @@
  *       delete the directory.</li>
  *   <li>HTTP modes ({@code direct}, {@code sync}, {@code async}): {@code --clients} closed-loop clients, each
  *       one keep-alive connection sending its next {@code POST /db/neo4j/write/{scenario}?mode=M} when the
- *       previous one is answered. A request counts when it completes inside the measured window; 2xx adds its
- *       rows to {@code writes}, anything else is an error, by status (0: transport failure). With
+ *       previous one is answered. A request counts when it completes inside the measured window; 2xx (with no
+ *       errors in its body, below) adds its rows to {@code writes}, anything else is an error, by status
+ *       (0: transport failure). With
  *       {@code --api} ({@link io.sluice.bench.BenchApi}) each HTTP mode runs once per api: the same rows as a
  *       template write, or as the scenario's statement with {@code $parameters} (what an unchanged Neo4j client
  *       sends) through {@code POST /db/neo4j/tx/commit} (a statement per row) or {@code POST /db/neo4j/query/v2}
@@ -35,6 +37,15 @@
  *       per transaction, transactions in flight on average ({@code in tx}: for sync the share of time its one
  *       applier was busy, for direct the number of concurrent transactions), JVM GC pause time; and the JVM's
  *       JIT compilation time ({@code jit s}).</li>
+ *   <li>{@code neo4j}: not sluice but the peer it replaces, Neo4j's own Community server
+ *       ({@link io.sluice.sink.Neo4jServer}, {@link io.sluice.bench.Neo4jPeer}), fresh per api on a temporary
+ *       home, HTTP on an ephemeral loopback port, with the config's page cache, transaction memory limit and
+ *       database name, the run's authentication (the same password) and the scenario's schema (through its Query
+ *       API, then {@code db.awaitIndexes}); then the same rows, one per request, to its Query API
+ *       ({@code query-v2}) or classic {@code tx/commit} ({@code tx-commit}). It has no template endpoint: the
+ *       mode skips {@code template} with a line. No {@code /metrics}: what is measured is the client's view,
+ *       the process's CPU, the JVM's GC pauses and JIT time, and the stored count (through its Query API). The
+ *       report compares sync with it, api for api ({@code query-v2:sync/query-v2:neo4j}).</li>
  *   <li>{@code --rounds N}: the whole list again, N times, every other round reversed (ABBA); ratios are taken
  *       within each round, then their geometric mean. The JIT keeps compiling for minutes after the prime (in
  *       the first mode measured, half a core of compiler time), so a single run favours what comes later.</li>
@@ -79,6 +90,23 @@
  *       ({@code --http-client jdk} with {@code --rate} is rejected). In the load process too: the rate goes
  *       over in the {@link io.sluice.bench.LoadSpec} line.</li>
  * </ul>
+ *
+ * <h2>Neo4j's server in the bench's JVM</h2>
+ * Like the sluice servers, and so with {@code --load-process} the process's CPU per write is Neo4j's server's
+ * own, on the same heap. In-process works: a sluice, Neo4j, sluice, Neo4j sequence in one JVM started and
+ * served each (tried once with a throwaway test; {@code BenchCommandTest} runs sync servers, then Neo4j's). What Neo4j's bootstrapper leaves behind is
+ * harmless here: a shutdown hook per start (at exit they log "Stopping... Stopped." for servers already
+ * stopped), {@code java.util.logging} pointed at its log, a SIGTERM handler. Two things were adjusted: its log
+ * goes to stderr ({@code server.logs.user.config}), not to stdout where the report goes (its daemon mode, the
+ * other way to move it, points {@code System.out} and {@code System.err} of the whole JVM at a file); and
+ * before the load one {@code RETURN 1} goes through each of its APIs, which it sets up on their first request
+ * (seconds under load: a cost of starting, not of writing). So no child process was needed.
+ *
+ * <h2>Answers that are errors</h2>
+ * A request is a write when it is answered 2xx and, for every api and mode, its body has no non-empty
+ * {@code "errors"} array ({@link io.sluice.bench.Answers}, a scan of the bytes, no parse): Neo4j's classic API
+ * answers a failed statement {@code 200} with its errors, and the transaction is rolled back. Such an answer
+ * counts as an error under its status (2xx in the errors by status), and its rows are not acknowledged.
  *
  * <h2>Load generator</h2>
  * Netty by default ({@code --http-client netty}), the JDK's {@code java.net.http.HttpClient} on virtual threads

@@ -28,7 +28,8 @@ final class BenchCommand implements Callable<Integer> {
     String scenario;
 
     @Option(names = "--modes", defaultValue = "direct,sync,raw",
-            description = "modes to run, in order: direct, sync, async, raw (default: ${DEFAULT-VALUE})")
+            description = "modes to run, in order: direct, sync, async, raw, neo4j (Neo4j's own server, the same"
+                    + " rows through its --api, tx-commit and query-v2 only; no sluice) (default: ${DEFAULT-VALUE})")
     String modes;
 
     @Option(names = "--clients", defaultValue = "64", description = "closed-loop HTTP clients (default: ${DEFAULT-VALUE})")

@@ -113,6 +113,21 @@ public final class Neo4jServer implements AutoCloseable {
     }
 
     /**
+     * Where the HTTP API listens, the port as bound: with port 0 in {@link Options#http}, the one the OS chose
+     * (Neo4j registers each connector's bound address as it starts).
+     */
+    public HostPort httpAddress() {
+        var register = ((org.neo4j.kernel.internal.GraphDatabaseAPI) dbms.database(
+                org.neo4j.configuration.GraphDatabaseSettings.SYSTEM_DATABASE_NAME)).getDependencyResolver()
+                .resolveDependency(org.neo4j.configuration.connectors.ConnectorPortRegister.class);
+        var bound = register.getLocalAddress(org.neo4j.configuration.connectors.ConnectorType.HTTP);
+        if (bound == null) {
+            throw new IllegalStateException("the Neo4j server has no HTTP connector bound");
+        }
+        return new HostPort(bound.getHost(), bound.getPort());
+    }
+
+    /**
      * Stops the web server and the databases. Neo4j waits, on the way, for open HTTP transactions to end or time
      * out (up to their idle timeouts: 30 s classic, 60 s Query API, by default).
      */

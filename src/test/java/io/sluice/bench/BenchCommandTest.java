@@ -237,6 +237,89 @@ class BenchCommandTest {
                 .contains("create-node query-v2:sync");
     }
 
+    /**
+     * {@code --modes sync,neo4j}: Neo4j's own server in the bench's JVM, the same rows through both of its APIs,
+     * under the run's authentication; every row it acknowledged is stored once (the classic API's 200 with
+     * errors would break that), and the report compares sluice's sync mode with it, api for api.
+     */
+    @Test
+    @Timeout(120)
+    void neo4jsOwnServerIsThePeerApiForApi() throws Exception {
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+        BenchOptions o = new BenchOptions(Scenario.named("create-node"), BenchMode.parseList("sync,neo4j"), 4,
+                Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ZERO, 1, SluiceConfig.defaults(),
+                dir.resolve("work"), 42, LoadClient.NETTY).withApis(BenchApi.parseList("query-v2,tx-commit"));
+        BenchReport report = new Bench(o, Time.SYSTEM, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
+
+        assertThat(report.results()).extracting(r -> BenchReport.label(report.results(), r)).containsExactly(
+                "query-v2:sync", "tx-commit:sync", "query-v2:neo4j", "tx-commit:neo4j");
+        for (ModeResult r : report.results()) {
+            assertThat(r.writes()).as(r.toString()).isPositive();
+            assertThat(r.errors()).as(r.toString()).isZero();
+            assertThat(r.auth()).as("the config's authentication, for sluice and Neo4j alike").isTrue();
+            assertThat(r.stored()).as(r.toString()).isEqualTo(r.acknowledged());
+        }
+        ModeResult peer = report.results().get(2);
+        assertThat(peer.sink()).isEqualTo("neo4j-server");
+        assertThat(peer.server().cpuSeconds()).as("the bench process's CPU, read from the OS").isPositive();
+        assertThat(report.ratios()).containsKeys("query-v2:sync/query-v2:neo4j", "tx-commit:sync/tx-commit:neo4j");
+        assertThat(report.table()).contains("query-v2:neo4j", "tx-commit:sync/tx-commit:neo4j", "Neo4j's own server");
+        assertThat(report.toJson().get("ratios").toString()).contains("query-v2:sync/query-v2:neo4j");
+        assertThat(progress.toString(StandardCharsets.UTF_8)).contains("create-node query-v2:neo4j (Neo4j's own server");
+        try (var left = Files.list(dir.resolve("work"))) {
+            assertThat(left).as("the servers' homes are deleted").isEmpty();
+        }
+    }
+
+    @Test
+    void neo4jNeedsAnApiItHasAndIsComparedWithSyncApiForApi() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new Bench(new BenchOptions(Scenario.named("visited"),
+                BenchMode.parseList("sync,neo4j"), 1, Duration.ofSeconds(1), Duration.ZERO, Duration.ZERO, 1,
+                SluiceConfig.defaults(), dir, 1, LoadClient.NETTY), Time.SYSTEM, System.err).run())
+                .hasMessageContaining("no template endpoint");
+        List<ModeResult> rs = List.of(result(BenchMode.SYNC, BenchApi.QUERY_V2, 20_000),
+                result(BenchMode.SYNC, BenchApi.TX_COMMIT, 15_000), result(BenchMode.NEO4J, BenchApi.QUERY_V2, 2_000),
+                result(BenchMode.NEO4J, BenchApi.TX_COMMIT, 3_000), result(BenchMode.DIRECT, BenchApi.QUERY_V2, 4_000),
+                result(BenchMode.SYNC, BenchApi.QUERY_V2, 10_000).withCoalesce(false));
+        BenchReport r = BenchReport.of("visited", rs);
+        assertThat(r.ratios()).containsEntry("query-v2:sync/query-v2:neo4j", 10.0)
+                .containsEntry("tx-commit:sync/tx-commit:neo4j", 5.0)
+                .containsEntry("query-v2:sync-uncoalesced/query-v2:neo4j", 5.0)
+                .containsEntry("query-v2:neo4j/query-v2:direct", 0.5)
+                .doesNotContainKey("query-v2:sync/tx-commit:neo4j");
+        assertThat(r.table()).contains("query-v2:sync/query-v2:neo4j 10.0x", "not measured");
+    }
+
+    @Test
+    void aSuccessStatusWhoseBodyReportsErrorsIsAnError() {
+        String neo4jClassicOk = "{\"results\":[{\"columns\":[],\"data\":[]}],\"notifications\":[],\"errors\":[],"
+                + "\"lastBookmarks\":[\"FB:kcwQ\"]}";
+        String neo4jClassicFailed = "{\"results\":[],\"errors\":[{\"code\":\"Neo.ClientError.Statement.SyntaxError\","
+                + "\"message\":\"Invalid input\"}]}";
+        String queryApiOk = "{\"data\":{\"fields\":[\"errors\"],\"values\":[[\"errors\"]]},\"bookmarks\":[]}";
+        assertThat(Answers.reportErrors(bytes(neo4jClassicOk))).isFalse();
+        assertThat(Answers.reportErrors(bytes(neo4jClassicFailed))).isTrue();
+        assertThat(Answers.reportErrors(bytes(queryApiOk))).as("\"errors\" as a value, not a key").isFalse();
+        assertThat(Answers.reportErrors(bytes("{ \"errors\" :\n [ ] }"))).isFalse();
+        assertThat(Answers.reportErrors(bytes("{ \"errors\" : [ {\"code\": \"x\"} ] }"))).isTrue();
+        assertThat(Answers.reportErrors(bytes("{\"message\":\"no \\\"errors\\\": [1] here\"}")))
+                .as("inside a string, escaped").isFalse();
+        assertThat(Answers.reportErrors(bytes(""))).isFalse();
+
+        Tally tally = new Tally(new Window(0, 0, 100), 1);
+        Tally.Client client = tally.newClient();
+        client.record(200, true, 1, 10, 20);
+        client.record(200, false, 1, 20, 30);
+        LoadSummary s = tally.summary();
+        assertThat(s.writes()).isEqualTo(1);
+        assertThat(s.acknowledged()).as("a rolled-back statement is not acknowledged").isEqualTo(1);
+        assertThat(s.errorsByStatus()).isEqualTo(Map.of(200, 1L));
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
     /** {@code --kafka start}: a broker of the bench's own, async on both journals, every acknowledged row stored once. */
     @Test
     @Timeout(180)
