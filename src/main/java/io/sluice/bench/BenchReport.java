@@ -20,8 +20,9 @@ import java.util.Optional;
  * @param ratios e.g. {@code "sync/direct" -> 21.3, "sync/raw" -> 0.62}, for every mode against direct (through
  *               the same api) and raw when those ran; every raw-Cypher api against the template in the same mode
  *               ({@code "query-v2:sync/template:sync"}); auth on against off; sluice's sync mode against Neo4j's
- *               own server through the same api ({@code "query-v2:sync/query-v2:neo4j"}). With several rounds, each
- *               ratio is taken within each round and this is their geometric mean
+ *               own server through the same api ({@code "query-v2:sync/query-v2:neo4j"}); the {@link #CPU}
+ *               ratios. With several rounds, each ratio is taken within each round and this is their geometric
+ *               mean
  * @param ratiosByRound each ratio in each round, in round order (one each with one round)
  * @param openLoop      the open-loop runs ({@code --rate}), in the order they ran; not in the ratios
  */
