@@ -18,16 +18,6 @@ public interface AsyncJournal extends AutoCloseable {
     Outcome submit(WriteRequest r);
 
     /**
-     * {@link #submit} without blocking the caller where the log can: the outcome's future. Here it runs on
-     * {@code blocking}; the local journal writes on the caller's thread and completes when the group fsync
-     * covering the record returns.
-     */
-    default java.util.concurrent.CompletableFuture<Outcome> submit(WriteRequest r,
-            java.util.concurrent.Executor blocking) {
-        return java.util.concurrent.CompletableFuture.supplyAsync(() -> submit(r), blocking);
-    }
-
-    /**
      * Waits up to {@code wait} for the record at ({@code partition}, {@code offset}) to be applied (committed or
      * dead-lettered). The local journal has one partition, numbered -1 or 0.
      */

@@ -16,8 +16,6 @@ import io.sluice.write.Outcome;
 import io.sluice.write.Template;
 import io.sluice.write.WriteRequest;
 import java.io.IOException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -156,42 +154,6 @@ public final class AsyncPath implements AsyncJournal {
             return new Outcome.Failed(new Neo4jError("Neo.TransientError.General.StorageDamageDetected",
                     "the journal could not make the write durable: " + e.getMessage() + "; it was not accepted"));
         }
-    }
-
-    /**
-     * {@link #submit} from a thread that must not block (an HTTP I/O thread): the lag is taken without waiting,
-     * the record written on this thread, and the future completes (Accepted) on the thread whose fsync covered
-     * it. A request the lag bound cannot take at once goes to {@link #submit} on {@code blocking} (it may wait).
-     */
-    @Override
-    public CompletableFuture<Outcome> submit(WriteRequest r, Executor blocking) {
-        byte[] payload = RecordCodec.encode(r);
-        switch (lag.tryAcquire(r.rows(), payload.length)) {
-            case FULL -> {
-                return CompletableFuture.supplyAsync(() -> submit(r), blocking);
-            }
-            case CLOSED -> {
-                return CompletableFuture.completedFuture(Outcome.SHUTTING_DOWN);
-            }
-            case ADMITTED -> { }
-        }
-        CompletableFuture<Long> durable;
-        try {
-            durable = journal.appendAsync(payload, blocking); // commit point: the future, after the covering fsync
-        } catch (RuntimeException e) {
-            durable = CompletableFuture.failedFuture(e);
-        }
-        return durable.handle((offset, e) -> {
-            if (e == null) {
-                return new Outcome.Accepted(offset, r.rows());
-            }
-            lag.release(r.rows(), payload.length);
-            Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
-                    ? e.getCause() : e;
-            log.error("journal append failed", cause);
-            return new Outcome.Failed(new Neo4jError("Neo.TransientError.General.StorageDamageDetected",
-                    "the journal could not make the write durable: " + cause.getMessage() + "; it was not accepted"));
-        });
     }
 
     /** Waits up to {@code wait} for {@code offset} to be applied (committed or dead-lettered). */

@@ -125,14 +125,12 @@ public final class Gateway implements WritePath, AutoCloseable {
     /**
      * A sync template write that admission takes at once is queued from the caller's thread (an HTTP I/O thread)
      * and its future completes when its batch commits, on the applier's thread (what follows it must be short);
-     * no thread waits for it. An async template write goes to {@link AsyncJournal#submit(WriteRequest, Executor)}
-     * (the local journal: written on the caller's thread, completed by the group fsync). Everything else, and a
-     * sync write admission cannot take at once (it may wait up to the admission timeout), runs {@link #execute}
-     * on {@code blocking}.
+     * no thread waits for it. Everything else, and a sync write admission cannot take at once (it may wait up to
+     * the admission timeout), runs {@link #execute} on {@code blocking}.
      */
     @Override
     public CompletableFuture<Outcome> submit(WriteRequest request, Mode mode, Access access, Executor blocking) {
-        if (!(request instanceof TemplateRequest t) || mode == Mode.DIRECT || access == Access.READ || closing) {
+        if (!(request instanceof TemplateRequest t) || mode != Mode.SYNC || access == Access.READ || closing) {
             return WritePath.super.submit(request, mode, access, blocking);
         }
         List<Map<String, Object>> rows = t.rowList();
@@ -141,9 +139,6 @@ public final class Gateway implements WritePath, AutoCloseable {
             if (bad.isPresent()) {
                 return CompletableFuture.completedFuture(new Outcome.Failed(bad.get()));
             }
-        }
-        if (mode == Mode.ASYNC) {
-            return parts.async().submit(t, blocking); // the local journal: written here, answered after its fsync
         }
         Admission admission = parts.admission();
         if (admission.tryAcquire(t.rows(), t.bytes()) != Admission.Result.ADMITTED) {

@@ -425,9 +425,8 @@ public final class HttpServer implements AutoCloseable {
     /**
      * A template write, started on the I/O thread that received it (bodies up to {@link #INLINE_BODY}; larger ones
      * are decoded on a virtual thread): a sync write admitted at once is queued from here and answered from the
-     * I/O thread when its batch commits; an async one is written to the local journal from here and answered when
-     * the group fsync covering it returns; no thread waits for either. Anything that must wait runs on a virtual
-     * thread ({@link WritePath#submit}). This saves two thread hand-offs a write (docs/BENCHMARKS.md).
+     * I/O thread when its batch commits, with no thread waiting for it; anything that must wait runs on a
+     * virtual thread ({@link WritePath#submit}). This saved two thread hand-offs a write (docs/BENCHMARKS.md).
      */
     private void templateOnIoThread(HttpServerExchange ex, byte[] body) {
         if (body.length > INLINE_BODY) {

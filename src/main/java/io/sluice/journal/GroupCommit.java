@@ -3,12 +3,6 @@ package io.sluice.journal;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
-import java.util.PriorityQueue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -36,14 +30,6 @@ import org.slf4j.LoggerFactory;
  * write failures here through {@link #fail}. No waiter is ever left hanging: each returns, throws the failure,
  * or is woken by {@link #close}.
  *
- * <p><b>Asynchronous appenders</b> ({@link #commitAsync}) wait on no thread: each leaves a future with the offset
- * just past its records. When no force is running, the caller hands one to an executor ({@code forcer}, virtual
- * threads in the server), which leads like any appender; after every force, whoever led completes the futures it
- * covered and, while uncovered ones remain and nobody else leads, leads again (an appender that waits synchronously
- * hands that on to the last {@code forcer} instead, so its own return is not delayed). One force thread per group,
- * not one waiting thread per appender. Futures complete on the forcing thread, outside the lock: what follows them
- * must be short. Failure and close fail the uncovered futures as they do the waiting appenders.
- *
  * <p>Thread-safe.
  */
 final class GroupCommit {
@@ -63,11 +49,6 @@ final class GroupCommit {
     private volatile IOException failure; // written under lock
     private boolean forcing; // guarded by lock
     private boolean closed; // guarded by lock
-    /** Asynchronous appenders not yet covered, the lowest end first. Guarded by lock. */
-    private final PriorityQueue<Waiter> waiters = new PriorityQueue<>(Comparator.comparingLong(Waiter::end));
-    private volatile Executor forcer; // the last one an asynchronous appender gave
-
-    private record Waiter(long end, CompletableFuture<Void> durable) {}
 
     GroupCommit(String name, long durableOffset, Force force) {
         this.name = name;
@@ -108,103 +89,7 @@ final class GroupCommit {
                 lock.unlock();
             }
             lead();
-            completeCovered(false); // asynchronous appenders this force covered; a force for the rest elsewhere
         }
-    }
-
-    /**
-     * Completes once every record below {@code end} is durable (exceptionally with an {@link IOException} if the
-     * journal fails or closes first); never blocks. When no force is running, one is started on {@code forcer}.
-     */
-    CompletableFuture<Void> commitAsync(long end, Executor forcer) {
-        this.forcer = forcer;
-        CompletableFuture<Void> durable = new CompletableFuture<>();
-        lock.lock();
-        try {
-            if (durableOffset >= end) {
-                return CompletableFuture.completedFuture(null);
-            }
-            if (failure != null) {
-                return CompletableFuture.failedFuture(new IOException(name + ": fsync failed; records up to offset "
-                        + (end - 1) + " are not acknowledged", failure));
-            }
-            if (closed) {
-                return CompletableFuture.failedFuture(new IOException(name + " is closed; records up to offset "
-                        + (end - 1) + " are not acknowledged"));
-            }
-            waiters.add(new Waiter(end, durable));
-            if (forcing) {
-                return durable; // the running force's leader completes it, or leads again for it
-            }
-            forcing = true;
-        } finally {
-            lock.unlock();
-        }
-        startForce(forcer);
-        return durable;
-    }
-
-    /** Leads on {@code forcer} (forcing already set by the caller); if it refuses, gives the lead back. */
-    private void startForce(Executor on) {
-        try {
-            on.execute(this::leadWhileWaited);
-        } catch (RuntimeException e) { // rejected: stopping. Whoever waits next leads; futures fail at close
-            lock.lock();
-            try {
-                forcing = false;
-                changed.signalAll();
-            } finally {
-                lock.unlock();
-            }
-            log.warn("{}: could not start a force: {}", name, e.toString());
-        }
-    }
-
-    /** Leads, and leads again while asynchronous appenders wait uncovered and nobody else leads. */
-    private void leadWhileWaited() {
-        while (true) {
-            lead();
-            if (!completeCovered(true)) {
-                return;
-            }
-        }
-    }
-
-    /**
-     * Completes the futures the last force covered (or fails them all after a failure); true when uncovered ones
-     * remain and nobody leads: then the caller has taken the lead ({@code lead}) or started a force on the last
-     * forcer.
-     */
-    private boolean completeCovered(boolean lead) {
-        List<Waiter> done = new ArrayList<>();
-        IOException failed;
-        boolean again = false;
-        lock.lock();
-        try {
-            failed = failure;
-            while (!waiters.isEmpty() && (failed != null || closed || waiters.peek().end() <= durableOffset)) {
-                done.add(waiters.poll());
-            }
-            if (!waiters.isEmpty() && !forcing) {
-                forcing = true;
-                again = true;
-            }
-        } finally {
-            lock.unlock();
-        }
-        for (Waiter w : done) {
-            if (w.end() <= durableOffset) {
-                w.durable().complete(null);
-            } else {
-                w.durable().completeExceptionally(new IOException(name + (failed != null ? ": fsync failed" : " is closed")
-                        + "; records up to offset " + (w.end() - 1) + " are not acknowledged", failed));
-            }
-        }
-        if (again && !lead) {
-            startForce(forcer);
-            return false;
-        }
-        return again;
     }
 
     /** As leader: force outside the lock, then publish the covered offset or the failure, and wake all. */
@@ -243,7 +128,6 @@ final class GroupCommit {
         } finally {
             lock.unlock();
         }
-        completeCovered(false);
     }
 
     private void record(IOException cause) { // under lock
@@ -299,6 +183,5 @@ final class GroupCommit {
         } finally {
             lock.unlock();
         }
-        completeCovered(false); // closed: those not covered now never will be
     }
 }

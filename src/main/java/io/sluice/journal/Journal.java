@@ -48,25 +48,6 @@ public interface Journal extends AutoCloseable {
     long appendAll(List<byte[]> payloads) throws IOException;
 
     /**
-     * {@link #append} without waiting: the record is written now (the caller's thread does the write, not the
-     * fsync) and the future completes with its offset once it is durable, or exceptionally with the
-     * {@link IOException} {@link #append} would throw. A force, when one must start, runs on {@code forcer};
-     * the future may complete there, so what follows it must be short.
-     *
-     * @throws IllegalArgumentException if the payload is larger than {@link JournalOptions#maxRecordBytes()}
-     */
-    default java.util.concurrent.CompletableFuture<Long> appendAsync(byte[] payload,
-            java.util.concurrent.Executor forcer) {
-        return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-            try {
-                return append(payload);
-            } catch (IOException e) {
-                throw new java.util.concurrent.CompletionException(e);
-            }
-        }, forcer);
-    }
-
-    /**
      * Reads records from {@code fromOffset} on, in order, never past {@link #durableOffset()}: at most
      * {@code maxRecords}, and stopping before the payloads would exceed {@code maxBytes} (but always at least
      * one record if one is durable at {@code fromOffset}). Empty if nothing is durable there yet.

@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -111,21 +109,6 @@ final class SegmentedJournal implements Journal {
         long first = write(payloads);
         commit.awaitCommit(first + payloads.size());
         return first;
-    }
-
-    @Override
-    public CompletableFuture<Long> appendAsync(byte[] payload, Executor forcer) {
-        if (payload.length > options.maxRecordBytes()) {
-            throw new IllegalArgumentException("record of " + payload.length + " bytes exceeds maxRecordBytes "
-                    + options.maxRecordBytes());
-        }
-        long first;
-        try {
-            first = write(List.of(payload));
-        } catch (IOException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return commit.commitAsync(first + 1, forcer).thenApply(v -> first);
     }
 
     /** Writes the frames to the page cache and returns the first offset. Not durable yet. */

@@ -215,7 +215,7 @@ class GatewayTest {
             assertThat(waits.get(10, TimeUnit.SECONDS)).isInstanceOf(Outcome.Overloaded.class);
             CompletableFuture<Outcome> async = gateway.submit(write(3, 1), Mode.ASYNC, io.sluice.write.Access.CYPHER,
                     blocking);
-            assertThat(async.get(10, TimeUnit.SECONDS)).as("async: written here, its fsync started on the blocking executor")
+            assertThat(async.get(10, TimeUnit.SECONDS)).as("async blocks on the journal's fsync: handed off")
                     .isInstanceOf(Outcome.Accepted.class);
             assertThat(handedOff).hasValue(2);
             assertThat(gateway.submit(new WriteRequest.TemplateRequest(item, List.of(Map.of("v", 1L)), 10), Mode.SYNC,
