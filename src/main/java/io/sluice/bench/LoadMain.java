@@ -19,6 +19,9 @@ public final class LoadMain {
     private LoadMain() {}
 
     public static void main(String[] args) throws IOException, InterruptedException {
+        // as io.sluice.cli.Main: Logback, not the SLF4J provider Neo4j's server jar also ships (nor SLF4J's warning)
+        System.setProperty("slf4j.provider", "ch.qos.logback.classic.spi.LogbackServiceProvider");
+        System.setProperty("slf4j.internal.verbosity", "WARN");
         ObjectMapper json = new ObjectMapper();
         PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
                 StandardCharsets.UTF_8);
