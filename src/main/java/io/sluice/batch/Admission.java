@@ -54,14 +54,17 @@ public final class Admission {
         }
     }
 
-    /** {@link #acquire} without waiting: FULL unless the work fits now. */
+    /**
+     * {@link #acquire} without waiting: FULL unless the work fits now and nobody waits in {@link #acquire} (a
+     * caller that cannot wait would otherwise take the room a waiter was woken for, again and again).
+     */
     public Result tryAcquire(long r, long b) {
         lock.lock();
         try {
             if (closed) {
                 return Result.CLOSED;
             }
-            if (!fits(r, b)) {
+            if (!fits(r, b) || lock.hasWaiters(released)) {
                 return Result.FULL;
             }
             rows += r;

@@ -145,8 +145,15 @@ public final class Gateway implements WritePath, AutoCloseable {
             return WritePath.super.submit(request, mode, access, blocking); // waits for room, or refuses
         }
         Pending p = new Pending(t, time.nanos());
-        if (!parts.partitions().enqueue(partitionOf(t), p)) {
-            admission.release(t.rows(), t.bytes());
+        boolean queued = false;
+        try {
+            queued = parts.partitions().enqueue(partitionOf(t), p);
+        } finally {
+            if (!queued) { // refused (closing), or partitionOf threw: give the room back
+                admission.release(t.rows(), t.bytes());
+            }
+        }
+        if (!queued) {
             return CompletableFuture.completedFuture(Outcome.SHUTTING_DOWN);
         }
         return p.future().handle((o, e) -> {

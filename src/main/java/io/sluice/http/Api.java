@@ -116,17 +116,19 @@ final class Api {
 
     /**
      * {@link #template} from an HTTP I/O thread: decodes there and submits ({@link WritePath#submit}), so a sync
-     * write admitted at once waits on no thread; whatever must block runs on {@code blocking}. The reply's future
-     * may complete on an applier's thread: hand it back to the I/O thread, do nothing heavy on it.
+     * write admitted at once waits on no thread; whatever must block runs on {@code blocking}. The outcome is
+     * handed to {@code onIoThread} (the connection's I/O thread) and the reply built there.
      */
     CompletableFuture<Reply> templateSubmitted(String db, String name, String mode, byte[] body, Access access,
-            Executor blocking) {
+            Executor blocking, Executor onIoThread) {
         Optional<Template> t = writes.template(name);
         if (t.isEmpty()) {
             return CompletableFuture.completedFuture(Reply.error(400, Neo4jError.invalid("unknown template '" + name + "'")));
         }
+        // the outcome is handed to the I/O thread before it is encoded: the applier completing it does no more
         return handle(db, mode, access, Shape.CLASSIC, () -> decodeRows(t.get(), body),
-                (d, o) -> Map.of("rows", o.rows()), (r, m) -> writes.submit(r, m, access, blocking));
+                (d, o) -> Map.of("rows", o.rows()),
+                (r, m) -> writes.submit(r, m, access, blocking).thenApplyAsync(o -> o, onIoThread));
     }
 
     /** GET /db/{db}/applied?offset=N&wait=5s: read-your-writes for async. */
@@ -245,8 +247,12 @@ final class Api {
     }
 
     private Reply handle(String db, String modeText, Access access, Shape shape, Decoder decoder, Encoder encoder) {
-        return handle(db, modeText, access, shape, decoder, encoder,
-                (r, m) -> CompletableFuture.completedFuture(writes.execute(r, m, access))).join();
+        try {
+            return handle(db, modeText, access, shape, decoder, encoder,
+                    (r, m) -> CompletableFuture.completedFuture(writes.execute(r, m, access))).join();
+        } catch (java.util.concurrent.CompletionException e) { // completed already: the encoder's own failure
+            throw e.getCause() instanceof RuntimeException re ? re : e;
+        }
     }
 
     /** How a decoded request is run: at once on the caller's thread, or submitted ({@link WritePath#submit}). */

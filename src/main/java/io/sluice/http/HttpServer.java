@@ -38,6 +38,8 @@ import org.slf4j.LoggerFactory;
  * The HTTP API on Undertow. An I/O thread parses the request and receives its body without blocking; the
  * request is then dispatched to a virtual thread of its own, which blocks on the write path (code read top to
  * bottom, Helidon style) and produces a {@link Reply}; the reply is sent back on the connection's I/O thread.
+ * Template writes take a shorter way (decoded and submitted on the I/O thread, answered from it: see
+ * {@code templateOnIoThread}).
  * Reading and writing on the I/O thread matters: sending from the virtual thread cost a selector wake-up per
  * response, and Undertow's per-thread buffer caches never get reused by one-shot virtual threads (a fresh
  * zeroed direct buffer per request): together ~25% of the CPU in the sync-mode profile (docs/BENCHMARKS.md).
@@ -423,10 +425,12 @@ public final class HttpServer implements AutoCloseable {
     }
 
     /**
-     * A template write, started on the I/O thread that received it (bodies up to {@link #INLINE_BODY}; larger ones
-     * are decoded on a virtual thread): a sync write admitted at once is queued from here and answered from the
-     * I/O thread when its batch commits, with no thread waiting for it; anything that must wait runs on a
-     * virtual thread ({@link WritePath#submit}). This saved two thread hand-offs a write (docs/BENCHMARKS.md).
+     * A template write, decoded on the I/O thread that received it (bodies up to {@link #INLINE_BODY}; larger ones
+     * on a virtual thread), in every mode: a sync write admitted at once is queued from here and answered from the
+     * I/O thread when its batch commits, with no thread waiting for it; anything that must wait (admission full,
+     * async's fsync, direct's transaction) runs on a virtual thread ({@link WritePath#submit}). The outcome comes
+     * back to the I/O thread through {@link IoReplies} and is encoded and sent there. This saved two thread
+     * hand-offs a sync write (docs/BENCHMARKS.md, "Close to the limit").
      */
     private void templateOnIoThread(HttpServerExchange ex, byte[] body) {
         if (body.length > INLINE_BODY) {
@@ -435,18 +439,33 @@ public final class HttpServer implements AutoCloseable {
         }
         ex.dispatch(io.undertow.util.SameThreadExecutor.INSTANCE, () -> {
             String name = param(ex, "template");
+            String label = writes.template(name).isPresent() ? name : Metrics.UNKNOWN;
+            java.util.concurrent.Executor onIoThread = task -> answers.execute(ex.getIoThread(), task);
             java.util.concurrent.CompletableFuture<Reply> reply;
             try {
                 reply = api.templateSubmitted(param(ex, "db"), name, mode(ex), body, gate.callerOf(ex).access(),
-                        handlers);
+                        handlers, onIoThread);
             } catch (RuntimeException | StackOverflowError e) {
-                log.error("bug handling {} {}", ex.getRequestMethod(), ex.getRequestPath(), e);
-                reply = java.util.concurrent.CompletableFuture.completedFuture(
-                        Reply.error(500, Neo4jError.unknown("internal error: " + e)));
+                reply = java.util.concurrent.CompletableFuture.failedFuture(e);
             }
-            String label = writes.template(name).isPresent() ? name : Metrics.UNKNOWN;
-            reply.whenComplete((r, e) -> answers.send(ex, () -> counted(ex, e == null ? r
-                    : Reply.error(500, Neo4jError.unknown("internal error: " + e)), label)));
+            reply.whenComplete((r, e) -> { // on the I/O thread (templateSubmitted hands the outcome over to it)
+                try {
+                    if (e != null) {
+                        Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                                ? e.getCause() : e;
+                        log.error("bug handling {} {}", ex.getRequestMethod(), ex.getRequestPath(), cause);
+                        send(ex, counted(ex, Reply.error(500, Neo4jError.unknown("internal error: " + cause)), label));
+                    } else {
+                        send(ex, counted(ex, r, label));
+                    }
+                } catch (RuntimeException bug) { // never leave the exchange open: its client would wait, and stop too
+                    log.error("bug answering {} {}", ex.getRequestMethod(), ex.getRequestPath(), bug);
+                    if (!ex.isResponseStarted()) {
+                        ex.setStatusCode(500);
+                    }
+                    ex.endExchange();
+                }
+            });
         });
     }
 

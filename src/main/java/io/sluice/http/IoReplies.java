@@ -1,21 +1,19 @@
 package io.sluice.http;
 
-import io.undertow.server.HttpServerExchange;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xnio.XnioIoThread;
 
 /**
- * Replies handed back to the I/O threads that own their connections, a batch at a time. Whoever completes a write
- * (an applier that has just committed a batch of 50 rows, say) queues each reply for its connection's I/O thread
- * and wakes that thread once for all that it queues before the thread runs, not once per reply: a wake-up is a
- * write to the selector's event fd and a context switch. The reply is built (encoded) on the I/O thread, off the
- * applier's. On the I/O thread itself a reply is sent at once.
+ * Work handed back to the I/O threads that own the connections, a batch at a time. Whoever completes a write (an
+ * applier that has just committed a batch of 50 rows, say) queues each answer's task for its connection's I/O
+ * thread and wakes that thread at most once per drain, not once per answer: a wake-up is a write to the selector's
+ * event fd and a context switch. The task builds (encodes) and sends the answer there, off the applier's thread.
+ * Called on the I/O thread itself, a task runs at once.
  *
  * <p>No reply is lost: a queue's {@code scheduled} flag is cleared before it is drained, so a reply queued while a
  * drain runs either is taken by that drain or schedules the next. Thread-safe; owns no thread.
@@ -25,10 +23,11 @@ final class IoReplies {
 
     private final ConcurrentHashMap<XnioIoThread, Queue> queues = new ConcurrentHashMap<>();
 
-    /** Sends {@code reply.get()} on {@code ex}'s I/O thread. */
-    void send(HttpServerExchange ex, Supplier<Reply> reply) {
-        XnioIoThread io = ex.getIoThread();
-        Runnable task = () -> HttpServer.send(ex, reply.get());
+    /**
+     * Runs {@code task} on {@code io}: at once when called there, else queued, the thread woken only if no drain
+     * of its queue is already pending.
+     */
+    void execute(XnioIoThread io, Runnable task) {
         if (Thread.currentThread() == io) {
             task.run();
             return;
@@ -64,7 +63,7 @@ final class IoReplies {
                 try {
                     task.run();
                 } catch (RuntimeException e) {
-                    log.error("bug sending a reply", e);
+                    log.error("bug in a task handed to I/O thread {}", io.getName(), e);
                 }
             }
         }

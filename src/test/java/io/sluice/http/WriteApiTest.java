@@ -77,6 +77,39 @@ class WriteApiTest {
         return JSON.readTree(r.body());
     }
 
+    /**
+     * A template write reaches its handler three ways (HttpServer.templateOnIoThread): a small body decoded on the
+     * I/O thread, one over the inline bound decoded on a virtual thread, and a chunked one; each in each mode is
+     * answered once, as the blocking path answered, and stored.
+     */
+    @Test
+    void smallLargeAndChunkedTemplateBodiesAreAnsweredAndStoredInEveryMode() throws Exception {
+        long id = 5_000_000L;
+        for (String mode : List.of("sync", "async", "direct")) {
+            var small = s.post("/db/neo4j/write/person?mode=" + mode, "{\"id\":" + id++ + ",\"name\":\"small\"}");
+            assertThat(small.statusCode()).as(mode + " small").isEqualTo(mode.equals("async") ? 202 : 200);
+            StringBuilder rows = new StringBuilder("[");
+            long first = id;
+            while (rows.length() <= HttpServer.INLINE_BODY) {
+                rows.append(rows.length() > 1 ? "," : "").append("{\"id\":").append(id++).append(",\"name\":\"large\"}");
+            }
+            var large = s.post("/db/neo4j/write/person?mode=" + mode, rows.append(']').toString());
+            assertThat(large.statusCode()).as(mode + " large").isEqualTo(mode.equals("async") ? 202 : 200);
+            assertThat(json(large).get("rows").asLong()).isEqualTo(id - first);
+            byte[] chunked = ("{\"id\":" + id++ + ",\"name\":\"chunked\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            var viaStream = s.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(s.url(
+                    "/db/neo4j/write/person?mode=" + mode))).header("Content-Type", "application/json")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofInputStream(
+                            () -> new java.io.ByteArrayInputStream(chunked))).build()); // no length: chunked
+            assertThat(viaStream.statusCode()).as(mode + " chunked").isEqualTo(mode.equals("async") ? 202 : 200);
+            var bad = s.post("/db/neo4j/write/person?mode=" + mode, "{\"name\":\"no id\"}");
+            assertThat(bad.statusCode()).as(mode + " a row without its key").isEqualTo(400);
+        }
+        long stored = id - 5_000_000L;
+        Await.until("every acknowledged row stored, async ones applied", Duration.ofSeconds(30),
+                () -> s.count("MATCH (p:Person) WHERE p.id >= 5000000 AND p.id < 6000000 RETURN count(p)") == stored);
+    }
+
     @Test
     void sixtyFourConcurrentClientsEvery200IsInTheGraphAndNothingElse() throws Exception {
         int clients = 64;
