@@ -99,6 +99,10 @@ public final class Bench {
                             r.errors());
                     results.add(r);
                     // open loop: sluice's modes (Neo4j's own server is measured closed loop only)
+                    if (run.mode() == BenchMode.NEO4J && !options.rates().isEmpty()) {
+                        progress.printf(Locale.ROOT, "bench %s %s: no open-loop runs (sluice's modes only)%n",
+                                options.scenario().name(), label(run.mode(), run.api()));
+                    }
                     for (Rate rate : run.mode().overHttp() && run.mode() != BenchMode.NEO4J ? options.rates()
                             : List.<Rate>of()) {
                         OpenLoopResult o = openLoop(run, round, rate, r);

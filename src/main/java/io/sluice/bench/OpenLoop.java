@@ -173,7 +173,13 @@ final class OpenLoop {
      * {@link #STOP} too when {@code counts} is full.
      */
     long answered(Slot slot, Tally.Client counts, int status, int rows, long intended, long sent, long now) {
-        if (!counts.recordOpen(status, rows, intended, sent, now)) {
+        return answered(slot, counts, status, false, rows, intended, sent, now);
+    }
+
+    /** The same for an answer whose body was read: {@code reportedErrors}, a 2xx reporting errors, is an error. */
+    long answered(Slot slot, Tally.Client counts, int status, boolean reportedErrors, int rows, long intended,
+            long sent, long now) {
+        if (!counts.recordOpen(status, reportedErrors, rows, intended, sent, now)) {
             return STOP;
         }
         return free(slot);

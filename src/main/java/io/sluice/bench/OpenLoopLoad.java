@@ -141,8 +141,10 @@ final class OpenLoopLoad implements Load {
                 return; // nothing asked: ignore (a server does not answer unasked)
             }
             inFlight = false;
-            long r = open.answered(this, counts, response.status().code(), target.rowsPerRequest(), intended, sentAt,
-                    time.nanos());
+            long now = time.nanos();
+            int status = response.status().code();
+            long r = open.answered(this, counts, status, status >= 200 && status < 300
+                    && Answers.reportErrors(response.content()), target.rowsPerRequest(), intended, sentAt, now);
             if (r == OpenLoop.STOP && !open.isOver()) {
                 log.warn("an open-loop connection reached its bound of recorded requests; it stops early");
             }

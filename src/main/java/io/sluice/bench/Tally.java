@@ -86,7 +86,12 @@ final class Tally {
          * runs from then, so the time it waited for a connection counts. Returns false as {@link #record} does.
          */
         boolean recordOpen(int status, int rows, long intended, long sent, long end) {
-            boolean ok = status >= 200 && status < 300;
+            return recordOpen(status, false, rows, intended, sent, end);
+        }
+
+        /** The same for an answer whose body was read: a 2xx reporting errors is an error, as in {@link #record}. */
+        boolean recordOpen(int status, boolean reportedErrors, int rows, long intended, long sent, long end) {
+            boolean ok = status >= 200 && status < 300 && !reportedErrors;
             if (ok) {
                 acknowledged.add(rows);
             } else if (status == 0) {

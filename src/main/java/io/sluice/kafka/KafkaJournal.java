@@ -125,6 +125,7 @@ public final class KafkaJournal implements AsyncJournal {
         Admin admin = Admin.create(properties(config, Map.of(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000",
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000"), Map.of()));
         KafkaProducer<byte[], byte[]> producer = null;
+        KafkaConsumer<byte[], byte[]> consumer = null;
         try {
             createTopics(admin, config);
             GraphOffsets offsets = new GraphOffsets(sink, config.topic());
@@ -141,10 +142,11 @@ public final class KafkaJournal implements AsyncJournal {
                     ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
                     ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
                     ProducerConfig.CLIENT_ID_CONFIG, "sluice-" + instance), config.producer()));
-            KafkaConsumer<byte[], byte[]> consumer = consumer(config, maxRows, instance);
+            consumer = consumer(config, maxRows, instance);
+            KafkaConsumer<byte[], byte[]> applierConsumer = consumer;
             KafkaJournal j = new KafkaJournal(config, admissionTimeout, time, admin, producer, offsets,
                     stoppable -> new BatchRunner(sink, retry, stoppable, Jitter.RANDOM, metrics, true, coalesceCypher),
-                    journal -> new KafkaApplier(consumer, config.topic(), offsets, journal.runner, templates,
+                    journal -> new KafkaApplier(applierConsumer, config.topic(), offsets, journal.runner, templates,
                             journal::deadLetter, journal::appliedUpTo, journal.time, maxRows,
                             Thread.ofPlatform().name("sluice-kafka-applier").factory()),
                     Thread.ofPlatform().name("sluice-kafka-lag").factory());
@@ -152,7 +154,10 @@ public final class KafkaJournal implements AsyncJournal {
             j.lagThread.start();
             j.applier.start();
             return j;
-        } catch (SinkException | RuntimeException e) {
+        } catch (SinkException | RuntimeException e) { // nothing started yet: the clients are closed here
+            if (consumer != null) {
+                consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ZERO));
+            }
             if (producer != null) {
                 producer.close(Duration.ZERO);
             }

@@ -314,6 +314,15 @@ class BenchCommandTest {
         assertThat(s.writes()).isEqualTo(1);
         assertThat(s.acknowledged()).as("a rolled-back statement is not acknowledged").isEqualTo(1);
         assertThat(s.errorsByStatus()).isEqualTo(Map.of(200, 1L));
+
+        Tally open = new Tally(new Window(0, 0, 100), 1); // the open loop counts them alike
+        Tally.Client openClient = open.newClient();
+        openClient.recordOpen(200, true, 1, 10, 10, 20);
+        openClient.recordOpen(200, false, 1, 20, 20, 30);
+        LoadSummary o = open.summary();
+        assertThat(o.writes()).isEqualTo(1);
+        assertThat(o.acknowledged()).isEqualTo(1);
+        assertThat(o.errorsByStatus()).isEqualTo(Map.of(200, 1L));
     }
 
     private static byte[] bytes(String s) {
