@@ -52,32 +52,7 @@ final class Tally {
          * ({@link Answers}), is an error, counted under its status.
          */
         boolean record(int status, boolean reportedErrors, int rows, long start, long end) {
-            boolean ok = status >= 200 && status < 300 && !reportedErrors;
-            if (ok) {
-                acknowledged.add(rows); // in any phase: what the database must hold at the end
-            } else if (status == 0) {
-                uncertain.add(rows); // lost in transport: applied or not, the client cannot know
-            }
-            switch (window.phase(end)) {
-                case WARMUP -> {
-                    if (ok) {
-                        warmupWrites.add(rows);
-                    }
-                    return true;
-                }
-                case OVER -> {
-                    return true;
-                }
-                case MEASURE -> { }
-            }
-            if (ok) {
-                writes += rows;
-                Tally.this.writes.add(rows);
-            } else {
-                errorsByStatus.merge(status, 1L, Long::sum);
-                errors.add(1);
-            }
-            return latencies.add(end - start);
+            return !counted(status, reportedErrors, rows, end) || latencies.add(end - start);
         }
 
         /**
@@ -91,21 +66,39 @@ final class Tally {
 
         /** The same for an answer whose body was read: a 2xx reporting errors is an error, as in {@link #record}. */
         boolean recordOpen(int status, boolean reportedErrors, int rows, long intended, long sent, long end) {
+            if (!counted(status, reportedErrors, rows, intended)) {
+                return true; // warm-up, or never scheduled: the schedule ends with the window
+            }
+            this.sent++;
+            long lag = sent - intended;
+            startLagNanos += lag;
+            if (lag > OpenLoop.LATE.toNanos()) {
+                late++;
+            }
+            return latencies.add(end - intended);
+        }
+
+        /**
+         * Counts an answer: acknowledged rows (in any phase: what the database must hold at the end) or rows lost
+         * in transport (applied or not, the client cannot know); then, if {@code at} is in the measured window,
+         * writes or errors by status. True when it was in the window (its latency is then to be recorded).
+         */
+        private boolean counted(int status, boolean reportedErrors, int rows, long at) {
             boolean ok = status >= 200 && status < 300 && !reportedErrors;
             if (ok) {
                 acknowledged.add(rows);
             } else if (status == 0) {
                 uncertain.add(rows);
             }
-            switch (window.phase(intended)) {
+            switch (window.phase(at)) {
                 case WARMUP -> {
                     if (ok) {
                         warmupWrites.add(rows);
                     }
-                    return true;
+                    return false;
                 }
                 case OVER -> {
-                    return true; // never scheduled: the schedule ends with the window
+                    return false;
                 }
                 case MEASURE -> { }
             }
@@ -116,13 +109,7 @@ final class Tally {
                 errorsByStatus.merge(status, 1L, Long::sum);
                 errors.add(1);
             }
-            this.sent++;
-            long lag = sent - intended;
-            startLagNanos += lag;
-            if (lag > OpenLoop.LATE.toNanos()) {
-                late++;
-            }
-            return latencies.add(end - intended);
+            return true;
         }
     }
 

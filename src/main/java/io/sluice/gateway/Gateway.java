@@ -133,12 +133,9 @@ public final class Gateway implements WritePath, AutoCloseable {
         if (!(request instanceof TemplateRequest t) || mode != Mode.SYNC || access == Access.READ || closing) {
             return WritePath.super.submit(request, mode, access, blocking);
         }
-        List<Map<String, Object>> rows = t.rowList();
-        for (int i = 0; i < rows.size(); i++) {
-            Optional<Neo4jError> bad = t.template().validate(rows.get(i), i);
-            if (bad.isPresent()) {
-                return CompletableFuture.completedFuture(new Outcome.Failed(bad.get()));
-            }
+        Optional<Neo4jError> bad = invalidRow(t);
+        if (bad.isPresent()) {
+            return CompletableFuture.completedFuture(new Outcome.Failed(bad.get()));
         }
         Admission admission = parts.admission();
         if (admission.tryAcquire(t.rows(), t.bytes()) != Admission.Result.ADMITTED) {
@@ -167,14 +164,20 @@ public final class Gateway implements WritePath, AutoCloseable {
     }
 
     private Outcome executeTemplate(TemplateRequest t, Mode mode) {
+        Optional<Neo4jError> bad = invalidRow(t);
+        return bad.isPresent() ? new Outcome.Failed(bad.get()) : admitted(t, mode);
+    }
+
+    /** The first row the template refuses (a missing key field, a wrong type), if any. */
+    private static Optional<Neo4jError> invalidRow(TemplateRequest t) {
         List<Map<String, Object>> rows = t.rowList();
         for (int i = 0; i < rows.size(); i++) {
             Optional<Neo4jError> bad = t.template().validate(rows.get(i), i);
             if (bad.isPresent()) {
-                return new Outcome.Failed(bad.get());
+                return bad;
             }
         }
-        return admitted(t, mode);
+        return Optional.empty();
     }
 
     private Outcome executeCypher(CypherRequest c, Mode mode, Access access) {
