@@ -3,17 +3,19 @@
 # fresh data directory, `./sluice serve` (embedded Neo4j, sync visited template, no auth), /health polled until 200,
 # then wrk (native: no JIT of its own to warm; 2 threads, 64 connections, one visited row per request, each thread
 # its own seed) for six 10 s slices (the first minute), 30 s not measured, and a 60 s steady-state reference on
-# the same server. Variants, in the order given (default: plain aot aot plain, ABBA):
-#   plain  the launcher's JVM flags, without the AOT cache (SLUICE_NO_AOT=1)
-#   aot    with JDK 25's ahead-of-time cache (target/sluice.aot: classes loaded and linked, method profiles),
-#          trained first when missing or older than the jar by `./sluice aot-train` (a bench run under
+# the same server. Variants, in the order given (default: cold plain plain cold, ABBA):
+#   plain  as `serve` starts by default: the launcher's JVM flags, without the AOT cache (SLUICE_NO_AOT=1), the
+#          write path rehearsed before UP (warmup.write_path, 30 s at most)
+#   cold   the same without the rehearsal (--warmup-write-path 0s): UP as soon as the server listens
+#   aot    plain with JDK 25's ahead-of-time cache (target/sluice.aot: classes loaded and linked, method
+#          profiles), trained first when missing or older than the jar by `./sluice aot-train` (a bench run under
 #          -XX:AOTCacheOutput); the launcher gives it to serve
-# usage: bench/firstminute/run.sh [plain|aot ...]      env: W (work dir), USERS, SITES, CLIENTS (64)
+# usage: bench/firstminute/run.sh [plain|cold|aot ...]      env: W (work dir), USERS, SITES, CLIENTS (64)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 W=${W:-/tmp/sluice-firstminute}; USERS=${USERS:-1000000}; SITES=${SITES:-10000}; CLIENTS=${CLIENTS:-64}
 AOT=target/sluice.aot
-ORDER=("${@:-plain aot aot plain}"); ORDER=(${ORDER[*]})
+ORDER=("${@:-cold plain plain cold}"); ORDER=(${ORDER[*]})
 HTTP=127.0.0.1:27591; BOLT=127.0.0.1:27792
 export NEO4J_AUTH=none USERS SITES
 command -v wrk > /dev/null || { echo "needs wrk (apt-get install wrk)" >&2; exit 1; }
@@ -41,10 +43,11 @@ results="$W/results-$(date +%Y%m%d-%H%M%S).jsonl"; : > "$results"
 for v in "${ORDER[@]}"; do
   rm -rf "$W/data"
   noaot=1; [[ $v == aot ]] && noaot=""
+  rehearse=(); [[ $v == cold ]] && rehearse=(--warmup-write-path 0s)
   load=$(cut -d' ' -f1-3 /proc/loadavg)
   t0=$(now_ms)
   SLUICE_NO_AOT=$noaot ./sluice serve --config "$W/sluice.yaml" --data "$W/data" --http $HTTP --bolt $BOLT \
-    > "$W/serve-$v.log" 2>&1 & pid=$!
+    "${rehearse[@]}" > "$W/serve-$v.log" 2>&1 & pid=$!
   until [[ $(curl -s -o /dev/null -w '%{http_code}' "http://$HTTP/health") == 200 ]]; do
     kill -0 "$pid" 2>/dev/null || { echo "sluice died; see $W/serve-$v.log" >&2; exit 1; }
     sleep 0.1

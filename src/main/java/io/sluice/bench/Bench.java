@@ -286,6 +286,8 @@ public final class Bench {
     private <T> T onFreshServer(BenchMode mode, io.sluice.config.SluiceConfig config, boolean auth, OnServer<T> work)
             throws InterruptedException {
         Path dir = tempDir(mode);
+        // the bench warms the JIT itself (the prime), and measures from the first request: no rehearsal
+        config = config.withWarmup(config.warmup().withoutRehearsal());
         try {
             SluiceServer.Options so = new SluiceServer.Options(config, dir, new HostPort("127.0.0.1", 0), null);
             if (options.remote() != null) {

@@ -61,9 +61,17 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--database", description = "Neo4j database (default: neo4j.database in the config, neo4j)")
     String database;
 
+    @Option(names = "--warmup-write-path", paramLabel = "DURATION", description = "rehearse the templates' write path"
+            + " for at most this long before /health says UP (config warmup.write_path, default 30s; 0s: not at all)")
+    String warmupWritePath;
+
     @Override
     public Integer call() throws Exception {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
+        if (warmupWritePath != null) {
+            c = c.withWarmup(new SluiceConfig.Warmup(c.warmup().onStart(), io.sluice.config.Sizes.duration(
+                    warmupWritePath)));
+        }
         if (kafka != null) {
             c = c.withJournal(c.journal().withKafka(kafka));
         }

@@ -83,15 +83,31 @@ public record SluiceConfig(
     }
 
     /**
-     * Reading the database into Neo4j's page cache before taking traffic ({@code POST /db/{db}/warmup} does it on
-     * demand): with {@code onStart}, at every start, {@code /health} answering WARMING (503) until it is done, so a
-     * load balancer waits. Off by default: a new or small store has nothing to warm.
+     * What runs before {@code /health} says UP (it answers WARMING, 503, meanwhile, so a load balancer waits;
+     * writes that come anyway are taken as usual, only slower).
+     *
+     * @param onStart   read the database into Neo4j's page cache at every start ({@code POST /db/{db}/warmup} does
+     *                  it on demand). Off by default: a new or small store has nothing to warm.
+     * @param writePath rehearse the templates' sync write path for at most this long at start, ending sooner once
+     *                  the JIT has compiled it ({@code io.sluice.server.Rehearsal}: synthetic rows through a private
+     *                  HTTP listener, batcher and appliers, every transaction rolled back). {@code 30s} by default;
+     *                  {@code 0s} turns it off. Only a server with templates and an HTTP listener rehearses.
      */
-    public record Warmup(Boolean onStart) {
-        public static final Warmup DEFAULT = new Warmup(null);
+    public record Warmup(Boolean onStart, Duration writePath) {
+        public static final Duration WRITE_PATH_DEFAULT = Duration.ofSeconds(30); // before DEFAULT, which reads it
+        public static final Warmup DEFAULT = new Warmup(null, null);
 
         public Warmup {
             onStart = onStart != null && onStart;
+            writePath = writePath == null ? WRITE_PATH_DEFAULT : writePath;
+            if (writePath.isNegative() || writePath.compareTo(Duration.ofMinutes(10)) > 0) {
+                throw new IllegalArgumentException("warmup.write_path must be in [0s, 10m], got " + writePath);
+            }
+        }
+
+        /** This warm-up without the write-path rehearsal (what benchmarks and tests start with). */
+        public Warmup withoutRehearsal() {
+            return new Warmup(onStart, Duration.ZERO);
         }
     }
 

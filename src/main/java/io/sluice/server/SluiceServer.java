@@ -170,12 +170,8 @@ public final class SluiceServer implements AutoCloseable {
         var b = c.batch();
         var r = c.retry();
         Admission admission = new Admission(a.maxPendingRows(), a.maxPendingBytes().bytes(), time);
-        BatchRunner runner = new BatchRunner(sink, new RetryPolicy(r.maxAttempts(), r.initialBackoff(),
-                r.maxBackoff()), time, Jitter.RANDOM, metrics, c.apply().lockOrder(), c.apply().coalesceCypher());
-        Partitions partitions = owned.add("the appliers", Partitions.start(c.apply().appliers(), b.maxRows(),
-                b.maxWait(), runner, i -> b.adaptive()
-                        ? new BatchSizeController(b.minRows(), b.maxRows(), b.targetCommit(), b.minRows() * 4) : null,
-                Thread.ofPlatform().name("sluice-applier-", 0).factory(), time, APPLIER_DRAIN));
+        BatchRunner runner = runner(c, sink, time, metrics);
+        Partitions partitions = owned.add("the appliers", partitions(c, runner, "sluice-applier-", time));
 
         var j = c.journal();
         RetryPolicy forever = new RetryPolicy(Integer.MAX_VALUE, r.initialBackoff(), r.maxBackoff());
@@ -198,13 +194,14 @@ public final class SluiceServer implements AutoCloseable {
                 TxRegistry.Options.of(Flavour.CLASSIC, t.classicIdleTimeout(), t.maxOpen()), time));
         metrics.gauge("sluice.transactions.open", "explicit transactions held open for their clients (both APIs)",
                 gate::open);
-        Warmer warmer = owned.add("warm-up", new Warmer(sink, time));
-        metrics.gauge("sluice.warming", "1 while the database is being read into the page cache, else 0",
+        boolean rehearse = !c.warmup().writePath().isZero() && !templates.isEmpty() && (http != null || https != null);
+        Warmer warmer = owned.add("warm-up", new Warmer(sink, time, rehearse ? new Rehearsal(c, sink,
+                neo4j == null ? null : o.dataDir().resolve("rehearsal"), templates, c.warmup().writePath(), time,
+                Rehearsal::jitMillis) : null));
+        metrics.gauge("sluice.warming", "1 while the server warms up (page cache, write path's rehearsal), else 0",
                 () -> warmer.warming() ? 1 : 0);
-        if (c.warmup().onStart()) {
-            // before HTTP opens: otherwise the first /health answers could say UP (200) before the warm-up began
-            warmer.start();
-        }
+        // before HTTP opens: otherwise the first /health answers could say UP (200) before the warm-up began
+        warmer.startOnStart(c.warmup().onStart());
         Gateway gateway = new Gateway(new Gateway.Parts(sink, new StatementClassifier(sink, CLASSIFIER_CACHE),
                 admission, partitions, runner, async, templates, queryTransactions, classicTransactions, warmer), c,
                 time);
@@ -223,6 +220,21 @@ public final class SluiceServer implements AutoCloseable {
             server = h;
         }
         return new SluiceServer(owned, neo4j, sink, admission, async, gateway, server, security.describe(o.dataDir()));
+    }
+
+    /** The batch runner of {@code c}'s retry, lock-order and coalescing settings over {@code sink}. */
+    static BatchRunner runner(SluiceConfig c, Sink sink, Time time, PrometheusMetrics metrics) {
+        var r = c.retry();
+        return new BatchRunner(sink, new RetryPolicy(r.maxAttempts(), r.initialBackoff(), r.maxBackoff()), time,
+                Jitter.RANDOM, metrics, c.apply().lockOrder(), c.apply().coalesceCypher());
+    }
+
+    /** {@code c}'s partitions (appliers and batch sizes) over {@code runner}, threads named {@code threads}N. */
+    static Partitions partitions(SluiceConfig c, BatchRunner runner, String threads, Time time) {
+        var b = c.batch();
+        return Partitions.start(c.apply().appliers(), b.maxRows(), b.maxWait(), runner, i -> b.adaptive()
+                        ? new BatchSizeController(b.minRows(), b.maxRows(), b.targetCommit(), b.minRows() * 4) : null,
+                Thread.ofPlatform().name(threads, 0).factory(), time, APPLIER_DRAIN);
     }
 
     /** The Bolt address clients should use: the embedded connector's, or the remote server's. */

@@ -44,7 +44,8 @@ class LogLinesTest {
         Path config = Files.writeString(dir.resolve("sluice.yaml"), CONFIG);
         int port = TestServer.freePort();
         List<String> args = List.of("serve", "--config", config.toString(), "--data", dir.resolve("data").toString(),
-                "--http", "127.0.0.1:" + port, "--bolt", "127.0.0.1:" + TestServer.freePort());
+                "--http", "127.0.0.1:" + port, "--bolt", "127.0.0.1:" + TestServer.freePort(),
+                "--warmup-write-path", "0s");
         Path log = dir.resolve("serve.log");
         long offset;
         try (ChildJvm serve = ChildJvm.start("1g", args, "sluice ready", log,

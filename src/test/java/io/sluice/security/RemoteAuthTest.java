@@ -38,7 +38,8 @@ class RemoteAuthTest {
                 session.run("CREATE USER sluice SET PASSWORD 'sluice-account-1' CHANGE NOT REQUIRED").consume();
                 session.run("CREATE USER dana SET PASSWORD 'dana-password-1' CHANGE NOT REQUIRED").consume();
             }
-            var config = ConfigLoader.parse("templates:\n  item: {cypher: 'CREATE (:Item {id: row.id})', key: [id]}\n");
+            var config = ConfigLoader.parse("templates:\n  item: {cypher: 'CREATE (:Item {id: row.id})', key: [id]}\n"
+                    + "warmup: {write_path: 0s}\n");
             try (SluiceServer server = SluiceServer.start(SluiceServer.Options.remote(config, dir.resolve("sluice"),
                     new HostPort("127.0.0.1", 0), new BoltSink.Options(neo4j.uri(), "sluice", "sluice-account-1", "neo4j")));
                     HttpClient http = HttpClient.newHttpClient()) {

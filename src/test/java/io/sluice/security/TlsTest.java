@@ -48,7 +48,7 @@ class TlsTest {
         plainPort = TestServer.freePort();
         boltPort = TestServer.freePort();
         String yaml = "templates:\n  item: {cypher: 'CREATE (:Item {id: row.id})', key: [id]}\n"
-                + "neo4j: {pagecache: 32m}\n"
+                + "neo4j: {pagecache: 32m}\nwarmup: {write_path: 0s}\n"
                 + "tls:\n  certificate: " + certs.certificate() + "\n  private_key: " + certs.privateKey() + "\n"
                 + "  https: 127.0.0.1:" + TestServer.freePort() + "\n  http: false\n  bolt: required\n";
         server = SluiceServer.start(new SluiceServer.Options(ConfigLoader.parse(yaml), dir.resolve("data"),

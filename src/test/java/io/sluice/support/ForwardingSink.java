@@ -30,6 +30,11 @@ public class ForwardingSink implements Sink {
     }
 
     @Override
+    public <T> T inRolledBackTransaction(TxWork<T> work) throws SinkException {
+        return real.inRolledBackTransaction(work);
+    }
+
+    @Override
     public <T> T inReadTransaction(TxWork<T> work) throws SinkException {
         return real.inReadTransaction(work);
     }

@@ -36,6 +36,9 @@ public final class SluiceProcess implements AutoCloseable {
         if (!List.of(extra).contains("--neo4j")) {
             args.addAll(List.of("--bolt", "127.0.0.1:" + TestServer.freePort()));
         }
+        if (!List.of(extra).contains("--warmup-write-path")) {
+            args.addAll(List.of("--warmup-write-path", "0s")); // see TestServer#withoutRehearsal
+        }
         args.addAll(List.of(extra));
         Path log = dataDir.resolveSibling(dataDir.getFileName() + "-serve-" + System.nanoTime() + ".log");
         // authentication on, as a user would run it, with the tests' known initial password

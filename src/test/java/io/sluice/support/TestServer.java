@@ -55,7 +55,8 @@ public final class TestServer implements AutoCloseable {
     /** Starts with the given YAML config; pagecache kept small for tests unless the YAML sets it. */
     public static TestServer start(String yaml, boolean withBolt) {
         try {
-            SluiceConfig c = ConfigLoader.parse(yaml.contains("pagecache") ? yaml : yaml + "\nneo4j: {pagecache: 64m}\n");
+            SluiceConfig c = withoutRehearsal(yaml, ConfigLoader.parse(yaml.contains("pagecache") ? yaml
+                    : yaml + "\nneo4j: {pagecache: 64m}\n"));
             Path dir = Files.createTempDirectory("sluice-test-");
             HostPort bolt = withBolt ? new HostPort("127.0.0.1", freePort()) : null;
             return new TestServer(SluiceServer.start(new SluiceServer.Options(c, dir, new HostPort("127.0.0.1", 0), bolt)
@@ -76,7 +77,7 @@ public final class TestServer implements AutoCloseable {
     /** The same, logging in to that Neo4j as {@code user} with {@code password} (null: no authentication). */
     public static TestServer startRemote(String yaml, String uri, String user, String password) {
         try {
-            SluiceConfig c = ConfigLoader.parse(yaml);
+            SluiceConfig c = withoutRehearsal(yaml, ConfigLoader.parse(yaml));
             Path dir = Files.createTempDirectory("sluice-test-");
             URI u = URI.create(uri);
             return new TestServer(SluiceServer.start(SluiceServer.Options.remote(c, dir, new HostPort("127.0.0.1", 0),
@@ -85,6 +86,14 @@ public final class TestServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * Tests start without the write path's rehearsal (it would add up to its time limit of CPU beside every
+     * test's start) unless their YAML asks for it ({@code write_path}).
+     */
+    private static SluiceConfig withoutRehearsal(String yaml, SluiceConfig c) {
+        return yaml.contains("write_path") ? c : c.withWarmup(c.warmup().withoutRehearsal());
     }
 
     public static int freePort() throws IOException {
