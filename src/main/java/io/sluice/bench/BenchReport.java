@@ -20,9 +20,10 @@ import java.util.Optional;
  * @param ratios e.g. {@code "sync/direct" -> 21.3, "sync/raw" -> 0.62}, for every mode against direct (through
  *               the same api) and raw when those ran; every raw-Cypher api against the template in the same mode
  *               ({@code "query-v2:sync/template:sync"}); auth on against off; sluice's sync mode against Neo4j's
- *               own server through the same api ({@code "query-v2:sync/query-v2:neo4j"}); the {@link #CPU}
- *               ratios. With several rounds, each ratio is taken within each round and this is their geometric
- *               mean
+ *               own server through the same api ({@code "query-v2:sync/query-v2:neo4j"}); Neo4j's server in a
+ *               JVM of its own against the same in the bench's JVM
+ *               ({@code "query-v2:neo4j/query-v2:neo4j-in-jvm"}); the {@link #CPU} ratios. With several rounds,
+ *               each ratio is taken within each round and this is their geometric mean
  * @param ratiosByRound each ratio in each round, in round order (one each with one round)
  * @param openLoop      the open-loop runs ({@code --rate}), in the order they ran; not in the ratios
  */
@@ -34,6 +35,8 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
      * server together, which overstates the ratio).
      */
     public static final String CPU = "cpu ";
+    /** The label suffix of Neo4j's own server run in the bench's JVM ({@link BenchPeer#IN_JVM}). */
+    static final String IN_JVM = "-in-jvm";
 
     public BenchReport {
         results = List.copyOf(results);
@@ -112,6 +115,13 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
                                 s.writesPerS() / peer.writesPerS()));
             }
         }
+        for (ModeResult process : results) { // what the bench's JVM lent Neo4j's server: a warm JIT, a shared heap
+            if (process.processPeer()) {
+                results.stream().filter(in -> in.inJvmPeer() && in.api() == process.api() && in.auth() == process.auth()
+                        && in.writesPerS() > 0).forEach(in -> ratios.put(label(all, process) + "/" + label(all, in),
+                                process.writesPerS() / in.writesPerS()));
+            }
+        }
         return ratios;
     }
 
@@ -119,7 +129,8 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
      * The mode's name: prefixed with its api ({@code query-v2:sync}) when the report has raw-Cypher apis, with
      * {@code @N} appliers when the mode ran with several applier counts, {@code -uncoalesced} for raw Cypher on a
      * server that did not coalesce it when the report has both, and {@code -noauth} for a run without
-     * authentication when the report has both, {@code -kafka} for async writes journaled on Kafka.
+     * authentication when the report has both, {@code -kafka} for async writes journaled on Kafka, {@code -in-jvm}
+     * for Neo4j's own server run in the bench's JVM.
      */
     static String label(List<ModeResult> results, ModeResult r) {
         long counts = results.stream().filter(x -> x.mode() == r.mode()).map(ModeResult::appliers).distinct().count();
@@ -131,6 +142,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         label = coalescing && !r.coalesce() && r.mode().overHttp() && r.mode() != BenchMode.NEO4J
                 && r.api() != BenchApi.TEMPLATE ? label + "-uncoalesced" : label;
         label = r.kafka() ? label + "-kafka" : label;
+        label = r.inJvmPeer() ? label + IN_JVM : label;
         return both && !r.auth() && r.mode().overHttp() ? label + "-noauth" : label;
     }
 
@@ -152,7 +164,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         StringBuilder sb = new StringBuilder();
         sb.append("scenario ").append(scenario).append('\n');
         String head = "%-30s %-14s %7s %9s %10s %7s %10s %8s %8s %6s %8s %7s %7s %6s %6s %9s %9s %9s%n";
-        String row = "%-30s %-14s %7d %9d %10d %7.1f %10.0f %8.2f %8.2f %6d %8.1f %7.2f %7.2f %6.2f %6.1f %9d %9.1f %9s%n";
+        String row = "%-30s %-14s %7d %9d %10d %7.1f %10.0f %8.2f %8.2f %6d %8.1f %7.2f %7.2f %6.2f %6s %9d %9.1f %9s%n";
         sb.append(String.format(Locale.ROOT, head, "mode", "client", "clients", "rows/req", "writes", "seconds",
                 "writes/s", "p50 ms", "p99 ms", "errors", "rows/tx", "tx ms", "in tx", "gc s", "jit s", "deadlocks",
                 "cpu us/w", "load us/w"));
@@ -162,7 +174,8 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             sb.append(String.format(Locale.ROOT, row, label(results, r) + (rounds ? " #" + r.round() : ""),
                     r.client() + (r.loadProcess() ? " (proc)" : ""), r.clients(), r.rowsPerRequest(), r.writes(),
                     r.seconds(), r.writesPerS(), r.p50Ms(), r.p99Ms(), r.errors(), s.rowsPerBatch(), s.commitMs(),
-                    s.inTransaction(r.seconds()), s.gcPauseSeconds(), s.jitSeconds(), (long) s.deadlockRetries(),
+                    s.inTransaction(r.seconds()), s.gcPauseSeconds(), r.processPeer() ? "-"
+                            : String.format(Locale.ROOT, "%.1f", s.jitSeconds()), (long) s.deadlockRetries(),
                     s.cpuMicrosPerWrite(r.writes()), r.loadProcess()
                             ? String.format(Locale.ROOT, "%.1f", s.loadCpuMicrosPerWrite(r.writes())) : "-"));
         }
@@ -188,9 +201,18 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
                         + " answer reported errors): ").append(r.errorsByStatus()).append('\n');
             }
         }
+        if (results.stream().anyMatch(ModeResult::processPeer)) {
+            sb.append("neo4j: Neo4j's own server in a JVM of its own (the bench's heap and GC flags; its JIT warmed"
+                    + " in it first unless --prime 0): cpu us/w is that process's CPU, gc s from its GC log, jit s not"
+                    + " measured (-)\n");
+        }
+        if (results.stream().anyMatch(ModeResult::inJvmPeer)) {
+            sb.append("neo4j-in-jvm: Neo4j's own server in the bench's JVM (its JIT warmed by sluice's runs, the heap"
+                    + " shared): cpu us/w, gc s and jit s are the bench JVM's\n");
+        }
         if (results.stream().anyMatch(r -> r.mode() == BenchMode.NEO4J)) {
-            sb.append("neo4j: Neo4j's own server, in the same JVM; it has no sluice /metrics: rows/tx, tx ms, in tx and"
-                    + " deadlocks are not measured (0)\n");
+            sb.append("Neo4j's own server has no sluice /metrics: rows/tx, tx ms, in tx and deadlocks are not measured"
+                    + " (0)\n");
         }
         return sb.toString();
     }
@@ -280,6 +302,9 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             r.errorsByStatus().forEach((s, n) -> byStatus.put(Integer.toString(s), n));
             m.put("errors_by_status", byStatus);
             m.put("sink", r.sink());
+            if (r.mode() == BenchMode.NEO4J) {
+                m.put("peer", (r.inJvmPeer() ? BenchPeer.IN_JVM : BenchPeer.PROCESS).label());
+            }
             m.put("appliers", r.appliers());
             m.put("auth", r.auth());
             m.put("rows_per_request", r.rowsPerRequest());
@@ -295,7 +320,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             m.put("tx_in_flight", round(s.inTransaction(r.seconds()), 3));
             m.put("deadlock_retries", (long) s.deadlockRetries());
             m.put("gc_pause_s", round(s.gcPauseSeconds(), 3));
-            m.put("jit_s", round(s.jitSeconds(), 3));
+            m.put("jit_s", r.processPeer() ? null : round(s.jitSeconds(), 3)); // null: not measured
             m.put("process_cpu_us_per_write", round(s.cpuMicrosPerWrite(r.writes()), 2));
             if (r.loadProcess()) {
                 m.put("load_cpu_us_per_write", round(s.loadCpuMicrosPerWrite(r.writes()), 2));
