@@ -164,7 +164,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         StringBuilder sb = new StringBuilder();
         sb.append("scenario ").append(scenario).append('\n');
         String head = "%-30s %-14s %7s %9s %10s %7s %10s %8s %8s %6s %8s %7s %7s %6s %6s %9s %9s %9s%n";
-        String row = "%-30s %-14s %7d %9d %10d %7.1f %10.0f %8.2f %8.2f %6d %8.1f %7.2f %7.2f %6.2f %6s %9d %9.1f %9s%n";
+        String row = "%-30s %-14s %7d %9d %10d %7.1f %10.0f %8.2f %8.2f %6d %8.1f %7.2f %7.2f %6.2f %6.1f %9d %9.1f %9s%n";
         sb.append(String.format(Locale.ROOT, head, "mode", "client", "clients", "rows/req", "writes", "seconds",
                 "writes/s", "p50 ms", "p99 ms", "errors", "rows/tx", "tx ms", "in tx", "gc s", "jit s", "deadlocks",
                 "cpu us/w", "load us/w"));
@@ -174,8 +174,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             sb.append(String.format(Locale.ROOT, row, label(results, r) + (rounds ? " #" + r.round() : ""),
                     r.client() + (r.loadProcess() ? " (proc)" : ""), r.clients(), r.rowsPerRequest(), r.writes(),
                     r.seconds(), r.writesPerS(), r.p50Ms(), r.p99Ms(), r.errors(), s.rowsPerBatch(), s.commitMs(),
-                    s.inTransaction(r.seconds()), s.gcPauseSeconds(), r.processPeer() ? "-"
-                            : String.format(Locale.ROOT, "%.1f", s.jitSeconds()), (long) s.deadlockRetries(),
+                    s.inTransaction(r.seconds()), s.gcPauseSeconds(), s.jitSeconds(), (long) s.deadlockRetries(),
                     s.cpuMicrosPerWrite(r.writes()), r.loadProcess()
                             ? String.format(Locale.ROOT, "%.1f", s.loadCpuMicrosPerWrite(r.writes())) : "-"));
         }
@@ -203,8 +202,8 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         }
         if (results.stream().anyMatch(ModeResult::processPeer)) {
             sb.append("neo4j: Neo4j's own server in a JVM of its own (the bench's heap and GC flags; its JIT warmed"
-                    + " in it first unless --prime 0): cpu us/w is that process's CPU, gc s from its GC log, jit s not"
-                    + " measured (-)\n");
+                    + " in it first unless --prime 0): cpu us/w is that process's CPU, gc s from its GC log, jit s from"
+                    + " its perf data\n");
         }
         if (results.stream().anyMatch(ModeResult::inJvmPeer)) {
             sb.append("neo4j-in-jvm: Neo4j's own server in the bench's JVM (its JIT warmed by sluice's runs, the heap"
@@ -320,7 +319,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             m.put("tx_in_flight", round(s.inTransaction(r.seconds()), 3));
             m.put("deadlock_retries", (long) s.deadlockRetries());
             m.put("gc_pause_s", round(s.gcPauseSeconds(), 3));
-            m.put("jit_s", r.processPeer() ? null : round(s.jitSeconds(), 3)); // null: not measured
+            m.put("jit_s", round(s.jitSeconds(), 3));
             m.put("process_cpu_us_per_write", round(s.cpuMicrosPerWrite(r.writes()), 2));
             if (r.loadProcess()) {
                 m.put("load_cpu_us_per_write", round(s.loadCpuMicrosPerWrite(r.writes()), 2));

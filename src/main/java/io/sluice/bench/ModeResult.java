@@ -56,7 +56,7 @@ public record ModeResult(BenchMode mode, BenchApi api, String client, boolean lo
         return mode == BenchMode.NEO4J && Neo4jPeer.SINK_IN_JVM.equals(sink);
     }
 
-    /** Whether this is Neo4j's own server run in a JVM of its own ({@link BenchPeer#PROCESS}): its JIT unread. */
+    /** Whether this is Neo4j's own server run in a JVM of its own ({@link BenchPeer#PROCESS}). */
     public boolean processPeer() {
         return mode == BenchMode.NEO4J && Neo4jPeer.SINK.equals(sink);
     }

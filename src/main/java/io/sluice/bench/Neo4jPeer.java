@@ -215,15 +215,15 @@ final class Neo4jPeer implements AutoCloseable {
 
     /**
      * What can be read of the server without sluice's {@code /metrics}, at one instant, with {@code load}'s CPU
-     * time (the load generator's process; null: none). In a child: the child's CPU time from the OS and its GC
-     * pauses from its GC log ({@link PeerProcess#gcPauseSeconds}), its JIT time not read (0). In this JVM: this
+     * time (the load generator's process; null: none). In a child: the child's CPU time from the OS, its GC
+     * pauses from its GC log and its JIT time from its perf data ({@link PeerProcess}). In this JVM: this
      * process's CPU time and this JVM's JIT time ({@link ServerStats#withProcess}), and its GC pause time from the
      * collectors' beans (their collection time, less the collectors that count concurrent cycles rather than
      * pauses), so that the {@code gc s} column compares with the sluice servers'.
      */
     ServerStats reading(ProcessHandle load) {
         if (process != null) {
-            return ServerStats.ofProcess(process.handle(), load, process.gcPauseSeconds());
+            return ServerStats.ofProcess(process.handle(), load, process.gcPauseSeconds(), process.jitSeconds());
         }
         double gcMillis = 0;
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {

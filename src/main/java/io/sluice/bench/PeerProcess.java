@@ -58,8 +58,9 @@ import java.util.regex.Pattern;
  *
  * <p><b>What is read of it</b>: its CPU time from the OS ({@link #handle}), its GC pauses from the GC log it
  * writes ({@link #gcPauseSeconds}, the sum of the {@code Pause} lines: stop-the-world pauses, as the in-JVM
- * reading counts them; a collector that logs none there, ZGC, reads 0), and not its JIT time (0 in the readings:
- * reading it needs JMX or the child's perf data, more machinery than the column is worth).
+ * reading counts them; a collector that logs none there, ZGC, reads 0), and its JIT compilers' time from its
+ * perf data file ({@link #jitSeconds}, {@link PerfData}: what its {@code CompilationMXBean} would say; 0, with
+ * a line at start, where that file cannot be read).
  *
  * <p><b>Threads and stop.</b> Owns the child, two named daemon threads that copy its stdout and stderr line by
  * line to the progress stream (prefixed {@value #PREFIX}), and a shutdown hook that kills the child if the bench
@@ -118,6 +119,10 @@ final class PeerProcess implements AutoCloseable {
             });
             p.read("sluice-bench-neo4j-stderr", p.process.getErrorStream(), false, progress, line -> {});
             p.awaitReady(deadline, timeout, time);
+            if (PerfData.jitSeconds(p.process.pid()).isEmpty()) {
+                progress.println("bench: the Neo4j peer's JIT time cannot be read (no perf data at "
+                        + PerfData.file(p.process.pid()) + "): its jit s reads 0");
+            }
             return p;
         } catch (InterruptedException | RuntimeException e) {
             p.close();
@@ -248,6 +253,11 @@ final class PeerProcess implements AutoCloseable {
     /** The child, for its CPU time. */
     ProcessHandle handle() {
         return process.toHandle();
+    }
+
+    /** Its JIT compilers' time so far, from its perf data; 0 if that cannot be read. */
+    double jitSeconds() {
+        return PerfData.jitSeconds(process.pid()).orElse(0);
     }
 
     /** Its GC pause time so far, from its GC log; 0 while there is none. */

@@ -29,8 +29,8 @@ import java.time.Duration;
  *                        server and in-process load generator together (then compare it between modes of one run
  *                        only); for Neo4j's server in a process of its own, that process's ({@link #ofProcess})
  * @param loadCpuSeconds  CPU time of the load generator's process from the OS, when it has one; else 0
- * @param jitSeconds      time the bench JVM's JIT compilers spent compiling (0, unknown, for Neo4j's server in a
- *                        process of its own): C2 still at work takes CPU from
+ * @param jitSeconds      time the bench JVM's JIT compilers spent compiling (for Neo4j's server in a process
+ *                        of its own, that JVM's, {@link PerfData}): C2 still at work takes CPU from
  *                        the server (on 2 cores, up to half of one right after the prime), which is what makes
  *                        the first mode measured after it slower; see {@link BenchOptions#rounds}
  */
@@ -59,11 +59,12 @@ public record ServerStats(double batches, double rows, double commitSeconds, dou
 
     /**
      * A reading of a server in a process of its own ({@code server}, the bench's Neo4j peer): its CPU time from
-     * the OS, {@code load}'s (null: none), and {@code gcPauseSeconds} as read of it; its JIT time unknown (0).
+     * the OS, {@code load}'s (null: none), and its GC pause and JIT times as read of it.
      */
-    static ServerStats ofProcess(ProcessHandle server, ProcessHandle load, double gcPauseSeconds) {
+    static ServerStats ofProcess(ProcessHandle server, ProcessHandle load, double gcPauseSeconds,
+            double jitSeconds) {
         return new ServerStats(0, 0, 0, gcPauseSeconds, 0, 0, cpuSeconds(server), load == null ? 0 : cpuSeconds(load),
-                0);
+                jitSeconds);
     }
 
     private static double cpuSeconds(ProcessHandle p) {

@@ -39,13 +39,14 @@
  *       JIT compilation time ({@code jit s}).</li>
  *   <li>{@code neo4j}: not sluice but the peer it replaces, Neo4j's own Community server
  *       ({@link io.sluice.sink.Neo4jServer}, {@link io.sluice.bench.Neo4jPeer}), fresh per api on a temporary
- *       home, in a JVM of its own by default ({@code --peer}, below), HTTP on an ephemeral loopback port, with the config's page cache, transaction memory limit and
- *       database name, the run's authentication (the same password) and the scenario's schema (through its Query
- *       API, then {@code db.awaitIndexes}); then the same rows, one per request, to its Query API
- *       ({@code query-v2}) or classic {@code tx/commit} ({@code tx-commit}). It has no template endpoint: the
- *       mode skips {@code template} with a line. No {@code /metrics}: what is measured is the client's view,
- *       its process's CPU and GC pauses (and, in the bench's JVM, JIT time), and the stored count (through its
- *       Query API). The report compares sync with it, api for api ({@code query-v2:sync/query-v2:neo4j}).</li>
+ *       home, in a JVM of its own by default ({@code --peer}, below), HTTP on an ephemeral loopback port, with
+ *       the config's page cache, transaction memory limit and database name, the run's authentication (the
+ *       same password) and the scenario's schema (through its Query API, then {@code db.awaitIndexes}); then
+ *       the same rows, one per request, to its Query API ({@code query-v2}) or classic {@code tx/commit}
+ *       ({@code tx-commit}). It has no template endpoint: the mode skips {@code template} with a line. No
+ *       {@code /metrics}: what is measured is the client's view, its process's CPU, GC pauses and JIT time,
+ *       and the stored count (through its Query API). The report compares sync with it, api for api
+ *       ({@code query-v2:sync/query-v2:neo4j}).</li>
  *   <li>{@code --rounds N}: the whole list again, N times, every other round reversed (ABBA); ratios are taken
  *       within each round, then their geometric mean. The JIT keeps compiling for minutes after the prime (in
  *       the first mode measured, half a core of compiler time), so a single run favours what comes later.</li>
@@ -99,7 +100,8 @@
  * ({@link io.sluice.bench.PeerProcess}: the bench JVM's heap and collector flags, ports the OS picks, read from
  * its ready line), warmed in itself before it is measured: its apis' share of {@code --prime} and at least 20 s
  * of the same load, then {@code --warmup}, on its fresh store ({@code --prime 0}: no warming). Its {@code cpu us/w}
- * is the child's CPU from the OS, {@code gc s} from its GC log, {@code jit s} not read.
+ * is the child's CPU from the OS, {@code gc s} from its GC log, {@code jit s} from its perf data
+ * ({@link io.sluice.bench.PerfData}).
  *
  * <h2>Neo4j's server in the bench's JVM ({@code --peer in-jvm})</h2>
  * Like the sluice servers, and so with {@code --load-process} the process's CPU per write is Neo4j's server's

@@ -269,14 +269,15 @@ class BenchCommandTest {
             // that it is the child's and not the bench's: PeerProcessTest
             assertThat(peer.server().cpuSeconds()).as("the child's CPU, read from the OS").isPositive();
             assertThat(peer.server().loadCpuSeconds()).as("the load process's, apart").isPositive();
-            assertThat(peer.server().jitSeconds()).as("not read of a child").isZero();
+            assertThat(peer.server().jitSeconds()).as("a cold JVM's compilers at work, read of the child")
+                    .isPositive();
         }
         assertThat(report.ratios()).containsKeys("query-v2:sync/query-v2:neo4j", "tx-commit:sync/tx-commit:neo4j");
         assertThat(report.table()).contains("query-v2:neo4j", "tx-commit:sync/tx-commit:neo4j", "a JVM of its own",
                 "that process's CPU");
         Map<String, Object> json = report.toJson();
         assertThat(json.get("ratios").toString()).contains("query-v2:sync/query-v2:neo4j");
-        assertThat(json.get("results").toString()).contains("peer=process", "jit_s=null");
+        assertThat(json.get("results").toString()).contains("peer=process");
         String lines = progress.toString(StandardCharsets.UTF_8);
         assertThat(lines).contains("create-node query-v2:neo4j (Neo4j's own server, a JVM of its own",
                 "no JIT warm-up (--prime 0)", PeerProcess.PREFIX + "neo4j ready");

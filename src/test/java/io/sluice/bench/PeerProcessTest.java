@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Neo4j's server as the bench's peer in a JVM of its own ({@link PeerProcess}): a child of the bench, whose CPU
- * and GC are read of the child; a start that fails, or takes too long, says why and leaves no process behind.
+ * Neo4j's server as the bench's peer in a JVM of its own ({@link PeerProcess}): a child of the bench, whose CPU,
+ * GC and JIT are read of the child; a start that fails, or takes too long, says why and leaves no process behind.
  */
 class PeerProcessTest {
     @TempDir
@@ -30,7 +30,7 @@ class PeerProcessTest {
 
     @Test
     @Timeout(180)
-    void theReadingIsTheChildsCpuAndGcNotTheBenchs() throws Exception {
+    void theReadingIsTheChildsCpuGcAndJitNotTheBenchs() throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         PrintStream progress = new PrintStream(out, true, StandardCharsets.UTF_8);
         ProcessHandle child;
@@ -51,7 +51,7 @@ class PeerProcessTest {
 
             assertThat(used.cpuSeconds()).as("the child's CPU, from the OS").isGreaterThan(0.5)
                     .isGreaterThan(2 * own);
-            assertThat(used.jitSeconds()).as("not read of a child").isZero();
+            assertThat(peer.reading(null).jitSeconds()).as("its compilers' time, from its perf data").isPositive();
             assertThat(peer.reading(null).gcPauseSeconds()).as("its pauses, from its GC log").isPositive();
             assertThat(peer.count("SHOW CONSTRAINTS YIELD name WHERE name = 'person_id' RETURN count(*)"))
                     .as("the schema applied").isEqualTo(1);
@@ -130,6 +130,20 @@ class PeerProcessTest {
                 .as("pauses only; a concurrent cycle, another format and a line still being written are not")
                 .isCloseTo((0.758 + 12.968 + 1.274) / 1e3, within(1e-12));
         assertThat(PeerProcess.gcPauseSeconds(List.of())).isZero();
+    }
+
+    @Test
+    void aJvmsJitTimeIsReadFromItsPerfDataAsItsOwnBeanSaysIt() {
+        var bean = java.lang.management.ManagementFactory.getCompilationMXBean();
+        double before = bean.getTotalCompilationTime() / 1e3;
+        double read = PerfData.jitSeconds(ProcessHandle.current().pid()).orElseThrow();
+        double after = bean.getTotalCompilationTime() / 1e3;
+        assertThat(read).as("this JVM's, read from outside").isPositive().isBetween(before - 0.05, after + 0.05);
+
+        assertThat(PerfData.jitSeconds(Long.MAX_VALUE)).as("no such JVM").isEmpty();
+        java.nio.ByteBuffer garbage = java.nio.ByteBuffer.wrap(new byte[4096]);
+        new java.util.Random(7).nextBytes(garbage.array());
+        assertThat(PerfData.counter(garbage, "java.ci.totalTime")).as("not perf data").isEmpty();
     }
 
     private static double ownCpuSeconds() {
