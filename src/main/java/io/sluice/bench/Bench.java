@@ -35,11 +35,16 @@ import org.slf4j.LoggerFactory;
  * absolute numbers depend on the machine. After each mode, what its rows left in the database is counted.
  * With {@link BenchOptions#rates}, each HTTP mode's closed-loop run is followed by one open-loop run per rate
  * ({@link OpenLoopLoad}), each on a fresh server too; those are reported apart ({@link BenchReport#openLoop}).
- * Mode {@code neo4j} runs Neo4j's own server instead of sluice ({@link Neo4jPeer}), in this JVM too, with the same
- * load and the same rows.
+ * Mode {@code neo4j} runs Neo4j's own server instead of sluice ({@link Neo4jPeer}), with the same load and the
+ * same rows: by default in a JVM of its own ({@link PeerProcess}), one per measurement, as a user deploys it, which
+ * the prime cannot warm, so each gets a JIT warm-up of its own before its warm-up and measured window:
+ * {@link #peerJitWarmup}, at least {@link #PEER_JIT_WARMUP} of the same load (the issue's method: "JIT warmed for
+ * 20 s first"), none with {@code --prime 0}; or in this JVM ({@link BenchPeer#IN_JVM}), primed with the rest.
  */
 public final class Bench {
     private static final Logger log = LoggerFactory.getLogger(Bench.class);
+    /** The least JIT warm-up of Neo4j's server in a JVM of its own, unless {@code --prime 0}. */
+    static final Duration PEER_JIT_WARMUP = Duration.ofSeconds(20);
 
     /** The bench server's password (a throwaway store on loopback), and the header every request carries. */
     static final String PASSWORD = "bench-password";
@@ -85,14 +90,15 @@ public final class Bench {
             for (int round = 1; round <= options.rounds(); round++) {
                 for (Run run : round % 2 == 1 ? plan : plan.reversed()) { // ABBA: a trend in time cancels out
                     ModeResult r = (run.mode() == BenchMode.NEO4J
-                            ? onPeer(run.auth(), peer -> measurePeer(peer, run.api(), run.auth(), "", options.warmup(),
-                                    options.duration()))
+                            ? onPeer(run.peer(), run.auth(), peer -> measurePeer(peer, run.api(), run.auth(), "",
+                                    peerWarmup(run.peer()), options.duration()))
                             : onFreshServer(run.mode(), config(run), run.auth(), server -> measure(server, run.mode(),
                                     run.api(), run.appliers(), run.auth(), run.journal(), "", options.warmup(),
                                     options.duration(), 0).result())).withRound(round).withCoalesce(run.coalesce());
                     progress.printf(Locale.ROOT, "bench %s %s (%s, auth %s%s%s%s): %,.0f writes/s, p50 %.2f"
-                            + " ms, p99 %.2f ms, errors %d%n", options.scenario().name(), label(run.mode(), run.api()),
-                            run.mode() == BenchMode.NEO4J ? "Neo4j's own server" : run.appliers() + " appliers",
+                            + " ms, p99 %.2f ms, errors %d%n", options.scenario().name(), label(run),
+                            run.mode() == BenchMode.NEO4J ? "Neo4j's own server, " + (run.peer() == BenchPeer.PROCESS
+                                    ? "a JVM of its own" : "in the bench's JVM") : run.appliers() + " appliers",
                             run.auth() ? "on" : "off", run.coalesce() ? "" : ", not coalesced",
                             ModeResult.KAFKA.equals(run.journal()) ? ", journal on Kafka" : "",
                             options.rounds() > 1 ? ", round " + round : "", r.writesPerS(), r.p50Ms(), r.p99Ms(),
@@ -101,7 +107,7 @@ public final class Bench {
                     // open loop: sluice's modes (Neo4j's own server is measured closed loop only)
                     if (run.mode() == BenchMode.NEO4J && !options.rates().isEmpty()) {
                         progress.printf(Locale.ROOT, "bench %s %s: no open-loop runs (sluice's modes only)%n",
-                                options.scenario().name(), label(run.mode(), run.api()));
+                                options.scenario().name(), label(run));
                     }
                     for (Rate rate : run.mode().overHttp() && run.mode() != BenchMode.NEO4J ? options.rates()
                             : List.<Rate>of()) {
@@ -145,8 +151,12 @@ public final class Bench {
         return o;
     }
 
-    /** One measurement of a round; {@code journal}: where async writes go ({@link ModeResult#LOCAL} or KAFKA). */
-    private record Run(boolean auth, boolean coalesce, BenchMode mode, BenchApi api, int appliers, String journal) {}
+    /**
+     * One measurement of a round; {@code journal}: where async writes go ({@link ModeResult#LOCAL} or KAFKA);
+     * {@code peer}: where {@link BenchMode#NEO4J}'s server runs (null for sluice's modes).
+     */
+    private record Run(boolean auth, boolean coalesce, BenchMode mode, BenchApi api, int appliers, String journal,
+            BenchPeer peer) {}
 
     /**
      * The run's server config; on Kafka, a topic and consumer group of the run's own, so that no run reads what
@@ -167,8 +177,9 @@ public final class Bench {
 
     /**
      * A round's measurements, in order: per auth setting, coalescing setting, mode, api (HTTP modes), applier count
-     * (batched modes). Raw mode runs once (no HTTP: credentials change nothing), templates once per auth setting
-     * (coalescing is of raw Cypher), Neo4j's server once per auth setting and api (coalescing is sluice's).
+     * (batched modes), peer placement (Neo4j's server). Raw mode runs once (no HTTP: credentials change
+     * nothing), templates once per auth setting (coalescing is of raw Cypher), Neo4j's server once per auth
+     * setting, api and placement (coalescing is sluice's).
      */
     private List<Run> plan() {
         List<Run> plan = new ArrayList<>();
@@ -185,7 +196,10 @@ public final class Bench {
                         for (int appliers : batched ? options.appliers() : options.appliers().subList(0, 1)) {
                             for (String journal : mode == BenchMode.ASYNC ? options.journals()
                                     : List.of(ModeResult.LOCAL)) {
-                                plan.add(new Run(auth, coalesce, mode, api, appliers, journal));
+                                for (BenchPeer peer : mode == BenchMode.NEO4J ? options.peers()
+                                        : java.util.Collections.<BenchPeer>singletonList(null)) {
+                                    plan.add(new Run(auth, coalesce, mode, api, appliers, journal, peer));
+                                }
                             }
                         }
                     }
@@ -222,14 +236,54 @@ public final class Bench {
                 ? api.label() + ":" + mode.label() : mode.label();
     }
 
+    /** {@link #label(BenchMode, BenchApi)}, Neo4j's server in this JVM {@code -in-jvm} as in the report. */
+    private String label(BenchMode mode, BenchApi api, BenchPeer peer) {
+        return label(mode, api) + (peer == BenchPeer.IN_JVM ? BenchReport.IN_JVM : "");
+    }
+
+    private String label(Run run) {
+        return label(run.mode(), run.api(), run.peer());
+    }
+
+    /**
+     * What Neo4j's server placed at {@code peer} runs before its measured window: the run's warm-up, and in a JVM
+     * of its own ({@link BenchPeer#PROCESS}) its JIT warm-up before that, as one stretch of the same load.
+     */
+    private Duration peerWarmup(BenchPeer peer) {
+        return peer == BenchPeer.PROCESS ? peerJitWarmup().plus(options.warmup()) : options.warmup();
+    }
+
+    /**
+     * The JIT warm-up of Neo4j's server in a JVM of its own: what the prime gives it in the bench's JVM (its
+     * apis' slices of {@code --prime}), and at least {@link #PEER_JIT_WARMUP}; none with {@code --prime 0}, which
+     * warms nothing. The sluice servers' code is warmed by the prime in the bench's JVM; a child starts cold and
+     * its compiled code ends with it, so it is warmed in the child, on the store it is then measured on: the
+     * rows of the warm-up stay (counted in what it acknowledged), as the run's own warm-up's do.
+     */
+    Duration peerJitWarmup() {
+        if (options.prime().isZero() || !options.modes().contains(BenchMode.NEO4J)) {
+            return Duration.ZERO;
+        }
+        int peerRuns = apis(BenchMode.NEO4J).size();
+        Duration share = options.prime().multipliedBy(peerRuns).dividedBy(sluiceRuns() + peerRuns);
+        return share.compareTo(PEER_JIT_WARMUP) > 0 ? share : PEER_JIT_WARMUP;
+    }
+
+    /** How many (mode, api) runs of sluice's a round has, auth and appliers aside: the prime's slices. */
+    private int sluiceRuns() {
+        return options.modes().stream().filter(m -> m != BenchMode.NEO4J).mapToInt(m -> apis(m).size()).sum();
+    }
+
     /**
      * Every mode (and api) in turn on one throwaway server, for an equal share of the prime time, Neo4j's server's
-     * apis on a throwaway server of its own; nothing is kept.
+     * apis on a throwaway server of its own in this JVM when it is measured here ({@link BenchPeer#IN_JVM});
+     * nothing is kept. Neo4j's server in a JVM of its own gets its share in that JVM ({@link #peerJitWarmup}).
      */
     private void prime() throws InterruptedException {
-        int runs = 0;
-        for (BenchMode mode : options.modes()) {
-            runs += apis(mode).size();
+        boolean inJvmPeer = options.modes().contains(BenchMode.NEO4J) && options.peers().contains(BenchPeer.IN_JVM);
+        int runs = sluiceRuns() + (inJvmPeer ? apis(BenchMode.NEO4J).size() : 0);
+        if (runs == 0) {
+            return; // Neo4j's server alone, in a JVM of its own: warmed there
         }
         Duration slice = options.prime().dividedBy(runs);
         int appliers = options.appliers().getFirst();
@@ -247,8 +301,8 @@ public final class Bench {
                 return null;
             });
         }
-        if (options.modes().contains(BenchMode.NEO4J)) {
-            onPeer(auth, peer -> {
+        if (inJvmPeer) {
+            onPeer(BenchPeer.IN_JVM, auth, peer -> {
                 for (BenchApi api : apis(BenchMode.NEO4J)) {
                     measurePeer(peer, api, auth, " (priming the JIT)", Duration.ZERO, slice);
                 }
@@ -257,7 +311,7 @@ public final class Bench {
         }
         if (kafka != null) { // the producer's and the Kafka applier's paths: one more slice, on a server of their own
             Run run = new Run(auth, options.coalesce().getFirst(), BenchMode.ASYNC, options.apis().getFirst(),
-                    appliers, ModeResult.KAFKA);
+                    appliers, ModeResult.KAFKA, null);
             onFreshServer(BenchMode.ASYNC, config(run), auth, server -> measure(server, BenchMode.ASYNC, run.api(),
                     appliers, auth, ModeResult.KAFKA, " (priming the JIT, journal on Kafka)", Duration.ZERO, slice, 0));
         }
@@ -268,10 +322,14 @@ public final class Bench {
         T run(SluiceServer server) throws InterruptedException;
     }
 
-    /** {@link #onFreshServer} for Neo4j's own server ({@link Neo4jPeer}): started, given {@code work}, stopped. */
-    private <T> T onPeer(boolean auth, OnPeer<T> work) throws InterruptedException {
+    /**
+     * {@link #onFreshServer} for Neo4j's own server ({@link Neo4jPeer}), where {@code kind} says: started on a
+     * fresh home, given {@code work}, stopped.
+     */
+    private <T> T onPeer(BenchPeer kind, boolean auth, OnPeer<T> work) throws InterruptedException {
         Path dir = tempDir(BenchMode.NEO4J);
-        try (Neo4jPeer peer = Neo4jPeer.start(dir, options.serverConfig(), auth, options.scenario().schema(), time)) {
+        try (Neo4jPeer peer = Neo4jPeer.start(kind, dir, options.serverConfig(), auth, options.scenario().schema(),
+                time, progress)) {
             return work.run(peer);
         } finally {
             deleteTree(dir);
@@ -368,27 +426,37 @@ public final class Bench {
 
     /**
      * {@link #measure} for Neo4j's own server: the same load, with what can be read without sluice's
-     * {@code /metrics} ({@link Neo4jPeer#reading}); the stored rows counted through its Query API.
+     * {@code /metrics} ({@link Neo4jPeer#reading}); the stored rows counted through its Query API. {@code warmup}
+     * is all the load before the measured window ({@link #peerWarmup}).
      */
     private ModeResult measurePeer(Neo4jPeer peer, BenchApi api, boolean auth, String note, Duration warmup,
             Duration duration) throws InterruptedException {
+        BenchPeer kind = peer.process() != null ? BenchPeer.PROCESS : BenchPeer.IN_JVM;
+        String label = options.scenario().name() + " " + label(BenchMode.NEO4J, api, kind);
+        if (kind == BenchPeer.PROCESS) {
+            Duration jit = warmup.minus(options.warmup());
+            String jitWarmup = jit.isZero() ? "no JIT warm-up (--prime 0)"
+                    : String.format(Locale.ROOT, "%.0f s of the same load to warm its JIT", jit.toMillis() / 1e3);
+            progress.printf(Locale.ROOT, "bench %s: Neo4j's server in a JVM of its own (pid %d): %s, then %.0f s"
+                    + " warm-up and %.0f s measured%n", label, peer.process().pid(), jitWarmup,
+                    options.warmup().toMillis() / 1e3, duration.toMillis() / 1e3);
+        }
         Window window = Window.of(time.nanos(), warmup.toNanos(), duration.toNanos());
         ProcessHandle child = loadProcess != null ? loadProcess.handle() : null;
-        Running running = startHttpLoad(peer.uri(api), api, window, auth ? AUTHORIZATION : null,
-                options.scenario().name() + " " + label(BenchMode.NEO4J, api) + note, 0);
+        Running running = startHttpLoad(peer.uri(api), api, window, auth ? AUTHORIZATION : null, label + note, 0);
         ServerStats used;
         LoadSummary load;
         try {
             sleepUntil(window.measureStart());
-            ServerStats before = Neo4jPeer.reading(child);
+            ServerStats before = peer.reading(child);
             sleepUntil(window.end());
-            used = Neo4jPeer.reading(child).minus(before);
+            used = peer.reading(child).minus(before);
         } finally {
             load = running.await(); // the load stops by itself at the window's end
         }
         ModeResult r = new ModeResult(BenchMode.NEO4J, api, options.client().label(), child != null, load.clients(),
                 options.rowsPerRequest(), load.writes(), window.seconds(), load.p50Ms(), load.p99Ms(), load.errors(),
-                load.errorsByStatus(), load.acknowledged(), -1, Neo4jPeer.SINK, 0, auth, used, 1, true,
+                load.errorsByStatus(), load.acknowledged(), -1, peer.sink(), 0, auth, used, 1, true,
                 ModeResult.LOCAL);
         return note.isEmpty() ? checkStored(r, load.uncertain(), peer::count) : r;
     }
@@ -444,7 +512,8 @@ public final class Bench {
         }
         if (stored.exact() && (n < r.acknowledged() || n > r.acknowledged() + uncertain)) {
             progress.printf(Locale.ROOT, "bench %s %s: WRONG: %,d rows acknowledged (and %,d lost in transport),"
-                    + " %,d stored%n", options.scenario().name(), label(r.mode(), r.api()), r.acknowledged(),
+                    + " %,d stored%n", options.scenario().name(), label(r.mode(), r.api(),
+                            Neo4jPeer.SINK_IN_JVM.equals(r.sink()) ? BenchPeer.IN_JVM : null), r.acknowledged(),
                     uncertain, n);
         }
         return r.withStored(n);

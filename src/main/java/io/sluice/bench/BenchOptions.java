@@ -43,18 +43,20 @@ import java.util.Objects;
  * @param rates          open-loop arrival rates ({@code --rate}): after each HTTP mode's closed-loop run, one
  *                       open-loop run per rate, each on a fresh server ({@link OpenLoop}); empty: none. Netty
  *                       client only
+ * @param peers          where {@link BenchMode#NEO4J}'s server runs, each in turn ({@link BenchPeer}; default:
+ *                       in a process of its own)
  */
 public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration,
         Duration warmup, Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed,
         LoadClient client, List<Integer> appliers, io.sluice.sink.BoltSink.Options remote, List<Boolean> auth,
         List<BenchApi> apis, boolean loadProcess, List<String> loadJavaOptions, int rounds, List<Boolean> coalesce,
-        String kafka, List<Rate> rates) {
+        String kafka, List<Rate> rates, List<BenchPeer> peers) {
 
     public BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration, Duration warmup,
             Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed, LoadClient client,
             List<Integer> appliers, io.sluice.sink.BoltSink.Options remote, List<Boolean> auth) {
         this(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir, seed, client,
-                appliers, remote, auth, List.of(BenchApi.TEMPLATE), false, List.of(), 1, null, null, List.of());
+                appliers, remote, auth, List.of(BenchApi.TEMPLATE), false, List.of(), 1, null, null, List.of(), null);
     }
 
     public BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration, Duration warmup,
@@ -84,6 +86,7 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
         loadJavaOptions = loadJavaOptions == null ? List.of() : List.copyOf(loadJavaOptions);
         kafka = kafka == null || kafka.isBlank() ? null : kafka.strip();
         rates = rates == null ? List.of() : List.copyOf(rates);
+        peers = peers == null || peers.isEmpty() ? List.of(BenchPeer.PROCESS) : List.copyOf(peers);
         if (!rates.isEmpty() && client != LoadClient.NETTY) {
             throw new IllegalArgumentException("--rate (open loop) needs the netty load generator: the "
                     + client.label() + " client runs closed loop only");
@@ -128,37 +131,49 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
     /** The same, sending the rows through each of {@code apis} in turn. */
     public BenchOptions withApis(List<BenchApi> apis) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
-                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce, kafka, rates);
+                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce, kafka, rates,
+                peers);
     }
 
     /** The same, with the HTTP load in a process of its own, started with {@code javaOptions} added. */
     public BenchOptions withLoadProcess(boolean on, List<String> javaOptions) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
-                seed, client, appliers, remote, auth, apis, on, javaOptions, rounds, coalesce, kafka, rates);
+                seed, client, appliers, remote, auth, apis, on, javaOptions, rounds, coalesce, kafka, rates, peers);
     }
 
     /** The same, {@code n} rounds (ABBA order). */
     public BenchOptions withRounds(int n) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
-                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, n, coalesce, kafka, rates);
+                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, n, coalesce, kafka, rates,
+                peers);
     }
 
     /** The same, running the raw-Cypher apis under each of {@code settings} of {@code apply.coalesce_cypher}. */
     public BenchOptions withCoalesce(List<Boolean> settings) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
-                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, settings, kafka, rates);
+                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, settings, kafka, rates,
+                peers);
     }
 
     /** The same, async mode also run with its journal on Kafka at {@code bootstrap} (null: local only). */
     public BenchOptions withKafka(String bootstrap) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
-                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce, bootstrap, rates);
+                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce, bootstrap, rates,
+                peers);
     }
 
     /** The same, each HTTP mode also run open loop at each of {@code list} ({@link Rate}). */
     public BenchOptions withRates(List<Rate> list) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
-                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce, kafka, list);
+                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce, kafka, list,
+                peers);
+    }
+
+    /** The same, {@link BenchMode#NEO4J} run once per peer placement in {@code list}, in order. */
+    public BenchOptions withPeers(List<BenchPeer> list) {
+        return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
+                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce, kafka, rates,
+                list);
     }
 
     /** Where async writes are journaled in this run: local, and Kafka when {@link #kafka} is given. */

@@ -20,9 +20,10 @@ import java.util.Optional;
  * @param ratios e.g. {@code "sync/direct" -> 21.3, "sync/raw" -> 0.62}, for every mode against direct (through
  *               the same api) and raw when those ran; every raw-Cypher api against the template in the same mode
  *               ({@code "query-v2:sync/template:sync"}); auth on against off; sluice's sync mode against Neo4j's
- *               own server through the same api ({@code "query-v2:sync/query-v2:neo4j"}); the {@link #CPU}
- *               ratios. With several rounds, each ratio is taken within each round and this is their geometric
- *               mean
+ *               own server through the same api ({@code "query-v2:sync/query-v2:neo4j"}); Neo4j's server in a
+ *               JVM of its own against the same in the bench's JVM
+ *               ({@code "query-v2:neo4j/query-v2:neo4j-in-jvm"}); the {@link #CPU} ratios. With several rounds,
+ *               each ratio is taken within each round and this is their geometric mean
  * @param ratiosByRound each ratio in each round, in round order (one each with one round)
  * @param openLoop      the open-loop runs ({@code --rate}), in the order they ran; not in the ratios
  */
@@ -34,6 +35,8 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
      * server together, which overstates the ratio).
      */
     public static final String CPU = "cpu ";
+    /** The label suffix of Neo4j's own server run in the bench's JVM ({@link BenchPeer#IN_JVM}). */
+    static final String IN_JVM = "-in-jvm";
 
     public BenchReport {
         results = List.copyOf(results);
@@ -112,6 +115,13 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
                                 s.writesPerS() / peer.writesPerS()));
             }
         }
+        for (ModeResult process : results) { // what the bench's JVM lent Neo4j's server: a warm JIT, a shared heap
+            if (process.processPeer()) {
+                results.stream().filter(in -> in.inJvmPeer() && in.api() == process.api() && in.auth() == process.auth()
+                        && in.writesPerS() > 0).forEach(in -> ratios.put(label(all, process) + "/" + label(all, in),
+                                process.writesPerS() / in.writesPerS()));
+            }
+        }
         return ratios;
     }
 
@@ -119,7 +129,8 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
      * The mode's name: prefixed with its api ({@code query-v2:sync}) when the report has raw-Cypher apis, with
      * {@code @N} appliers when the mode ran with several applier counts, {@code -uncoalesced} for raw Cypher on a
      * server that did not coalesce it when the report has both, and {@code -noauth} for a run without
-     * authentication when the report has both, {@code -kafka} for async writes journaled on Kafka.
+     * authentication when the report has both, {@code -kafka} for async writes journaled on Kafka, {@code -in-jvm}
+     * for Neo4j's own server run in the bench's JVM.
      */
     static String label(List<ModeResult> results, ModeResult r) {
         long counts = results.stream().filter(x -> x.mode() == r.mode()).map(ModeResult::appliers).distinct().count();
@@ -131,6 +142,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         label = coalescing && !r.coalesce() && r.mode().overHttp() && r.mode() != BenchMode.NEO4J
                 && r.api() != BenchApi.TEMPLATE ? label + "-uncoalesced" : label;
         label = r.kafka() ? label + "-kafka" : label;
+        label = r.inJvmPeer() ? label + IN_JVM : label;
         return both && !r.auth() && r.mode().overHttp() ? label + "-noauth" : label;
     }
 
@@ -188,9 +200,18 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
                         + " answer reported errors): ").append(r.errorsByStatus()).append('\n');
             }
         }
+        if (results.stream().anyMatch(ModeResult::processPeer)) {
+            sb.append("neo4j: Neo4j's own server in a JVM of its own (the bench's heap and GC flags; its JIT warmed"
+                    + " in it first unless --prime 0): cpu us/w is that process's CPU, gc s from its GC log, jit s from"
+                    + " its perf data\n");
+        }
+        if (results.stream().anyMatch(ModeResult::inJvmPeer)) {
+            sb.append("neo4j-in-jvm: Neo4j's own server in the bench's JVM (its JIT warmed by sluice's runs, the heap"
+                    + " shared): cpu us/w, gc s and jit s are the bench JVM's\n");
+        }
         if (results.stream().anyMatch(r -> r.mode() == BenchMode.NEO4J)) {
-            sb.append("neo4j: Neo4j's own server, in the same JVM; it has no sluice /metrics: rows/tx, tx ms, in tx and"
-                    + " deadlocks are not measured (0)\n");
+            sb.append("Neo4j's own server has no sluice /metrics: rows/tx, tx ms, in tx and deadlocks are not measured"
+                    + " (0)\n");
         }
         return sb.toString();
     }
@@ -280,6 +301,9 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             r.errorsByStatus().forEach((s, n) -> byStatus.put(Integer.toString(s), n));
             m.put("errors_by_status", byStatus);
             m.put("sink", r.sink());
+            if (r.mode() == BenchMode.NEO4J) {
+                m.put("peer", (r.inJvmPeer() ? BenchPeer.IN_JVM : BenchPeer.PROCESS).label());
+            }
             m.put("appliers", r.appliers());
             m.put("auth", r.auth());
             m.put("rows_per_request", r.rowsPerRequest());

@@ -21,7 +21,8 @@ import java.util.TreeMap;
  * @param stored         what the database holds after the run, counted by the scenario's {@link Scenario.Stored}
  *                       statement (-1: not counted)
  * @param sink           where the writes went ({@code embedded}, {@code bolt}; {@code neo4j-server}: Neo4j's own
- *                       server, {@link BenchMode#NEO4J})
+ *                       server, {@link BenchMode#NEO4J}, in a JVM of its own; {@code neo4j-server-in-jvm}: the
+ *                       same in the bench's JVM)
  * @param appliers       applier threads of the server (0 for Neo4j's own server)
  * @param auth           whether the server checked credentials (every HTTP request carried them)
  * @param server         what the server did in the measured time (raw: the raw loop's transactions)
@@ -48,6 +49,16 @@ public record ModeResult(BenchMode mode, BenchApi api, String client, boolean lo
             ServerStats server, int round, boolean coalesce) {
         this(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms, errors,
                 errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, coalesce, LOCAL);
+    }
+
+    /** Whether this is Neo4j's own server run in the bench's JVM ({@link BenchPeer#IN_JVM}). */
+    public boolean inJvmPeer() {
+        return mode == BenchMode.NEO4J && Neo4jPeer.SINK_IN_JVM.equals(sink);
+    }
+
+    /** Whether this is Neo4j's own server run in a JVM of its own ({@link BenchPeer#PROCESS}). */
+    public boolean processPeer() {
+        return mode == BenchMode.NEO4J && Neo4jPeer.SINK.equals(sink);
     }
 
     /** Whether async writes went to Kafka. */

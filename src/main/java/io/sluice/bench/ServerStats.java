@@ -24,11 +24,13 @@ import java.time.Duration;
  *
  * @param maxRowsPerBatch the largest batch the server committed recently (Micrometer's window of about two
  *                        minutes before the reading, so possibly from before the measured time); 0 if none
- * @param cpuSeconds      CPU time of the bench's process from the OS ({@link #withProcessCpu}): the server's
- *                        own when the load runs in a process of its own ({@code --load-process}), else server and
- *                        in-process load generator together (then compare it between modes of one run only)
+ * @param cpuSeconds      CPU time of the server's process from the OS ({@link #withProcess}): the bench's, the
+ *                        server's own when the load runs in a process of its own ({@code --load-process}), else
+ *                        server and in-process load generator together (then compare it between modes of one run
+ *                        only); for Neo4j's server in a process of its own, that process's ({@link #ofProcess})
  * @param loadCpuSeconds  CPU time of the load generator's process from the OS, when it has one; else 0
- * @param jitSeconds      time the bench JVM's JIT compilers spent compiling: C2 still at work takes CPU from
+ * @param jitSeconds      time the bench JVM's JIT compilers spent compiling (for Neo4j's server in a process
+ *                        of its own, that JVM's, {@link PerfData}): C2 still at work takes CPU from
  *                        the server (on 2 cores, up to half of one right after the prime), which is what makes
  *                        the first mode measured after it slower; see {@link BenchOptions#rounds}
  */
@@ -53,6 +55,16 @@ public record ServerStats(double batches, double rows, double commitSeconds, dou
                 ? jit.getTotalCompilationTime() / 1e3 : 0;
         return new ServerStats(batches, rows, commitSeconds, gcPauseSeconds, deadlockRetries, maxRowsPerBatch,
                 cpuSeconds(ProcessHandle.current()), load == null ? 0 : cpuSeconds(load), compiled);
+    }
+
+    /**
+     * A reading of a server in a process of its own ({@code server}, the bench's Neo4j peer): its CPU time from
+     * the OS, {@code load}'s (null: none), and its GC pause and JIT times as read of it.
+     */
+    static ServerStats ofProcess(ProcessHandle server, ProcessHandle load, double gcPauseSeconds,
+            double jitSeconds) {
+        return new ServerStats(0, 0, 0, gcPauseSeconds, 0, 0, cpuSeconds(server), load == null ? 0 : cpuSeconds(load),
+                jitSeconds);
     }
 
     private static double cpuSeconds(ProcessHandle p) {

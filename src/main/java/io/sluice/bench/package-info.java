@@ -39,13 +39,14 @@
  *       JIT compilation time ({@code jit s}).</li>
  *   <li>{@code neo4j}: not sluice but the peer it replaces, Neo4j's own Community server
  *       ({@link io.sluice.sink.Neo4jServer}, {@link io.sluice.bench.Neo4jPeer}), fresh per api on a temporary
- *       home, HTTP on an ephemeral loopback port, with the config's page cache, transaction memory limit and
- *       database name, the run's authentication (the same password) and the scenario's schema (through its Query
- *       API, then {@code db.awaitIndexes}); then the same rows, one per request, to its Query API
- *       ({@code query-v2}) or classic {@code tx/commit} ({@code tx-commit}). It has no template endpoint: the
- *       mode skips {@code template} with a line. No {@code /metrics}: what is measured is the client's view,
- *       the process's CPU, the JVM's GC pauses and JIT time, and the stored count (through its Query API). The
- *       report compares sync with it, api for api ({@code query-v2:sync/query-v2:neo4j}).</li>
+ *       home, in a JVM of its own by default ({@code --peer}, below), HTTP on an ephemeral loopback port, with
+ *       the config's page cache, transaction memory limit and database name, the run's authentication (the
+ *       same password) and the scenario's schema (through its Query API, then {@code db.awaitIndexes}); then
+ *       the same rows, one per request, to its Query API ({@code query-v2}) or classic {@code tx/commit}
+ *       ({@code tx-commit}). It has no template endpoint: the mode skips {@code template} with a line. No
+ *       {@code /metrics}: what is measured is the client's view, its process's CPU, GC pauses and JIT time,
+ *       and the stored count (through its Query API). The report compares sync with it, api for api
+ *       ({@code query-v2:sync/query-v2:neo4j}).</li>
  *   <li>{@code --rounds N}: the whole list again, N times, every other round reversed (ABBA); ratios are taken
  *       within each round, then their geometric mean. The JIT keeps compiling for minutes after the prime (in
  *       the first mode measured, half a core of compiler time), so a single run favours what comes later.</li>
@@ -91,7 +92,18 @@
  *       over in the {@link io.sluice.bench.LoadSpec} line.</li>
  * </ul>
  *
- * <h2>Neo4j's server in the bench's JVM</h2>
+ * <h2>Neo4j's server in a JVM of its own ({@code --peer process}, the default)</h2>
+ * In the bench's JVM (below) the comparison flattered Neo4j: its kernel and Cypher runtime were already compiled
+ * by sluice's runs (sluice embeds the same classes), on a heap and collector shared with everything else; sync
+ * through {@code query/v2} measured ~5x that peer where the issue, against a separate server, measured 10-15x.
+ * So by default the peer is {@code sluice neo4j --http} in a child JVM per measurement
+ * ({@link io.sluice.bench.PeerProcess}: the bench JVM's heap and collector flags, ports the OS picks, read from
+ * its ready line), warmed in itself before it is measured: its apis' share of {@code --prime} and at least 20 s
+ * of the same load, then {@code --warmup}, on its fresh store ({@code --prime 0}: no warming). Its {@code cpu us/w}
+ * is the child's CPU from the OS, {@code gc s} from its GC log, {@code jit s} from its perf data
+ * ({@link io.sluice.bench.PerfData}).
+ *
+ * <h2>Neo4j's server in the bench's JVM ({@code --peer in-jvm})</h2>
  * Like the sluice servers, and so with {@code --load-process} the process's CPU per write is Neo4j's server's
  * own, on the same heap. In-process works: a sluice, Neo4j, sluice, Neo4j sequence in one JVM started and
  * served each (tried once with a throwaway test; {@code BenchCommandTest} runs sync servers, then Neo4j's). What Neo4j's bootstrapper leaves behind is
@@ -100,7 +112,8 @@
  * goes to stderr ({@code server.logs.user.config}), not to stdout where the report goes (its daemon mode, the
  * other way to move it, points {@code System.out} and {@code System.err} of the whole JVM at a file); and
  * before the load one {@code RETURN 1} goes through each of its APIs, which it sets up on their first request
- * (seconds under load: a cost of starting, not of writing). So no child process was needed.
+ * (seconds under load: a cost of starting, not of writing). It needed no child process, but its readings were
+ * flattered (above); it stays, labelled {@code neo4j-in-jvm}, to compare with.
  *
  * <h2>Answers that are errors</h2>
  * A request is a write when it is answered 2xx and, for every api and mode, its body has no non-empty

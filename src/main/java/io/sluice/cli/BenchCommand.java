@@ -5,6 +5,7 @@ import io.sluice.bench.Bench;
 import io.sluice.bench.BenchApi;
 import io.sluice.bench.BenchMode;
 import io.sluice.bench.BenchOptions;
+import io.sluice.bench.BenchPeer;
 import io.sluice.bench.BenchReport;
 import io.sluice.bench.LoadClient;
 import io.sluice.bench.Rate;
@@ -31,6 +32,15 @@ final class BenchCommand implements Callable<Integer> {
             description = "modes to run, in order: direct, sync, async, raw, neo4j (Neo4j's own server, the same"
                     + " rows through its --api, tx-commit and query-v2 only; no sluice) (default: ${DEFAULT-VALUE})")
     String modes;
+
+    @Option(names = "--peer", defaultValue = "process", paramLabel = "process|in-jvm[,...]",
+            description = "where the neo4j mode's server runs, each in turn: process (a JVM of its own, as deployed:"
+                    + " this JVM's heap and GC flags, the config's page cache, a fresh store per measurement, its JIT"
+                    + " warmed in it first for the prime's share of the neo4j mode, at least 20 s, none with --prime 0;"
+                    + " cpu us/w is that process's) or in-jvm (in the bench's JVM: its JIT warmed by sluice's runs,"
+                    + " the heap shared; labelled neo4j-in-jvm); process,in-jvm compares them in one run"
+                    + " (default: ${DEFAULT-VALUE})")
+    String peer;
 
     @Option(names = "--clients", defaultValue = "64", description = "closed-loop HTTP clients (default: ${DEFAULT-VALUE})")
     int clients;
@@ -138,7 +148,8 @@ final class BenchCommand implements Callable<Integer> {
                 .withApis(BenchApi.parseList(api)).withRounds(rounds)
                 .withCoalesce(coalesce == null ? null : coalesce.stream().map(BenchCommand::onOff).toList())
                 .withKafka(kafka).withRates(rate == null ? null : Rate.parseList(rate)).withLoadProcess(loadProcess, loadJavaOptions == null || loadJavaOptions.isBlank() ? java.util.List.of()
-                        : java.util.List.of(loadJavaOptions.strip().split("\\s+")));
+                        : java.util.List.of(loadJavaOptions.strip().split("\\s+")))
+                .withPeers(BenchPeer.parseList(peer));
         if (loadJavaOptions != null && !loadProcess) {
             throw new IllegalArgumentException("--load-java-options needs --load-process");
         }

@@ -26,7 +26,8 @@ import picocli.CommandLine.Option;
         description = "Run a plain Neo4j: embedded Neo4j with Bolt only (for 'sluice serve --neo4j'), or with --http"
                 + " Neo4j's own Community server (HTTP: discovery, Query API, classic transactional API; and Bolt)."
                 + " Authentication as Neo4j's container image: NEO4J_AUTH=none, or neo4j/<initial password>; unset,"
-                + " one is generated into DATA/initial-password on the first start.")
+                + " one is generated into DATA/initial-password on the first start. With --http, port 0 lets the OS"
+                + " choose; the 'neo4j ready' line gives the ports as bound.")
 final class Neo4jCommand implements Callable<Integer> {
     @Option(names = "--data", defaultValue = "neo4j-data", description = "Neo4j data directory (default: ${DEFAULT-VALUE});"
             + " with --http, the server's home (conf/neo4j.conf is rewritten at every start)")
@@ -73,6 +74,10 @@ final class Neo4jCommand implements Callable<Integer> {
             System.out.println("neo4j stopped");
             stopped.countDown();
         }));
+        if (neo4j instanceof Neo4jServer server) { // as bound: port 0 asks the OS for a free one
+            address = server.boltAddress();
+            httpAddress = server.httpAddress();
+        }
         System.out.println("neo4j ready: bolt://" + address + (httpAddress == null ? "" : "  http://" + httpAddress)
                 + "  data " + data + "  authentication " + security.describe(data));
         stopped.await();

@@ -117,12 +117,21 @@ public final class Neo4jServer implements AutoCloseable {
      * (Neo4j registers each connector's bound address as it starts).
      */
     public HostPort httpAddress() {
+        return bound(org.neo4j.configuration.connectors.ConnectorType.HTTP);
+    }
+
+    /** Where Bolt listens, the port as bound ({@link #httpAddress}). */
+    public HostPort boltAddress() {
+        return bound(org.neo4j.configuration.connectors.ConnectorType.BOLT);
+    }
+
+    private HostPort bound(org.neo4j.configuration.connectors.ConnectorType type) {
         var register = ((org.neo4j.kernel.internal.GraphDatabaseAPI) dbms.database(
                 org.neo4j.configuration.GraphDatabaseSettings.SYSTEM_DATABASE_NAME)).getDependencyResolver()
                 .resolveDependency(org.neo4j.configuration.connectors.ConnectorPortRegister.class);
-        var bound = register.getLocalAddress(org.neo4j.configuration.connectors.ConnectorType.HTTP);
+        var bound = register.getLocalAddress(type);
         if (bound == null) {
-            throw new IllegalStateException("the Neo4j server has no HTTP connector bound");
+            throw new IllegalStateException("the Neo4j server has no " + type + " connector bound");
         }
         return new HostPort(bound.getHost(), bound.getPort());
     }

@@ -1,6 +1,7 @@
 package io.sluice.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -238,17 +239,20 @@ class BenchCommandTest {
     }
 
     /**
-     * {@code --modes sync,neo4j}: Neo4j's own server in the bench's JVM, the same rows through both of its APIs,
-     * under the run's authentication; every row it acknowledged is stored once (the classic API's 200 with
-     * errors would break that), and the report compares sluice's sync mode with it, api for api.
+     * {@code --modes sync,neo4j}: Neo4j's own server in a JVM of its own (the default peer), one per api, the same
+     * rows through both of its APIs, under the run's authentication; every row it acknowledged is stored once (the
+     * classic API's 200 with errors would break that), the report compares sluice's sync mode with it, api for api,
+     * its CPU is the child's, and each child is gone after its measurement.
      */
     @Test
-    @Timeout(120)
-    void neo4jsOwnServerIsThePeerApiForApi() throws Exception {
+    @Timeout(240) // two Neo4j JVMs started and stopped: ~60 s here
+    void neo4jsOwnServerInAJvmOfItsOwnIsThePeerApiForApi() throws Exception {
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         BenchOptions o = new BenchOptions(Scenario.named("create-node"), BenchMode.parseList("sync,neo4j"), 4,
                 Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ZERO, 1, SluiceConfig.defaults(),
-                dir.resolve("work"), 42, LoadClient.NETTY).withApis(BenchApi.parseList("query-v2,tx-commit"));
+                dir.resolve("work"), 42, LoadClient.NETTY).withApis(BenchApi.parseList("query-v2,tx-commit"))
+                .withLoadProcess(true, List.of());
+        assertThat(o.peers()).as("the default").containsExactly(BenchPeer.PROCESS);
         BenchReport report = new Bench(o, Time.SYSTEM, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
 
         assertThat(report.results()).extracting(r -> BenchReport.label(report.results(), r)).containsExactly(
@@ -259,16 +263,97 @@ class BenchCommandTest {
             assertThat(r.auth()).as("the config's authentication, for sluice and Neo4j alike").isTrue();
             assertThat(r.stored()).as(r.toString()).isEqualTo(r.acknowledged());
         }
-        ModeResult peer = report.results().get(2);
-        assertThat(peer.sink()).isEqualTo("neo4j-server");
-        assertThat(peer.server().cpuSeconds()).as("the bench process's CPU, read from the OS").isPositive();
+        for (ModeResult peer : report.results().subList(2, 4)) {
+            assertThat(peer.sink()).isEqualTo("neo4j-server");
+            assertThat(peer.processPeer()).isTrue();
+            // that it is the child's and not the bench's: PeerProcessTest
+            assertThat(peer.server().cpuSeconds()).as("the child's CPU, read from the OS").isPositive();
+            assertThat(peer.server().loadCpuSeconds()).as("the load process's, apart").isPositive();
+            assertThat(peer.server().jitSeconds()).as("a cold JVM's compilers at work, read of the child")
+                    .isPositive();
+        }
         assertThat(report.ratios()).containsKeys("query-v2:sync/query-v2:neo4j", "tx-commit:sync/tx-commit:neo4j");
-        assertThat(report.table()).contains("query-v2:neo4j", "tx-commit:sync/tx-commit:neo4j", "Neo4j's own server");
-        assertThat(report.toJson().get("ratios").toString()).contains("query-v2:sync/query-v2:neo4j");
-        assertThat(progress.toString(StandardCharsets.UTF_8)).contains("create-node query-v2:neo4j (Neo4j's own server");
+        assertThat(report.table()).contains("query-v2:neo4j", "tx-commit:sync/tx-commit:neo4j", "a JVM of its own",
+                "that process's CPU");
+        Map<String, Object> json = report.toJson();
+        assertThat(json.get("ratios").toString()).contains("query-v2:sync/query-v2:neo4j");
+        assertThat(json.get("results").toString()).contains("peer=process");
+        String lines = progress.toString(StandardCharsets.UTF_8);
+        assertThat(lines).contains("create-node query-v2:neo4j (Neo4j's own server, a JVM of its own",
+                "no JIT warm-up (--prime 0)", PeerProcess.PREFIX + "neo4j ready");
+        java.util.regex.Matcher pid = java.util.regex.Pattern.compile("in a JVM of its own \\(pid (\\d+)\\)")
+                .matcher(lines);
+        int children = 0;
+        while (pid.find()) {
+            long p = Long.parseLong(pid.group(1));
+            assertThat(p).isNotEqualTo(ProcessHandle.current().pid());
+            assertThat(ProcessHandle.of(p).filter(ProcessHandle::isAlive)).as("stopped after its measurement")
+                    .isEmpty();
+            children++;
+        }
+        assertThat(children).as("a child per api").isEqualTo(2);
         try (var left = Files.list(dir.resolve("work"))) {
             assertThat(left).as("the servers' homes are deleted").isEmpty();
         }
+    }
+
+    /**
+     * {@code --modes neo4j --peer in-jvm,process}: both placements of Neo4j's server in one run, the in-JVM one
+     * labelled as such, read of the bench's JVM (its JIT time too), and compared with the one in a JVM of its own.
+     */
+    @Test
+    @Timeout(180)
+    void neo4jsOwnServerInTheBenchsJvmIsStillThereToCompareWith() throws Exception {
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+        BenchOptions o = new BenchOptions(Scenario.named("create-node"), BenchMode.parseList("neo4j"), 4,
+                Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ZERO, 1, SluiceConfig.defaults(),
+                dir.resolve("work"), 42, LoadClient.NETTY).withApis(BenchApi.parseList("query-v2"))
+                .withPeers(BenchPeer.parseList("in-jvm,process"));
+        BenchReport report = new Bench(o, Time.SYSTEM, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
+
+        assertThat(report.results()).extracting(r -> BenchReport.label(report.results(), r))
+                .containsExactly("query-v2:neo4j-in-jvm", "query-v2:neo4j");
+        ModeResult inJvm = report.results().getFirst();
+        assertThat(inJvm.sink()).isEqualTo("neo4j-server-in-jvm");
+        assertThat(inJvm.inJvmPeer()).isTrue();
+        assertThat(inJvm.server().jitSeconds()).as("the bench JVM's compilers, at work on Neo4j").isPositive();
+        for (ModeResult r : report.results()) {
+            assertThat(r.writes()).as(r.toString()).isPositive();
+            assertThat(r.errors()).as(r.toString()).isZero();
+            assertThat(r.stored()).as(r.toString()).isEqualTo(r.acknowledged());
+            assertThat(r.server().cpuSeconds()).as(r.toString()).isPositive();
+        }
+        assertThat(report.ratios()).containsKey("query-v2:neo4j/query-v2:neo4j-in-jvm");
+        assertThat(report.table()).contains("neo4j-in-jvm: Neo4j's own server in the bench's JVM",
+                "neo4j: Neo4j's own server in a JVM of its own");
+        assertThat(report.toJson().get("results").toString()).contains("peer=in-jvm", "peer=process");
+        assertThat(progress.toString(StandardCharsets.UTF_8)).contains(
+                "create-node query-v2:neo4j-in-jvm (Neo4j's own server, in the bench's JVM");
+        assertThatThrownBy(() -> BenchPeer.parseList("process,remote")).hasMessageContaining("remote");
+        assertThatThrownBy(() -> BenchPeer.parseList("process,process")).hasMessageContaining("twice");
+    }
+
+    /**
+     * The prime warms sluice's code in the bench's JVM; Neo4j's server in a JVM of its own gets, in that JVM, the
+     * share of the prime its apis had, at least 20 s, and nothing when nothing is primed.
+     */
+    @Test
+    void aPeerInAJvmOfItsOwnIsWarmedForItsShareOfThePrimeAndAtLeast20Seconds() {
+        assertThat(peerJitWarmup("sync,neo4j", "query-v2", Duration.ofSeconds(30))).isEqualTo(Duration.ofSeconds(20));
+        assertThat(peerJitWarmup("sync,neo4j", "query-v2,tx-commit", Duration.ofSeconds(120)))
+                .as("its two apis of sync's two and its own").isEqualTo(Duration.ofSeconds(60));
+        assertThat(peerJitWarmup("direct,sync,neo4j", "query-v2", Duration.ofSeconds(90)))
+                .isEqualTo(Duration.ofSeconds(30));
+        assertThat(peerJitWarmup("neo4j", "query-v2", Duration.ofSeconds(60))).as("the whole prime")
+                .isEqualTo(Duration.ofSeconds(60));
+        assertThat(peerJitWarmup("sync,neo4j", "query-v2", Duration.ZERO)).as("--prime 0").isZero();
+        assertThat(peerJitWarmup("sync", "query-v2", Duration.ofSeconds(60))).as("no peer").isZero();
+    }
+
+    private Duration peerJitWarmup(String modes, String apis, Duration prime) {
+        return new Bench(new BenchOptions(Scenario.named("visited"), BenchMode.parseList(modes), 1,
+                Duration.ofSeconds(1), Duration.ZERO, prime, 1, SluiceConfig.defaults(), dir, 1, LoadClient.NETTY)
+                .withApis(BenchApi.parseList(apis)), Time.SYSTEM, System.err).peerJitWarmup();
     }
 
     @Test
