@@ -90,11 +90,11 @@ public record SluiceConfig(
      *                  it on demand). Off by default: a new or small store has nothing to warm.
      * @param writePath rehearse the templates' sync write path for at most this long at start, ending sooner once
      *                  the JIT has compiled it ({@code io.sluice.server.Rehearsal}: synthetic rows through a private
-     *                  HTTP listener, batcher and appliers, every transaction rolled back). {@code 30s} by default;
+     *                  HTTP listener, batcher and appliers, into a scratch database). {@code 60s} by default;
      *                  {@code 0s} turns it off. Only a server with templates and an HTTP listener rehearses.
      */
     public record Warmup(Boolean onStart, Duration writePath) {
-        public static final Duration WRITE_PATH_DEFAULT = Duration.ofSeconds(30); // before DEFAULT, which reads it
+        public static final Duration WRITE_PATH_DEFAULT = Duration.ofSeconds(60); // before DEFAULT, which reads it
         public static final Warmup DEFAULT = new Warmup(null, null);
 
         public Warmup {

@@ -98,12 +98,12 @@ import org.slf4j.LoggerFactory;
 final class Rehearsal implements Warmer.Rehearsal {
     private static final Logger log = LoggerFactory.getLogger(Rehearsal.class);
     static final String USER = "sluice-rehearsal";
-    static final int CLIENTS = 32;
+    static final int CLIENTS = 64;
     static final Duration MIN = Duration.ofSeconds(5);
     static final int QUIET_SECONDS = 3;
-    static final long QUIET_MILLIS_PER_SECOND = 100;
+    static final long QUIET_MILLIS_PER_SECOND = 250;
     static final int GIVE_UP_AFTER = 20;
-    static final int POOL = 1000;
+    static final int POOL = 10_000;
     /** The scratch database's page cache. */
     static final long SCRATCH_PAGECACHE = 64L << 20;
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
