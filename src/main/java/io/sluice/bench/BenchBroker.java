@@ -116,16 +116,7 @@ final class BenchBroker implements AutoCloseable {
         } catch (IllegalStateException e) {
             // the JVM is shutting down: the hook stops the broker
         }
-        try {
-            process.destroy();
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-            reader.join(Duration.ofSeconds(5));
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        ChildStop.stop(process, Duration.ZERO, Duration.ofSeconds(30), List.of(reader));
         Bench.deleteTree(data);
     }
 }

@@ -163,8 +163,8 @@ final class LoadProcess implements AutoCloseable {
     }
 
     /**
-     * Ends the child's stdin (it exits), waits up to 10 s, then kills it; joins the readers (bounded). Interrupted,
-     * it kills the child at once and keeps the interrupt.
+     * Ends the child's stdin (it exits), waits up to 10 s, then SIGTERM (5 s), then kills it; joins the readers
+     * (bounded; {@link ChildStop}). Interrupted, it kills the child at once and keeps the interrupt.
      */
     @Override
     public void close() {
@@ -173,19 +173,6 @@ final class LoadProcess implements AutoCloseable {
         } catch (IOException e) {
             // the child is gone already
         }
-        try {
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroy();
-                if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                    process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-                }
-            }
-            for (Thread t : readers) {
-                t.join(Duration.ofSeconds(5));
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        ChildStop.stop(process, Duration.ofSeconds(10), Duration.ofSeconds(5), readers);
     }
 }

@@ -302,19 +302,6 @@ final class PeerProcess implements AutoCloseable {
         } catch (IllegalStateException e) {
             // the JVM is shutting down: the hook kills the child
         }
-        try {
-            // SIGTERM through the handle: Process.destroy would also close the pipes, and the readers would lose
-            // what the child says while it stops
-            process.toHandle().destroy();
-            if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-            for (Thread t : readers) {
-                t.join(Duration.ofSeconds(5));
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        ChildStop.stop(process, Duration.ZERO, STOP_TIMEOUT, readers);
     }
 }

@@ -17,9 +17,9 @@ import io.sluice.security.Authenticator;
 import io.sluice.security.Credentials;
 import io.sluice.security.UserStore;
 import io.sluice.sink.EmbeddedNeo4j;
+import io.sluice.sink.ForwardingSink;
 import io.sluice.sink.EmbeddedNeo4j.HostPort;
 import io.sluice.sink.Neo4jError;
-import io.sluice.sink.QueryKind;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
@@ -476,26 +476,14 @@ final class Rehearsal implements Warmer.Rehearsal {
      * reads, the version) as the sink does it. The rehearsal opens no explicit or implicit transactions: those
      * are refused.
      */
-    static final class RollingBack implements Sink {
-        private final Sink sink;
-
+    static final class RollingBack extends ForwardingSink {
         RollingBack(Sink sink) {
-            this.sink = sink;
+            super(sink);
         }
 
         @Override
         public <T> T inTransaction(TxWork<T> work) throws SinkException {
-            return sink.inRolledBackTransaction(work);
-        }
-
-        @Override
-        public <T> T inRolledBackTransaction(TxWork<T> work) throws SinkException {
-            return sink.inRolledBackTransaction(work);
-        }
-
-        @Override
-        public <T> T inReadTransaction(TxWork<T> work) throws SinkException {
-            return sink.inReadTransaction(work);
+            return real.inRolledBackTransaction(work);
         }
 
         @Override
@@ -514,28 +502,8 @@ final class Rehearsal implements Warmer.Rehearsal {
         }
 
         @Override
-        public QueryKind classify(String cypher) throws SinkException {
-            return sink.classify(cypher);
-        }
-
-        @Override
-        public String neo4jVersion() {
-            return sink.neo4jVersion();
-        }
-
-        @Override
         public String describe() {
-            return sink.describe() + " (rehearsal: rolled back)";
-        }
-
-        @Override
-        public boolean isAvailable() {
-            return sink.isAvailable();
-        }
-
-        @Override
-        public void close() {
-            // the server's sink: its owner closes it
+            return real.describe() + " (rehearsal: rolled back)";
         }
     }
 }

@@ -1,0 +1,41 @@
+package io.sluice.bench;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * How the bench stops a child process it owns (the load process, Neo4j's server, the Kafka broker): one way,
+ * every wait bounded.
+ */
+final class ChildStop {
+    /** After SIGKILL, how long the OS gets to reap the child. */
+    private static final Duration KILLED = Duration.ofSeconds(10);
+    /** How long each reader of the child's output gets to see its last lines. */
+    private static final Duration READER = Duration.ofSeconds(5);
+
+    private ChildStop() {}
+
+    /**
+     * Waits up to {@code exit} for {@code process} to end by itself (it was told to: its stdin closed), then sends
+     * SIGTERM and waits up to {@code term}, then kills it; then joins {@code readers}. SIGTERM goes through the
+     * process handle: {@link Process#destroy} would also close the pipes, and the readers would lose what the child
+     * says while it stops. Interrupted, it kills the child at once and keeps the interrupt.
+     */
+    static void stop(Process process, Duration exit, Duration term, List<Thread> readers) {
+        try {
+            if (!process.waitFor(exit.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.toHandle().destroy();
+                if (!process.waitFor(term.toMillis(), TimeUnit.MILLISECONDS)) {
+                    process.destroyForcibly().waitFor(KILLED.toMillis(), TimeUnit.MILLISECONDS);
+                }
+            }
+            for (Thread t : readers) {
+                t.join(READER);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+}
