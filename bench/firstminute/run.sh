@@ -5,7 +5,7 @@
 # its own seed) for six 10 s slices (the first minute), 30 s not measured, and a 60 s steady-state reference on
 # the same server. Variants, in the order given (default: cold plain plain cold, ABBA):
 #   plain  as `serve` starts by default: the launcher's JVM flags, without the AOT cache (SLUICE_NO_AOT=1), the
-#          write path rehearsed before UP (warmup.write_path, 30 s at most)
+#          write path rehearsed before UP (warmup.write_path, 60 s at most)
 #   cold   the same without the rehearsal (--warmup-write-path 0s): UP as soon as the server listens
 #   aot    plain with JDK 25's ahead-of-time cache (target/sluice.aot: classes loaded and linked, method
 #          profiles), trained first when missing or older than the jar by `./sluice aot-train` (a bench run under
