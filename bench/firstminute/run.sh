@@ -47,7 +47,7 @@ for v in "${ORDER[@]}"; do
   load=$(cut -d' ' -f1-3 /proc/loadavg)
   t0=$(now_ms)
   SLUICE_NO_AOT=$noaot ./sluice serve --config "$W/sluice.yaml" --data "$W/data" --http $HTTP --bolt $BOLT \
-    "${rehearse[@]}" > "$W/serve-$v.log" 2>&1 & pid=$!
+    ${rehearse[@]+"${rehearse[@]}"} > "$W/serve-$v.log" 2>&1 & pid=$!
   until [[ $(curl -s -o /dev/null -w '%{http_code}' "http://$HTTP/health") == 200 ]]; do
     kill -0 "$pid" 2>/dev/null || { echo "sluice died; see $W/serve-$v.log" >&2; exit 1; }
     sleep 0.1

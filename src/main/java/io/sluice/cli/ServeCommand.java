@@ -62,7 +62,7 @@ final class ServeCommand implements Callable<Integer> {
     String database;
 
     @Option(names = "--warmup-write-path", paramLabel = "DURATION", description = "rehearse the templates' write path"
-            + " for at most this long before /health says UP (config warmup.write_path, default 30s; 0s: not at all)")
+            + " for at most this long before /health says UP (config warmup.write_path, default 60s; 0s: not at all; embedded Neo4j only)")
     String warmupWritePath;
 
     @Override

@@ -89,9 +89,10 @@ public record SluiceConfig(
      * @param onStart   read the database into Neo4j's page cache at every start ({@code POST /db/{db}/warmup} does
      *                  it on demand). Off by default: a new or small store has nothing to warm.
      * @param writePath rehearse the templates' sync write path for at most this long at start, ending sooner once
-     *                  the JIT has compiled it ({@code io.sluice.server.Rehearsal}: synthetic rows through a private
+     *                  the JIT has compiled it (the server package's {@code Rehearsal}: synthetic rows through a private
      *                  HTTP listener, batcher and appliers, into a scratch database). {@code 60s} by default;
-     *                  {@code 0s} turns it off. Only a server with templates and an HTTP listener rehearses.
+     *                  {@code 0s} turns it off. Only a server with templates, an HTTP listener and the embedded Neo4j
+     *                  rehearses (over {@code --neo4j} the only database at hand would be the user's own).
      */
     public record Warmup(Boolean onStart, Duration writePath) {
         public static final Duration WRITE_PATH_DEFAULT = Duration.ofSeconds(60); // before DEFAULT, which reads it

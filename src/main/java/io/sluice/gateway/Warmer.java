@@ -80,13 +80,19 @@ public final class Warmer implements AutoCloseable {
         tookMillis = -1;
         result = null;
         error = null;
-        rehearsed = null;
+        if (rehearse) {
+            rehearsed = null; // a page-cache warm-up on demand keeps what the start's rehearsal did, for /health
+        }
         thread = Thread.ofPlatform().name("sluice-warmup").daemon(true).start(() -> {
             long t0 = time.nanos();
-            boolean ok = (!pages || readPages()) & (!rehearse || rehearse());
-            synchronized (this) {
-                tookMillis = (time.nanos() - t0) / 1_000_000;
-                state = ok ? State.DONE : State.FAILED;
+            boolean ok = false;
+            try { // an Error too must end WARMING, or /health would say 503 for good
+                ok = (!pages || readPages()) & (!rehearse || closed || rehearse());
+            } finally {
+                synchronized (this) {
+                    tookMillis = (time.nanos() - t0) / 1_000_000;
+                    state = ok ? State.DONE : State.FAILED;
+                }
             }
         });
         return true;
@@ -101,7 +107,7 @@ public final class Warmer implements AutoCloseable {
                 rehearsed = r;
             }
             return true;
-        } catch (Exception e) {
+        } catch (Exception | LinkageError e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }

@@ -87,7 +87,8 @@ final class OfflineImport {
         }
         if (!options.config().schema().isEmpty()) {
             err.println("import: creating " + options.config().schema().size() + " schema statement(s) of the config");
-            SluiceServer.start(new SluiceServer.Options(options.config(), home, null, null)).close();
+            SluiceServer.start(new SluiceServer.Options(options.config().withWarmup(options.config().warmup()
+                    .withoutRehearsal()), home, null, null)).close();
         }
         long nodes = Math.max(0, output.nodes());
         long rels = Math.max(0, output.relationships());

@@ -39,7 +39,9 @@ final class GatewayTarget implements Target {
 
     static GatewayTarget start(Path dataDir, SluiceConfig config, boolean direct) {
         try {
-            return new GatewayTarget(SluiceServer.start(new SluiceServer.Options(config, dataDir, null, null)),
+            // an import takes no HTTP clients: no write-path rehearsal (an HTTPS listener from the config aside)
+            SluiceConfig c = config.withWarmup(config.warmup().withoutRehearsal());
+            return new GatewayTarget(SluiceServer.start(new SluiceServer.Options(c, dataDir, null, null)),
                     direct ? Mode.DIRECT : Mode.SYNC, dataDir, true);
         } catch (StoreInUseException e) {
             throw new IllegalStateException("the database in " + dataDir + " is in use (is 'sluice serve' running on it? "

@@ -17,12 +17,10 @@ import io.sluice.security.Authenticator;
 import io.sluice.security.Credentials;
 import io.sluice.security.UserStore;
 import io.sluice.sink.EmbeddedNeo4j;
-import io.sluice.sink.ForwardingSink;
 import io.sluice.sink.EmbeddedNeo4j.HostPort;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
-import io.sluice.sink.StatementResult;
 import io.sluice.time.Time;
 import io.sluice.write.Outcome;
 import io.sluice.write.Template;
@@ -66,14 +64,14 @@ import org.slf4j.LoggerFactory;
  * the journal is never reached ({@link #NO_JOURNAL} refuses async writes). Clients that write meanwhile are
  * served by the server's path as usual.
  *
- * <p>Where the rows go. With the embedded Neo4j, into a <em>scratch database</em>: a second embedded Neo4j in
- * {@code scratch} (a directory of its own, emptied before and deleted after; a small page cache, no Bolt), with
- * the config's schema, where every transaction commits. The same Neo4j classes run in this JVM for both, so
- * Cypher, the kernel, the commit (transaction log, store and index updates: half of a write's work) and the
- * sink are compiled for the real database too; the user's database never sees a rehearsal row, a lock or a
- * token. Over Bolt ({@code scratch} null), the server's own Neo4j is the only one at hand: every transaction is
- * rolled back there ({@link RollingBack}, {@link Sink#inRolledBackTransaction}); only sluice's side and the
- * query's execution are warmed, not the commit (the remote server's JIT is its own).
+ * <p>Where the rows go: into a <em>scratch database</em>, a second embedded Neo4j in {@code scratch} (a
+ * directory of its own, emptied before and deleted after; a small page cache, no Bolt), with the config's
+ * schema, where every transaction commits. The same Neo4j classes run in this JVM for both, so Cypher, the
+ * kernel, the commit (transaction log, store and index updates: half of a write's work) and the sink are
+ * compiled for the real database too; the user's database never sees a rehearsal row, a lock or a token. So
+ * only a server with the embedded Neo4j rehearses: over Bolt ({@code serve --neo4j}) the only database at hand
+ * is the user's own server, which a rehearsal would load with write transactions and their locks (rolled back or
+ * not) at every restart; and that server's JIT is its own.
  *
  * <p>The load: {@value #CLIENTS} virtual threads, each sending one request at a time through the JDK's HTTP
  * client, the templates in turn, one row per request and eight in every eighth (a JSON object, and an array).
@@ -81,8 +79,9 @@ import org.slf4j.LoggerFactory;
  * is declared, a string in one row and an integer in the next (the JIT then compiles both). Key fields are
  * distinct per row; the other fields take one of {@value #POOL} values, so MERGE finds existing nodes as well as
  * creating new ones. Strings are {@code "sluice-rehearsal-N"}, integers below -10^12. A template whose rows keep
- * failing (more failures than successes after {@value #GIVE_UP_AFTER}; one that needs, say, a number of a field
- * not declared) is dropped from the rehearsal and named in the result and the log.
+ * refused (more 4xx answers than successes after {@value #GIVE_UP_AFTER}; one that needs, say, a number of a
+ * field not declared) is dropped from the rehearsal and named in the result and the log; 5xx answers and broken
+ * connections are counted apart and drop nothing.
  *
  * <p>The listener asks for credentials that exist only in this process for this run (a random 256-bit
  * password for {@value #USER}, checked in constant time) and lets them send templates only.
@@ -107,11 +106,15 @@ final class Rehearsal implements Warmer.Rehearsal {
     /** The scratch database's page cache. */
     static final long SCRATCH_PAGECACHE = 64L << 20;
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
-    private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
+    /**
+     * What each closing step waits at most (the clients, interrupted; the listener's requests in flight); the
+     * appliers get {@link #DRAIN}: together well within {@code Warmer}'s 30 s wait for its thread.
+     */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
+    static final Duration DRAIN = Duration.ofSeconds(10);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final SluiceConfig config;
-    private final Sink sink;
     private final java.nio.file.Path scratch;
     private final Map<String, Template> templates;
     private final Duration limit;
@@ -119,18 +122,17 @@ final class Rehearsal implements Warmer.Rehearsal {
     private final LongSupplier jitMillis;
 
     /**
-     * Rehearses {@code templates} of {@code config} for at most {@code limit}: in a scratch database in
-     * {@code scratch}, or, if that is null, in rolled-back transactions over {@code sink}; {@code jitMillis} says
-     * how long the JIT has compiled so far ({@link #jitMillis()} for this JVM's).
+     * Rehearses {@code templates} of {@code config} for at most {@code limit} in a scratch database in
+     * {@code scratch}; {@code jitMillis} says how long the JIT has compiled so far ({@link #jitMillis()} for this
+     * JVM's).
      */
-    Rehearsal(SluiceConfig config, Sink sink, java.nio.file.Path scratch, Map<String, Template> templates,
-            Duration limit, Time time, LongSupplier jitMillis) {
+    Rehearsal(SluiceConfig config, java.nio.file.Path scratch, Map<String, Template> templates, Duration limit,
+            Time time, LongSupplier jitMillis) {
         if (templates.isEmpty()) {
             throw new IllegalArgumentException("nothing to rehearse: no templates");
         }
         this.config = config;
-        this.sink = sink;
-        this.scratch = scratch;
+        this.scratch = java.util.Objects.requireNonNull(scratch, "scratch");
         this.templates = Map.copyOf(templates);
         this.limit = limit;
         this.time = time;
@@ -143,19 +145,25 @@ final class Rehearsal implements Warmer.Rehearsal {
         return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
     }
 
-    /** One template's share of the rehearsal. */
+    /**
+     * One template's share of the rehearsal. Answers refusing its rows (4xx: its Cypher fails on them) count
+     * towards dropping it; others (5xx such as 503 when the pending bound is full, a broken connection) do not:
+     * they say nothing of its rows.
+     */
     private static final class Tally {
         final Template template;
         final AtomicLong ok = new AtomicLong();
-        final AtomicLong failed = new AtomicLong();
-        volatile String firstError;
+        final AtomicLong refused = new AtomicLong();
+        final AtomicLong unavailable = new AtomicLong();
+        final java.util.concurrent.atomic.AtomicReference<String> firstError = new java.util.concurrent.atomic
+                .AtomicReference<>();
 
         Tally(Template template) {
             this.template = template;
         }
 
         boolean dropped() {
-            long f = failed.get();
+            long f = refused.get();
             return f >= GIVE_UP_AFTER && f > ok.get();
         }
     }
@@ -170,14 +178,25 @@ final class Rehearsal implements Warmer.Rehearsal {
         String ended;
         long requests;
         Owned owned = new Owned();
+        if (stop.getAsBoolean()) {
+            return Map.of("ended", "stopped before it began");
+        }
+        log.info("rehearsing the write path ({}) in a scratch database for at most {} s before saying UP",
+                String.join(", ", templates.keySet()), limit.toSeconds());
         try {
             HttpServer http = start(owned, password);
             String base = "http://127.0.0.1:" + http.address().getPort() + "/db/" + config.neo4j().database()
                     + "/write/";
             String authorization = "Basic " + Base64.getEncoder().encodeToString((USER + ":" + password)
                     .getBytes(StandardCharsets.UTF_8));
-            HttpClient client = owned.add("the rehearsal's HTTP client", HttpClient.newBuilder()
-                    .version(HttpClient.Version.HTTP_1_1).connectTimeout(REQUEST_TIMEOUT).build());
+            HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(REQUEST_TIMEOUT).build();
+            owned.add("the rehearsal's HTTP client", () -> { // close() would wait without a bound
+                client.shutdownNow();
+                if (!client.awaitTermination(CLOSE_WAIT)) {
+                    log.warn("the rehearsal's HTTP client did not stop within {}", CLOSE_WAIT);
+                }
+            });
             ExecutorService clients = Executors.newThreadPerTaskExecutor(
                     Thread.ofVirtual().name("sluice-rehearsal-client-", 0).factory());
             CountDownLatch done = new CountDownLatch(1);
@@ -185,16 +204,18 @@ final class Rehearsal implements Warmer.Rehearsal {
             AtomicLong serial = new AtomicLong();
             owned.add("the rehearsal's clients", () -> {
                 done.countDown();
-                clients.shutdown();
+                clients.shutdownNow(); // interrupts a client waiting for its answer
                 try {
                     if (!clients.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-                        clients.shutdownNow();
+                        log.warn("the rehearsal's clients did not stop within {}", CLOSE_WAIT);
                     }
                 } catch (InterruptedException e) {
-                    clients.shutdownNow();
                     Thread.currentThread().interrupt();
                 }
             });
+            if (stop.getAsBoolean()) {
+                return Map.of("ended", "stopped before it began");
+            }
             for (int i = 0; i < CLIENTS; i++) {
                 int first = i;
                 clients.execute(() -> drive(client, base, authorization, tallies, first, done, sent, serial));
@@ -210,7 +231,7 @@ final class Rehearsal implements Warmer.Rehearsal {
         long jit = jitMillis.getAsLong() - jit0;
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("ended", ended);
-        out.put("where", scratch != null ? "scratch database" : "rolled-back transactions");
+        out.put("where", "scratch database");
         out.put("took_ms", ms);
         out.put("requests", requests);
         out.put("jit_ms", jit);
@@ -219,18 +240,19 @@ final class Rehearsal implements Warmer.Rehearsal {
         for (Tally t : tallies) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("answered", t.ok.get());
-            m.put("failed", t.failed.get());
-            if (t.firstError != null) {
-                m.put("first_error", t.firstError);
+            m.put("refused", t.refused.get());
+            m.put("unavailable", t.unavailable.get());
+            if (t.firstError.get() != null) {
+                m.put("first_error", t.firstError.get());
             }
             if (t.dropped()) {
-                dropped.add(t.template.name() + " (" + t.firstError + ")");
+                dropped.add(t.template.name() + " (" + t.firstError.get() + ")");
             }
             per.put(t.template.name(), m);
         }
         out.put("templates", per);
         log.info("write path rehearsed in {} ms ({}): {} requests, the JIT compiled for {} ms{}", ms, ended, requests,
-                jit, dropped.isEmpty() ? "" : "; not rehearsed, their synthetic rows fail (declare the fields' types):"
+                jit, dropped.isEmpty() ? "" : "; not rehearsed, their synthetic rows are refused (declare the fields' types):"
                         + " " + String.join("; ", dropped));
         return out;
     }
@@ -288,11 +310,11 @@ final class Rehearsal implements Warmer.Rehearsal {
                 if (r.statusCode() / 100 == 2) {
                     t.ok.incrementAndGet();
                 } else {
-                    fail(t, r.statusCode() + " " + r.body());
+                    fail(t, r.statusCode() / 100 == 4 ? t.refused : t.unavailable, r.statusCode() + " " + r.body());
                 }
             } catch (IOException e) {
                 if (done.getCount() > 0) {
-                    fail(t, e.toString());
+                    fail(t, t.unavailable, e.toString());
                 }
             } catch (InterruptedException e) {
                 return;
@@ -300,11 +322,9 @@ final class Rehearsal implements Warmer.Rehearsal {
         }
     }
 
-    private static void fail(Tally t, String error) {
-        t.failed.incrementAndGet();
-        if (t.firstError == null) {
-            t.firstError = error.length() > 300 ? error.substring(0, 300) + "..." : error;
-        }
+    private static void fail(Tally t, AtomicLong counter, String error) {
+        counter.incrementAndGet();
+        t.firstError.compareAndSet(null, error.length() > 300 ? error.substring(0, 300) + "..." : error);
     }
 
     /** {@code rows} synthetic rows for {@code template}: one as a JSON object, more as an array. */
@@ -349,24 +369,19 @@ final class Rehearsal implements Warmer.Rehearsal {
 
     /** Builds the private write path and its listener, each part recorded in {@code owned} as it exists. */
     private HttpServer start(Owned owned, String password) throws IOException, SinkException {
-        Sink target;
-        if (scratch != null) {
-            wipe(scratch);
-            owned.add("the rehearsal's scratch directory", () -> wipe(scratch));
-            var n = config.neo4j();
-            target = owned.add("the rehearsal's scratch database", EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(
-                    scratch, null, SCRATCH_PAGECACHE, n.txMemoryMax().bytes(), n.database()), time)).sink();
-            SluiceServer.applySchema(config, target, time);
-        } else {
-            target = new RollingBack(sink);
-        }
+        wipe(scratch);
+        owned.add("the rehearsal's scratch directory", () -> wipe(scratch));
+        var n = config.neo4j();
+        Sink target = owned.add("the rehearsal's scratch database", EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(
+                scratch, null, SCRATCH_PAGECACHE, n.txMemoryMax().bytes(), n.database()), time)).sink();
+        SluiceServer.applySchema(config, target, time);
         PrometheusMetrics metrics = owned.add("the rehearsal's metrics", new PrometheusMetrics());
         var a = config.admission();
         Admission admission = new Admission(a.maxPendingRows(), a.maxPendingBytes().bytes(), time);
         owned.add("the rehearsal's admission", admission::close);
         BatchRunner runner = SluiceServer.runner(config, target, time, metrics);
         Partitions partitions = owned.add("the rehearsal's appliers", SluiceServer.partitions(config, runner,
-                "sluice-rehearsal-applier-", time));
+                "sluice-rehearsal-applier-", time, DRAIN));
         Gateway gateway = new Gateway(new Gateway.Parts(target, new StatementClassifier(target, 100),
                 admission, partitions, runner, NO_JOURNAL, templates), config, time);
         owned.add("the rehearsal's gateway", gateway::close);
@@ -375,7 +390,7 @@ final class Rehearsal implements Warmer.Rehearsal {
         History history = new History(metrics::scrape, time, History.INTERVAL, History.CAPACITY);
         HttpServer http = new HttpServer(new HttpServer.Options(new HostPort("127.0.0.1", 0), null, null,
                 a.maxBodyBytes().bytes(), auth, new SluiceConfig.Access("templates", null),
-                SluiceConfig.Modes.DEFAULT, false, null, sink.neo4jVersion()), gateway, metrics, metrics::scrape,
+                SluiceConfig.Modes.DEFAULT, false, null, target.neo4jVersion()), gateway, metrics, metrics::scrape,
                 history, time);
         owned.add("the rehearsal's HTTP listener", () -> http.close(CLOSE_WAIT));
         return http;
@@ -470,40 +485,4 @@ final class Rehearsal implements Warmer.Rehearsal {
         @Override
         public void close() {}
     };
-
-    /**
-     * The server's sink with every write transaction rolled back instead of committed; the rest (classifying,
-     * reads, the version) as the sink does it. The rehearsal opens no explicit or implicit transactions: those
-     * are refused.
-     */
-    static final class RollingBack extends ForwardingSink {
-        RollingBack(Sink sink) {
-            super(sink);
-        }
-
-        @Override
-        public <T> T inTransaction(TxWork<T> work) throws SinkException {
-            return real.inRolledBackTransaction(work);
-        }
-
-        @Override
-        public OpenTx begin(boolean write) throws SinkException {
-            throw refused();
-        }
-
-        @Override
-        public StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException {
-            throw refused();
-        }
-
-        private static SinkException refused() {
-            return new SinkException(new Neo4jError("Neo.ClientError.Request.Invalid",
-                    "the write path's rehearsal runs templates only"), null);
-        }
-
-        @Override
-        public String describe() {
-            return real.describe() + " (rehearsal: rolled back)";
-        }
-    }
 }

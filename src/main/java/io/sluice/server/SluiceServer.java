@@ -171,7 +171,8 @@ public final class SluiceServer implements AutoCloseable {
         var r = c.retry();
         Admission admission = new Admission(a.maxPendingRows(), a.maxPendingBytes().bytes(), time);
         BatchRunner runner = runner(c, sink, time, metrics);
-        Partitions partitions = owned.add("the appliers", partitions(c, runner, "sluice-applier-", time));
+        Partitions partitions = owned.add("the appliers", partitions(c, runner, "sluice-applier-", time,
+                APPLIER_DRAIN));
 
         var j = c.journal();
         RetryPolicy forever = new RetryPolicy(Integer.MAX_VALUE, r.initialBackoff(), r.maxBackoff());
@@ -194,10 +195,12 @@ public final class SluiceServer implements AutoCloseable {
                 TxRegistry.Options.of(Flavour.CLASSIC, t.classicIdleTimeout(), t.maxOpen()), time));
         metrics.gauge("sluice.transactions.open", "explicit transactions held open for their clients (both APIs)",
                 gate::open);
-        boolean rehearse = !c.warmup().writePath().isZero() && !templates.isEmpty() && (http != null || https != null);
-        Warmer warmer = owned.add("warm-up", new Warmer(sink, time, rehearse ? new Rehearsal(c, sink,
-                neo4j == null ? null : o.dataDir().resolve("rehearsal"), templates, c.warmup().writePath(), time,
-                Rehearsal::jitMillis) : null));
+        // only a serving server with the embedded Neo4j rehearses (Rehearsal's note says why not over Bolt)
+        boolean rehearse = !c.warmup().writePath().isZero() && !templates.isEmpty() && neo4j != null
+                && (http != null || https != null);
+        Warmer warmer = owned.add("warm-up", new Warmer(sink, time, rehearse ? new Rehearsal(c,
+                o.dataDir().resolve("rehearsal"), templates, c.warmup().writePath(), time, Rehearsal::jitMillis)
+                : null));
         metrics.gauge("sluice.warming", "1 while the server warms up (page cache, write path's rehearsal), else 0",
                 () -> warmer.warming() ? 1 : 0);
         // before HTTP opens: otherwise the first /health answers could say UP (200) before the warm-up began
@@ -229,12 +232,15 @@ public final class SluiceServer implements AutoCloseable {
                 Jitter.RANDOM, metrics, c.apply().lockOrder(), c.apply().coalesceCypher());
     }
 
-    /** {@code c}'s partitions (appliers and batch sizes) over {@code runner}, threads named {@code threads}N. */
-    static Partitions partitions(SluiceConfig c, BatchRunner runner, String threads, Time time) {
+    /**
+     * {@code c}'s partitions (appliers and batch sizes) over {@code runner}, threads named {@code threads}N,
+     * closing within {@code drain}.
+     */
+    static Partitions partitions(SluiceConfig c, BatchRunner runner, String threads, Time time, Duration drain) {
         var b = c.batch();
         return Partitions.start(c.apply().appliers(), b.maxRows(), b.maxWait(), runner, i -> b.adaptive()
                         ? new BatchSizeController(b.minRows(), b.maxRows(), b.targetCommit(), b.minRows() * 4) : null,
-                Thread.ofPlatform().name(threads, 0).factory(), time, APPLIER_DRAIN);
+                Thread.ofPlatform().name(threads, 0).factory(), time, drain);
     }
 
     /** The Bolt address clients should use: the embedded connector's, or the remote server's. */

@@ -177,11 +177,6 @@ public final class BoltSink implements Sink {
     }
 
     @Override
-    public <T> T inRolledBackTransaction(TxWork<T> work) throws SinkException {
-        return transact(work, writeSession, false);
-    }
-
-    @Override
     public <T> T inReadTransaction(TxWork<T> work) throws SinkException {
         return transact(work, readSession, false);
     }

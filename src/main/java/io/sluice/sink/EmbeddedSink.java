@@ -30,11 +30,6 @@ public final class EmbeddedSink implements Sink {
     }
 
     @Override
-    public <T> T inRolledBackTransaction(TxWork<T> work) throws SinkException {
-        return transact(work, false);
-    }
-
-    @Override
     public <T> T inReadTransaction(TxWork<T> work) throws SinkException {
         return transact(work, false);
     }

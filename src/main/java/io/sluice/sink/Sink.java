@@ -56,13 +56,6 @@ public interface Sink extends AutoCloseable {
     /** Runs {@code work} in a new write transaction and commits it; any failure rolls it back. */
     <T> T inTransaction(TxWork<T> work) throws SinkException;
 
-    /**
-     * Runs {@code work} in a new write transaction and rolls it back: what it wrote is never seen by anyone
-     * (sluice's write-path rehearsal before UP, {@code io.sluice.server.Rehearsal}). Neo4j commits the label,
-     * type and property-key tokens a rolled-back transaction created (names only, no data).
-     */
-    <T> T inRolledBackTransaction(TxWork<T> work) throws SinkException;
-
     /** Runs {@code work} in a new read transaction (never commits anything). */
     <T> T inReadTransaction(TxWork<T> work) throws SinkException;
 

@@ -71,18 +71,6 @@ class OpenTxTest {
 
     @ParameterizedTest
     @MethodSource("sinks")
-    void aRolledBackTransactionRunsTheWorkAndKeepsNothing(String name) throws Exception {
-        String label = "Rehearsed_" + name;
-        StatementResult r = sink(name).inRolledBackTransaction(tx -> {
-            tx.runDiscarding("CREATE (:" + label + ")", Map.of());
-            return tx.run("MATCH (n:" + label + ") RETURN count(n) AS c", Map.of());
-        });
-        assertThat(r.rows()).as("its own write, inside").isEqualTo(List.of(List.of(1L)));
-        assertThat(count(label)).as("nothing kept").isZero();
-    }
-
-    @ParameterizedTest
-    @MethodSource("sinks")
     void rollbackLeavesNothing(String name) throws Exception {
         String label = "Rolled_" + name;
         Sink.OpenTx tx = sink(name).begin(true);
