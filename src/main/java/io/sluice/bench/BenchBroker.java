@@ -116,7 +116,7 @@ final class BenchBroker implements AutoCloseable {
         } catch (IllegalStateException e) {
             // the JVM is shutting down: the hook stops the broker
         }
-        ChildStop.stop(process, Duration.ZERO, Duration.ofSeconds(30), List.of(reader));
+        ChildProcess.stop(process, Duration.ZERO, Duration.ofSeconds(30), List.of(reader));
         Bench.deleteTree(data);
     }
 }

@@ -128,21 +128,12 @@ final class LoadProcess implements AutoCloseable {
         }
         if (line == GONE) {
             answers.add(GONE); // every later wait learns it too
-            throw new IllegalStateException("the load process ended (exit " + exitText() + ")");
+            throw new IllegalStateException("the load process ended (exit " + ChildProcess.exitText(process) + ")");
         }
         try {
             return JSON.readTree(line);
         } catch (IOException e) {
             throw new IllegalStateException("the load process answered an unreadable line: " + line, e);
-        }
-    }
-
-    private String exitText() {
-        try {
-            return process.waitFor(5, TimeUnit.SECONDS) ? Integer.toString(process.exitValue()) : "none yet";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "unknown";
         }
     }
 
@@ -164,7 +155,7 @@ final class LoadProcess implements AutoCloseable {
 
     /**
      * Ends the child's stdin (it exits), waits up to 10 s, then SIGTERM (5 s), then kills it; joins the readers
-     * (bounded; {@link ChildStop}). Interrupted, it kills the child at once and keeps the interrupt.
+     * (bounded; {@link ChildProcess}). Interrupted, it kills the child at once and keeps the interrupt.
      */
     @Override
     public void close() {
@@ -173,6 +164,6 @@ final class LoadProcess implements AutoCloseable {
         } catch (IOException e) {
             // the child is gone already
         }
-        ChildStop.stop(process, Duration.ofSeconds(10), Duration.ofSeconds(5), readers);
+        ChildProcess.stop(process, Duration.ofSeconds(10), Duration.ofSeconds(5), readers);
     }
 }

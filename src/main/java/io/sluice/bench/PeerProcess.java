@@ -173,14 +173,14 @@ final class PeerProcess implements AutoCloseable {
         } catch (TimeoutException e) {
             throw failure("was not ready within " + timeout);
         } catch (ExecutionException e) {
-            throw failure("ended before it was ready (exit " + exitText() + ")");
+            throw failure("ended before it was ready (exit " + ChildProcess.exitText(process) + ")");
         }
         // the server serves when it prints the line; discovery confirms it from outside, on the bound port
         try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
             String last = "no answer";
             while (time.nanos() < deadline) {
                 if (!process.isAlive()) {
-                    throw failure("ended after its ready line (exit " + exitText() + ")");
+                    throw failure("ended after its ready line (exit " + ChildProcess.exitText(process) + ")");
                 }
                 try {
                     HttpResponse<Void> r = client.send(HttpRequest.newBuilder(URI.create("http://" + http + "/"))
@@ -206,15 +206,6 @@ final class PeerProcess implements AutoCloseable {
         }
         return new IllegalStateException("the Neo4j peer process " + what + "; its last lines:\n  "
                 + String.join("\n  ", lines));
-    }
-
-    private String exitText() {
-        try {
-            return process.waitFor(5, TimeUnit.SECONDS) ? Integer.toString(process.exitValue()) : "none yet";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "unknown";
-        }
     }
 
     /**
@@ -302,6 +293,6 @@ final class PeerProcess implements AutoCloseable {
         } catch (IllegalStateException e) {
             // the JVM is shutting down: the hook kills the child
         }
-        ChildStop.stop(process, Duration.ZERO, STOP_TIMEOUT, readers);
+        ChildProcess.stop(process, Duration.ZERO, STOP_TIMEOUT, readers);
     }
 }

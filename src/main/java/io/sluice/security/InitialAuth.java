@@ -61,7 +61,7 @@ public sealed interface InitialAuth {
     }
 
     /** A strong password: 24 characters from 62 (about 143 bits). */
-    static String generatePassword() {
+    public static String generatePassword() {
         String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
         SecureRandom random = new SecureRandom();
         StringBuilder sb = new StringBuilder(24);

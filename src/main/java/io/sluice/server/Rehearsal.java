@@ -15,6 +15,7 @@ import io.sluice.metrics.History;
 import io.sluice.metrics.PrometheusMetrics;
 import io.sluice.security.Authenticator;
 import io.sluice.security.Credentials;
+import io.sluice.security.InitialAuth;
 import io.sluice.security.UserStore;
 import io.sluice.sink.EmbeddedNeo4j;
 import io.sluice.sink.EmbeddedNeo4j.HostPort;
@@ -32,7 +33,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -83,8 +83,9 @@ import org.slf4j.LoggerFactory;
  * field not declared) is dropped from the rehearsal and named in the result and the log; 5xx answers and broken
  * connections are counted apart and drop nothing.
  *
- * <p>The listener asks for credentials that exist only in this process for this run (a random 256-bit
- * password for {@value #USER}, checked in constant time) and lets them send templates only.
+ * <p>The listener asks for credentials that exist only in this process for this run (a random password for
+ * {@value #USER}, made as sluice makes Neo4j's initial one, {@link InitialAuth#generatePassword}; checked in
+ * constant time) and lets them send templates only.
  *
  * <p>When it ends: after {@code limit} at most; sooner once {@link #MIN} has passed and the JIT has been quiet
  * for {@value #QUIET_SECONDS} s in a row (it compiled for less than {@value #QUIET_MILLIS_PER_SECOND} ms in each
@@ -172,15 +173,15 @@ final class Rehearsal implements Warmer.Rehearsal {
     public Map<String, Object> run(BooleanSupplier stop) throws Exception {
         long t0 = time.nanos();
         long jit0 = jitMillis.getAsLong();
-        String password = randomSecret();
-        List<Tally> tallies = templates.values().stream().sorted(java.util.Comparator.comparing(Template::name))
-                .map(Tally::new).toList();
-        String ended;
-        long requests;
-        Owned owned = new Owned();
         if (stop.getAsBoolean()) {
             return Map.of("ended", "stopped before it began");
         }
+        String password = InitialAuth.generatePassword();
+        List<Tally> tallies = templates.values().stream().sorted(java.util.Comparator.comparing(Template::name))
+                .map(Tally::new).toList();
+        String ended;
+        AtomicLong sent = new AtomicLong();
+        Owned owned = new Owned();
         log.info("rehearsing the write path ({}) in a scratch database for at most {} s before saying UP",
                 String.join(", ", templates.keySet()), limit.toSeconds());
         try {
@@ -200,7 +201,6 @@ final class Rehearsal implements Warmer.Rehearsal {
             ExecutorService clients = Executors.newThreadPerTaskExecutor(
                     Thread.ofVirtual().name("sluice-rehearsal-client-", 0).factory());
             CountDownLatch done = new CountDownLatch(1);
-            AtomicLong sent = new AtomicLong();
             AtomicLong serial = new AtomicLong();
             owned.add("the rehearsal's clients", () -> {
                 done.countDown();
@@ -220,13 +220,11 @@ final class Rehearsal implements Warmer.Rehearsal {
                 int first = i;
                 clients.execute(() -> drive(client, base, authorization, tallies, first, done, sent, serial));
             }
-            ended = pace(stop, tallies, done, t0, jit0);
-            done.countDown();
-            owned.close();
-            requests = sent.get();
+            ended = pace(stop, tallies, t0, jit0);
         } finally {
-            owned.close();
+            owned.close(); // the clients first: they stop before what they send to
         }
+        long requests = sent.get();
         long ms = (time.nanos() - t0) / 1_000_000;
         long jit = jitMillis.getAsLong() - jit0;
         Map<String, Object> out = new LinkedHashMap<>();
@@ -257,15 +255,12 @@ final class Rehearsal implements Warmer.Rehearsal {
         return out;
     }
 
-    /** Waits a second at a time until the rehearsal should end; says why it ended. */
-    private String pace(BooleanSupplier stop, List<Tally> tallies, CountDownLatch done, long t0, long jit0)
-            throws InterruptedException {
+    /** Looks every second whether the rehearsal should end; says why it ended. */
+    private String pace(BooleanSupplier stop, List<Tally> tallies, long t0, long jit0) throws InterruptedException {
         long last = jit0;
         int quiet = 0;
         while (true) {
-            if (done.await(1, TimeUnit.SECONDS)) {
-                return "stopped";
-            }
+            time.sleep(Duration.ofSeconds(1));
             long jit = jitMillis.getAsLong();
             quiet = jit - last < QUIET_MILLIS_PER_SECOND ? quiet + 1 : 0;
             long elapsed = time.nanos() - t0;
@@ -406,12 +401,6 @@ final class Rehearsal implements Warmer.Rehearsal {
                 java.nio.file.Files.delete(p);
             }
         }
-    }
-
-    private static String randomSecret() {
-        byte[] b = new byte[32];
-        new SecureRandom().nextBytes(b);
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(b);
     }
 
     /** The rehearsal's one user, {@link #USER} with this run's password. */

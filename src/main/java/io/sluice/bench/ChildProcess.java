@@ -5,16 +5,16 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * How the bench stops a child process it owns (the load process, Neo4j's server, the Kafka broker): one way,
- * every wait bounded.
+ * What the bench does alike with the child processes it owns (the load process, Neo4j's server, the Kafka
+ * broker): stop one, every wait bounded, and say how one ended.
  */
-final class ChildStop {
+final class ChildProcess {
     /** After SIGKILL, how long the OS gets to reap the child. */
     private static final Duration KILLED = Duration.ofSeconds(10);
     /** How long each reader of the child's output gets to see its last lines. */
     private static final Duration READER = Duration.ofSeconds(5);
 
-    private ChildStop() {}
+    private ChildProcess() {}
 
     /**
      * Waits up to {@code exit} for {@code process} to end by itself (it was told to: its stdin closed), then sends
@@ -36,6 +36,16 @@ final class ChildStop {
         } catch (InterruptedException e) {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** {@code process}'s exit code, waiting up to 5 s for it; "none yet" if it still runs. */
+    static String exitText(Process process) {
+        try {
+            return process.waitFor(5, TimeUnit.SECONDS) ? Integer.toString(process.exitValue()) : "none yet";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "unknown";
         }
     }
 }
