@@ -131,6 +131,7 @@ final class Neo4jPeer implements AutoCloseable {
         if (n.txMemoryMax().bytes() > 0) {
             settings.put("db.memory.transaction.max", Long.toString(n.txMemoryMax().bytes()));
         }
+        settings.putAll(n.settings()); // the same Neo4j settings as sluice's embedded one
         return settings;
     }
 

@@ -61,7 +61,7 @@ final class Neo4jCommand implements Callable<Integer> {
         long pagecacheBytes = ByteSize.parse(pagecache).bytes();
         AutoCloseable neo4j = httpAddress == null
                 ? EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(data, address, pagecacheBytes, 0, "neo4j", null,
-                        security.embedded(data)))
+                        security.embedded(data), null))
                 : Neo4jServer.start(new Neo4jServer.Options(data, httpAddress, address, pagecacheBytes,
                         security.embedded(data), settings), Time.SYSTEM);
         CountDownLatch stopped = new CountDownLatch(1);

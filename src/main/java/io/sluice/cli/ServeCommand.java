@@ -81,7 +81,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (database != null) {
             c = c.withNeo4j(new SluiceConfig.Neo4j(c.neo4j().pagecache(), c.neo4j().txMemoryMax(), database,
-                    c.neo4j().importDir()));
+                    c.neo4j().importDir(), c.neo4j().settings()));
         }
         SluiceServer.Options options;
         String where;

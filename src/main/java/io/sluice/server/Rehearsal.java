@@ -368,7 +368,8 @@ final class Rehearsal implements Warmer.Rehearsal {
         owned.add("the rehearsal's scratch directory", () -> wipe(scratch));
         var n = config.neo4j();
         Sink target = owned.add("the rehearsal's scratch database", EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(
-                scratch, null, SCRATCH_PAGECACHE, n.txMemoryMax().bytes(), n.database()), time)).sink();
+                scratch, null, SCRATCH_PAGECACHE, n.txMemoryMax().bytes(), n.database(), null, null, n.settings()),
+                time)).sink();
         SluiceServer.applySchema(config, target, time);
         PrometheusMetrics metrics = owned.add("the rehearsal's metrics", new PrometheusMetrics());
         var a = config.admission();

@@ -153,7 +153,8 @@ public final class SluiceServer implements AutoCloseable {
             var n = c.neo4j();
             neo4j = owned.add("embedded Neo4j", EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(o.dataDir(), o.bolt(),
                     n.pagecache().bytes(), n.txMemoryMax().bytes(), n.database(),
-                    n.importDir() == null ? null : Path.of(n.importDir()), security.embedded(o.dataDir())), time));
+                    n.importDir() == null ? null : Path.of(n.importDir()), security.embedded(o.dataDir()), n.settings()),
+                    time));
             sink = neo4j.sink();
             users = security.auth() ? neo4j.users() : null;
         } else {

@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import io.sluice.time.Time;
 import org.neo4j.io.locker.FileLockException;
 import org.neo4j.configuration.GraphDatabaseSettings;
@@ -28,17 +29,20 @@ public final class EmbeddedNeo4j implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EmbeddedNeo4j.class);
 
     /**
-     * How to start it. {@code bolt} null turns the Bolt connector off. {@code importDir}: the folder {@code LOAD CSV} file URLs are confined to (relative to it), null for
+     * How to start it. {@code settings}: more of Neo4j's settings by their {@code neo4j.conf} names (the
+     * config's {@code neo4j.settings}; they may override sluice's defaults for the transaction log's retention
+     * and failed logins, not what the other options set). {@code bolt} null turns the Bolt connector off. {@code importDir}: the folder {@code LOAD CSV} file URLs are confined to (relative to it), null for
      * {@code DATA/import}; without it Neo4j would let any HTTP client read any file the process can.
      */
     public record Options(Path dataDir, HostPort bolt, long pagecacheBytes, long txMemoryMaxBytes, String database,
-            Path importDir, Security security) {
+            Path importDir, Security security, Map<String, String> settings) {
         public Options {
             security = security == null ? Security.OFF : security;
+            settings = settings == null ? Map.of() : Map.copyOf(settings);
         }
 
         public Options(Path dataDir, HostPort bolt, long pagecacheBytes, long txMemoryMaxBytes, String database) {
-            this(dataDir, bolt, pagecacheBytes, txMemoryMaxBytes, database, null, null);
+            this(dataDir, bolt, pagecacheBytes, txMemoryMaxBytes, database, null, null, null);
         }
 
         Path importRoot() {
@@ -113,9 +117,9 @@ public final class EmbeddedNeo4j implements AutoCloseable {
         try {
             Files.createDirectories(o.dataDir());
             Files.createDirectories(o.importRoot());
-            // internal settings go through a properties file: the builder has no raw-setting method.
+            // raw settings go through a properties file: the builder has no raw-setting method
             Path conf = o.dataDir().resolve("sluice-neo4j.conf");
-            Files.writeString(conf, "internal.dbms.bolt.netty_server_shutdown_quiet_period_duration=0s\n");
+            Files.writeString(conf, properties(o.settings()));
             Security sec = o.security();
             if (sec.auth() && sec.initialPassword() != null) {
                 setInitialPassword(o.dataDir(), sec.initialPassword(), sec.requirePasswordChange());
@@ -124,10 +128,7 @@ public final class EmbeddedNeo4j implements AutoCloseable {
                     .loadPropertiesFromFile(conf)
                     .setConfig(GraphDatabaseSettings.pagecache_memory, o.pagecacheBytes())
                     .setConfig(GraphDatabaseSettings.auth_enabled, sec.auth())
-                    // repeated failures lock a user name (Neo4j's default: 3, then 5 s); sluice's HTTP adds a limit per address
-                    .setConfig(GraphDatabaseSettings.auth_max_failed_attempts, 3)
                     .setConfig(GraphDatabaseSettings.load_csv_file_url_root, o.importRoot())
-                    .setConfig(GraphDatabaseSettings.keep_logical_logs, "1 files")
                     .setConfig(BoltConnector.enabled, o.bolt() != null);
             if (o.bolt() != null) {
                 // advertised as it listens: neo4j:// (routing) clients are sent to the address they came to
@@ -174,6 +175,23 @@ public final class EmbeddedNeo4j implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * The properties file of sluice's defaults and {@code settings} on top: the Bolt listener's quiet period
+     * (a stop is not held up 2 s), one transaction log file kept (the journal, not Neo4j's log, is what recovery
+     * replays), repeated failed logins lock a user name (Neo4j's default: 3, then 5 s; sluice's HTTP adds a
+     * limit per address).
+     */
+    static String properties(Map<String, String> settings) {
+        Map<String, String> all = new java.util.LinkedHashMap<>();
+        all.put("internal.dbms.bolt.netty_server_shutdown_quiet_period_duration", "0s");
+        all.put(GraphDatabaseSettings.keep_logical_logs.name(), "1 files");
+        all.put(GraphDatabaseSettings.auth_max_failed_attempts.name(), "3");
+        all.putAll(settings);
+        StringBuilder text = new StringBuilder();
+        all.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
+        return text.toString();
     }
 
     /** Whether Neo4j has never run in {@code dataDir} (no system database yet). */

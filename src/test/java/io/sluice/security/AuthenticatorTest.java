@@ -34,7 +34,7 @@ class AuthenticatorTest {
     static void start() throws Exception {
         dir = Files.createTempDirectory("sluice-auth-");
         neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(dir, null, 32L << 20, 0, "neo4j", null,
-                new EmbeddedNeo4j.Security(true, PASSWORD, false, null)));
+                new EmbeddedNeo4j.Security(true, PASSWORD, false, null), null));
         neo4j.system().executeTransactionally("CREATE USER alice SET PASSWORD 'alice-password-1' CHANGE NOT REQUIRED");
         neo4j.system().executeTransactionally("CREATE USER fresh SET PASSWORD 'fresh-password-1' CHANGE REQUIRED");
     }

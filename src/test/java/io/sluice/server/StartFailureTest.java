@@ -114,6 +114,13 @@ class StartFailureTest {
     }
 
     @Test
+    void aNeo4jSettingNeo4jDoesNotKnow() throws Exception {
+        String yaml = GOOD.replace("neo4j: {pagecache: 16m}", "neo4j: {pagecache: 16m, settings: {db.no_such_setting: 1}}");
+        assertThatThrownBy(() -> SluiceServer.start(options(yaml))).hasStackTraceContaining("db.no_such_setting");
+        nothingLeftBehind();
+    }
+
+    @Test
     void aJournalHeldBySomeoneElse() throws Exception {
         try (Journal held = Journal.open(dir.resolve("journal"), JournalOptions.defaults())) {
             assertThatThrownBy(() -> SluiceServer.start(options(GOOD))).isInstanceOf(RuntimeException.class);
