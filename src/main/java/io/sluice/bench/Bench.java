@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,13 +95,15 @@ public final class Bench {
                                     peerWarmup(run.peer()), options.duration()))
                             : onFreshServer(run.mode(), config(run), run.auth(), server -> measure(server, run.mode(),
                                     run.api(), run.appliers(), run.auth(), run.journal(), "", options.warmup(),
-                                    options.duration(), 0).result())).withRound(round).withCoalesce(run.coalesce());
+                                    options.duration(), 0).result())).withRound(round).withCoalesce(run.coalesce())
+                            .withSettings(BenchOptions.label(run.settings()));
                     progress.printf(Locale.ROOT, "bench %s %s (%s, auth %s%s%s%s): %,.0f writes/s, p50 %.2f"
                             + " ms, p99 %.2f ms, errors %d%n", options.scenario().name(), label(run),
                             run.mode() == BenchMode.NEO4J ? "Neo4j's own server, " + (run.peer() == BenchPeer.PROCESS
                                     ? "a JVM of its own" : "in the bench's JVM") : run.appliers() + " appliers",
                             run.auth() ? "on" : "off", run.coalesce() ? "" : ", not coalesced",
-                            ModeResult.KAFKA.equals(run.journal()) ? ", journal on Kafka" : "",
+                            (ModeResult.KAFKA.equals(run.journal()) ? ", journal on Kafka" : "")
+                                    + (run.settings().isEmpty() ? "" : ", " + BenchOptions.label(run.settings())),
                             options.rounds() > 1 ? ", round " + round : "", r.writesPerS(), r.p50Ms(), r.p99Ms(),
                             r.errors());
                     results.add(r);
@@ -140,7 +143,8 @@ public final class Bench {
         Measured m = onFreshServer(run.mode(), config(run), run.auth(), server -> measure(server, run.mode(),
                 run.api(), run.appliers(), run.auth(), run.journal(), "", options.warmup(), options.duration(),
                 target));
-        ModeResult r = m.result().withRound(round).withCoalesce(run.coalesce());
+        ModeResult r = m.result().withRound(round).withCoalesce(run.coalesce())
+                .withSettings(BenchOptions.label(run.settings()));
         LoadSummary load = m.load();
         OpenLoopResult o = new OpenLoopResult(r, rate, target, options.duration().toNanos() / 1e9,
                 load.samples() - load.errors(), load.p999Ms(), load.maxMs(), load.open());
@@ -156,14 +160,14 @@ public final class Bench {
      * {@code peer}: where {@link BenchMode#NEO4J}'s server runs (null for sluice's modes).
      */
     private record Run(boolean auth, boolean coalesce, BenchMode mode, BenchApi api, int appliers, String journal,
-            BenchPeer peer) {}
+            BenchPeer peer, Map<String, String> settings) {}
 
     /**
      * The run's server config; on Kafka, a topic and consumer group of the run's own, so that no run reads what
      * another wrote (the broker outlives the servers).
      */
     private io.sluice.config.SluiceConfig config(Run run) {
-        io.sluice.config.SluiceConfig c = options.serverConfig(run.appliers(), run.coalesce());
+        io.sluice.config.SluiceConfig c = options.serverConfig(run.appliers(), run.coalesce(), run.settings());
         if (!ModeResult.KAFKA.equals(run.journal())) {
             return c;
         }
@@ -179,9 +183,19 @@ public final class Bench {
      * A round's measurements, in order: per auth setting, coalescing setting, mode, api (HTTP modes), applier count
      * (batched modes), peer placement (Neo4j's server). Raw mode runs once (no HTTP: credentials change
      * nothing), templates once per auth setting (coalescing is of raw Cypher), Neo4j's server once per auth
-     * setting, api and placement (coalescing is sluice's).
+     * setting, api and placement (coalescing and Neo4j settings are sluice's); all of it once per Neo4j settings
+     * variant.
      */
     private List<Run> plan() {
+        List<Run> plan = new ArrayList<>();
+        for (Map<String, String> settings : options.neo4jSettings()) {
+            plan.addAll(plan(settings));
+        }
+        return plan;
+    }
+
+    /** {@link #plan()}'s measurements under one of its Neo4j settings variants. */
+    private List<Run> plan(Map<String, String> settings) {
         List<Run> plan = new ArrayList<>();
         for (boolean auth : options.auth()) {
             for (boolean coalesce : options.coalesce()) {
@@ -189,7 +203,8 @@ public final class Bench {
                     for (BenchApi api : apis(mode)) {
                         if ((!mode.overHttp() && auth != options.auth().getFirst())
                                 || ((api == BenchApi.TEMPLATE || mode == BenchMode.NEO4J)
-                                        && coalesce != options.coalesce().getFirst())) {
+                                        && coalesce != options.coalesce().getFirst())
+                                || (mode == BenchMode.NEO4J && settings != options.neo4jSettings().getFirst())) {
                             continue;
                         }
                         boolean batched = mode == BenchMode.SYNC || mode == BenchMode.ASYNC;
@@ -198,7 +213,8 @@ public final class Bench {
                                     : List.of(ModeResult.LOCAL)) {
                                 for (BenchPeer peer : mode == BenchMode.NEO4J ? options.peers()
                                         : java.util.Collections.<BenchPeer>singletonList(null)) {
-                                    plan.add(new Run(auth, coalesce, mode, api, appliers, journal, peer));
+                                    plan.add(new Run(auth, coalesce, mode, api, appliers, journal, peer,
+                                            settings));
                                 }
                             }
                         }
@@ -290,7 +306,8 @@ public final class Bench {
         boolean auth = options.auth().getFirst();
         List<BenchMode> sluiceModes = options.modes().stream().filter(m -> m != BenchMode.NEO4J).toList();
         if (!sluiceModes.isEmpty()) {
-            onFreshServer(sluiceModes.getFirst(), options.serverConfig(appliers, options.coalesce().getFirst()), auth,
+            onFreshServer(sluiceModes.getFirst(), options.serverConfig(appliers, options.coalesce().getFirst(),
+                    options.neo4jSettings().getFirst()), auth,
                     server -> {
                 for (BenchMode mode : sluiceModes) {
                     for (BenchApi api : apis(mode)) {
@@ -311,7 +328,7 @@ public final class Bench {
         }
         if (kafka != null) { // the producer's and the Kafka applier's paths: one more slice, on a server of their own
             Run run = new Run(auth, options.coalesce().getFirst(), BenchMode.ASYNC, options.apis().getFirst(),
-                    appliers, ModeResult.KAFKA, null);
+                    appliers, ModeResult.KAFKA, null, options.neo4jSettings().getFirst());
             onFreshServer(BenchMode.ASYNC, config(run), auth, server -> measure(server, BenchMode.ASYNC, run.api(),
                     appliers, auth, ModeResult.KAFKA, " (priming the JIT, journal on Kafka)", Duration.ZERO, slice, 0));
         }

@@ -45,18 +45,22 @@ import java.util.Objects;
  *                       client only
  * @param peers          where {@link BenchMode#NEO4J}'s server runs, each in turn ({@link BenchPeer}; default:
  *                       in a process of its own)
+ * @param neo4jSettings  Neo4j settings to run sluice's modes under, in order, each on top of the config's
+ *                       ({@code [{}, {k: v}]}: what setting {@code k} gains, in one run); default: the config's
+ *                       alone. Neo4j's own server runs under the config's alone
  */
 public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration,
         Duration warmup, Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed,
         LoadClient client, List<Integer> appliers, io.sluice.sink.BoltSink.Options remote, List<Boolean> auth,
         List<BenchApi> apis, boolean loadProcess, List<String> loadJavaOptions, int rounds, List<Boolean> coalesce,
-        String kafka, List<Rate> rates, List<BenchPeer> peers) {
+        String kafka, List<Rate> rates, List<BenchPeer> peers, List<java.util.Map<String, String>> neo4jSettings) {
 
     public BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration, Duration warmup,
             Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed, LoadClient client,
             List<Integer> appliers, io.sluice.sink.BoltSink.Options remote, List<Boolean> auth) {
         this(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir, seed, client,
-                appliers, remote, auth, List.of(BenchApi.TEMPLATE), false, List.of(), 1, null, null, List.of(), null);
+                appliers, remote, auth, List.of(BenchApi.TEMPLATE), false, List.of(), 1, null, null, List.of(), null,
+                null);
     }
 
     public BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration, Duration warmup,
@@ -87,6 +91,11 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
         kafka = kafka == null || kafka.isBlank() ? null : kafka.strip();
         rates = rates == null ? List.of() : List.copyOf(rates);
         peers = peers == null || peers.isEmpty() ? List.of(BenchPeer.PROCESS) : List.copyOf(peers);
+        neo4jSettings = neo4jSettings == null || neo4jSettings.isEmpty() ? List.of(java.util.Map.of())
+                : neo4jSettings.stream().map(java.util.Map::copyOf).toList();
+        if (neo4jSettings.size() > 1 && remote != null) {
+            throw new IllegalArgumentException("--neo4j-settings are the embedded Neo4j's: not with --neo4j");
+        }
         if (!rates.isEmpty() && client != LoadClient.NETTY) {
             throw new IllegalArgumentException("--rate (open loop) needs the netty load generator: the "
                     + client.label() + " client runs closed loop only");
@@ -132,48 +141,91 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
     public BenchOptions withApis(List<BenchApi> apis) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
                 seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce, kafka, rates,
-                peers);
+                peers, neo4jSettings);
     }
 
     /** The same, with the HTTP load in a process of its own, started with {@code javaOptions} added. */
     public BenchOptions withLoadProcess(boolean on, List<String> javaOptions) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
-                seed, client, appliers, remote, auth, apis, on, javaOptions, rounds, coalesce, kafka, rates, peers);
+                seed, client, appliers, remote, auth, apis, on, javaOptions, rounds, coalesce, kafka, rates, peers,
+                neo4jSettings);
     }
 
     /** The same, {@code n} rounds (ABBA order). */
     public BenchOptions withRounds(int n) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
                 seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, n, coalesce, kafka, rates,
-                peers);
+                peers, neo4jSettings);
     }
 
     /** The same, running the raw-Cypher apis under each of {@code settings} of {@code apply.coalesce_cypher}. */
     public BenchOptions withCoalesce(List<Boolean> settings) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
                 seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, settings, kafka, rates,
-                peers);
+                peers, neo4jSettings);
     }
 
     /** The same, async mode also run with its journal on Kafka at {@code bootstrap} (null: local only). */
     public BenchOptions withKafka(String bootstrap) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
                 seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce, bootstrap, rates,
-                peers);
+                peers, neo4jSettings);
     }
 
     /** The same, each HTTP mode also run open loop at each of {@code list} ({@link Rate}). */
     public BenchOptions withRates(List<Rate> list) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
                 seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce, kafka, list,
-                peers);
+                peers, neo4jSettings);
     }
 
     /** The same, {@link BenchMode#NEO4J} run once per peer placement in {@code list}, in order. */
     public BenchOptions withPeers(List<BenchPeer> list) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
                 seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce, kafka, rates,
-                list);
+                list, neo4jSettings);
+    }
+
+    /**
+     * The same, every measurement of sluice's modes run once per entry of {@code variants}, each entry Neo4j
+     * settings on top of the config's ({@code neo4j.settings}; an empty one: the config's alone).
+     */
+    public BenchOptions withNeo4jSettings(List<java.util.Map<String, String>> variants) {
+        return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
+                seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce, kafka, rates,
+                peers, variants);
+    }
+
+    /**
+     * A variant of {@link #neo4jSettings} from {@code --neo4j-settings}' {@code text}: {@code config} (none added), or
+     * {@code k=v;k=v}, its names checked as {@code config}'s own {@code neo4j.settings} are.
+     */
+    public static java.util.Map<String, String> settingsVariant(SluiceConfig config, String text) {
+        java.util.Map<String, String> settings = new java.util.LinkedHashMap<>();
+        if (!text.strip().equals("config")) {
+            for (String pair : text.split(";")) {
+                int eq = pair.indexOf('=');
+                if (eq <= 0) {
+                    throw new IllegalArgumentException("--neo4j-settings takes config or KEY=VALUE[;KEY=VALUE...],"
+                            + " got '" + text + "'");
+                }
+                settings.put(pair.substring(0, eq).strip(), pair.substring(eq + 1).strip());
+            }
+        }
+        config.neo4j().withSettings(settings); // a name sluice sets itself is refused here, before anything starts
+        return settings;
+    }
+
+    /** How a variant of {@link #neo4jSettings} is named in the report: its settings, {@code k=v,k=v}. */
+    public static String label(java.util.Map<String, String> variant) {
+        return String.join(",", new java.util.TreeMap<>(variant).entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue()).toList());
+    }
+
+    /** The server config of {@link #serverConfig(int, boolean)} with {@code variant}'s Neo4j settings on top. */
+    public SluiceConfig serverConfig(int n, boolean coalesceCypher, java.util.Map<String, String> variant) {
+        SluiceConfig c = serverConfig(n, coalesceCypher);
+        return variant.isEmpty() ? c : c.withNeo4j(c.neo4j().withSettings(variant));
     }
 
     /** Where async writes are journaled in this run: local, and Kafka when {@link #kafka} is given. */

@@ -72,14 +72,36 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
                         .ifPresent(d -> ratios.put(label(all, r) + "/" + label(all, d), r.writesPerS() / d.writesPerS()));
             }
         }
-        find(results, BenchMode.RAW).filter(raw -> raw.writesPerS() > 0).ifPresent(raw -> results.stream()
-                .filter(r -> r.mode() != BenchMode.RAW)
-                .forEach(r -> ratios.put(label(all, r) + "/" + label(all, raw), r.writesPerS() / raw.writesPerS())));
-        find(results, BenchMode.RAW).filter(raw -> raw.writes() > 0 && raw.server().cpuSeconds() > 0)
-                .ifPresent(raw -> results.stream() // what a write costs the server against what a row costs raw
-                        .filter(r -> r.mode() != BenchMode.RAW && r.writes() > 0 && r.server().cpuSeconds() > 0)
+        for (ModeResult raw : results) { // each against the raw limit under the same Neo4j settings
+            if (raw.mode() != BenchMode.RAW) {
+                continue;
+            }
+            List<ModeResult> same = results.stream().filter(r -> r.mode() != BenchMode.RAW
+                    && (r.settings().equals(raw.settings()) || r.mode() == BenchMode.NEO4J)).toList();
+            if (raw.writesPerS() > 0) {
+                same.forEach(r -> ratios.put(label(all, r) + "/" + label(all, raw), r.writesPerS() / raw.writesPerS()));
+            }
+            if (raw.writes() > 0 && raw.server().cpuSeconds() > 0) { // what a write costs the server against a raw row
+                same.stream().filter(r -> r.writes() > 0 && r.server().cpuSeconds() > 0)
                         .forEach(r -> ratios.put(CPU + label(all, r) + "/" + label(all, raw),
-                                r.server().cpuMicrosPerWrite(r.writes()) / raw.server().cpuMicrosPerWrite(raw.writes()))));
+                                r.server().cpuMicrosPerWrite(r.writes()) / raw.server().cpuMicrosPerWrite(raw.writes())));
+            }
+        }
+        for (ModeResult v : results) { // what a Neo4j settings variant gains: each against the config's settings
+            if (!v.settings().isEmpty()) {
+                results.stream().filter(base -> base.settings().isEmpty() && base.mode() == v.mode()
+                        && base.api() == v.api() && base.appliers() == v.appliers() && base.auth() == v.auth()
+                        && base.coalesce() == v.coalesce() && base.journal().equals(v.journal())
+                        && base.writesPerS() > 0).findFirst().ifPresent(base -> {
+                            ratios.put(label(all, v) + "/" + label(all, base), v.writesPerS() / base.writesPerS());
+                            if (v.writes() > 0 && v.server().cpuSeconds() > 0 && base.server().cpuSeconds() > 0) {
+                                ratios.put(CPU + label(all, v) + "/" + label(all, base),
+                                        v.server().cpuMicrosPerWrite(v.writes())
+                                                / base.server().cpuMicrosPerWrite(base.writes()));
+                            }
+                        });
+            }
+        }
         for (ModeResult r : results) { // raw Cypher through Neo4j's APIs against the template, mode for mode
             if (r.mode().overHttp() && r.api() != BenchApi.TEMPLATE) {
                 results.stream().filter(t -> t.api() == BenchApi.TEMPLATE && t.mode() == r.mode()
@@ -130,7 +152,8 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
      * {@code @N} appliers when the mode ran with several applier counts, {@code -uncoalesced} for raw Cypher on a
      * server that did not coalesce it when the report has both, and {@code -noauth} for a run without
      * authentication when the report has both, {@code -kafka} for async writes journaled on Kafka, {@code -in-jvm}
-     * for Neo4j's own server run in the bench's JVM.
+     * for Neo4j's own server run in the bench's JVM, {@code [k=v]} for a run under Neo4j settings on top of the
+     * config's.
      */
     static String label(List<ModeResult> results, ModeResult r) {
         long counts = results.stream().filter(x -> x.mode() == r.mode()).map(ModeResult::appliers).distinct().count();
@@ -143,6 +166,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
                 && r.api() != BenchApi.TEMPLATE ? label + "-uncoalesced" : label;
         label = r.kafka() ? label + "-kafka" : label;
         label = r.inJvmPeer() ? label + IN_JVM : label;
+        label = r.settings().isEmpty() ? label : label + "[" + r.settings() + "]";
         return both && !r.auth() && r.mode().overHttp() ? label + "-noauth" : label;
     }
 
@@ -290,6 +314,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             m.put("round", r.round());
             m.put("coalesce", r.coalesce());
             m.put("journal", r.journal());
+            m.put("neo4j_settings", r.settings());
             m.put("clients", r.clients());
             m.put("writes", r.writes());
             m.put("seconds", r.seconds());

@@ -29,17 +29,29 @@ import java.util.TreeMap;
  * @param round          which round of the run measured it, from 1 ({@link BenchOptions#rounds})
  * @param coalesce       whether the server coalesced raw Cypher ({@code apply.coalesce_cypher})
  * @param journal        where async writes were journaled: {@code local} (the instance's disk) or {@code kafka}
+ * @param settings       the Neo4j settings it ran under on top of the config's ({@link BenchOptions#label}; empty:
+ *                       the config's alone)
  */
 public record ModeResult(BenchMode mode, BenchApi api, String client, boolean loadProcess, int clients,
         int rowsPerRequest, long writes, double seconds, double p50Ms, double p99Ms, long errors,
         Map<Integer, Long> errorsByStatus, long acknowledged, long stored, String sink, int appliers, boolean auth,
-        ServerStats server, int round, boolean coalesce, String journal) {
+        ServerStats server, int round, boolean coalesce, String journal, String settings) {
     public static final String LOCAL = "local";
     public static final String KAFKA = "kafka";
 
     public ModeResult {
         errorsByStatus = java.util.Collections.unmodifiableMap(new TreeMap<>(errorsByStatus));
         journal = journal == null ? LOCAL : journal;
+        settings = settings == null ? "" : settings;
+    }
+
+    /** A result under the config's Neo4j settings. */
+    public ModeResult(BenchMode mode, BenchApi api, String client, boolean loadProcess, int clients,
+            int rowsPerRequest, long writes, double seconds, double p50Ms, double p99Ms, long errors,
+            Map<Integer, Long> errorsByStatus, long acknowledged, long stored, String sink, int appliers, boolean auth,
+            ServerStats server, int round, boolean coalesce, String journal) {
+        this(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms, errors,
+                errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, coalesce, journal, "");
     }
 
     /** A result of the local journal. */
@@ -73,26 +85,32 @@ public record ModeResult(BenchMode mode, BenchApi api, String client, boolean lo
     /** The same result over {@code s} seconds (async: the window plus the time its backlog took to apply). */
     ModeResult withSeconds(double s) {
         return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, s, p50Ms, p99Ms, errors,
-                errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, coalesce, journal);
+                errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, coalesce, journal, settings);
     }
 
     ModeResult withStored(long n) {
         return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms,
-                errors, errorsByStatus, acknowledged, n, sink, appliers, auth, server, round, coalesce, journal);
+                errors, errorsByStatus, acknowledged, n, sink, appliers, auth, server, round, coalesce, journal, settings);
     }
 
     ModeResult withCoalesce(boolean on) {
         return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms,
-                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, on, journal);
+                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, on, journal, settings);
     }
 
     ModeResult withJournal(String j) {
         return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms,
-                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, coalesce, j);
+                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, coalesce, j, settings);
+    }
+
+    ModeResult withSettings(String label) {
+        return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms,
+                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, coalesce, journal,
+                label);
     }
 
     ModeResult withRound(int r) {
         return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms,
-                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, r, coalesce, journal);
+                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, r, coalesce, journal, settings);
     }
 }

@@ -134,6 +134,13 @@ final class BenchCommand implements Callable<Integer> {
                     + " netty client only")
     String rate;
 
+    @Option(names = "--neo4j-settings", paramLabel = "config|KEY=VALUE[;KEY=VALUE...]",
+            description = "run sluice's modes once per occurrence, under these Neo4j settings on top of the config's"
+                    + " neo4j.settings ('config': none added); e.g. --neo4j-settings config --neo4j-settings"
+                    + " dbms.memory.tracking.enable=false: what the setting gains, in one run (embedded Neo4j only;"
+                    + " Neo4j's own server runs under the config's); repeatable")
+    java.util.List<String> neo4jSettings;
+
     @Override
     public Integer call() throws Exception {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
@@ -149,7 +156,9 @@ final class BenchCommand implements Callable<Integer> {
                 .withCoalesce(coalesce == null ? null : coalesce.stream().map(BenchCommand::onOff).toList())
                 .withKafka(kafka).withRates(rate == null ? null : Rate.parseList(rate)).withLoadProcess(loadProcess, loadJavaOptions == null || loadJavaOptions.isBlank() ? java.util.List.of()
                         : java.util.List.of(loadJavaOptions.strip().split("\\s+")))
-                .withPeers(BenchPeer.parseList(peer));
+                .withPeers(BenchPeer.parseList(peer))
+                .withNeo4jSettings(neo4jSettings == null ? null : neo4jSettings.stream()
+                        .map(v -> BenchOptions.settingsVariant(c, v)).toList());
         if (loadJavaOptions != null && !loadProcess) {
             throw new IllegalArgumentException("--load-java-options needs --load-process");
         }

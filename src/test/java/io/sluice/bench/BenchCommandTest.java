@@ -192,6 +192,45 @@ class BenchCommandTest {
         assertThat(r.table()).contains("cpu sync/raw 3.00");
     }
 
+    @Test
+    void aNeo4jSettingsVariantIsComparedWithTheConfigsSettingsAndWithRawUnderItsOwn() {
+        String v = "dbms.memory.tracking.enable=false";
+        BenchReport r = BenchReport.of("visited", List.of(result(BenchMode.SYNC, 2_000, cpu(3.0)),
+                result(BenchMode.RAW, 40_000, cpu(20.0)), result(BenchMode.SYNC, 2_500, cpu(3.0)).withSettings(v),
+                result(BenchMode.RAW, 50_000, cpu(20.0)).withSettings(v)));
+        assertThat(r.ratios()).containsEntry("sync[" + v + "]/sync", 1.25)
+                .containsEntry(BenchReport.CPU + "sync[" + v + "]/sync", 0.8)
+                .containsEntry(BenchReport.CPU + "sync/raw", 3.0)
+                .containsEntry(BenchReport.CPU + "sync[" + v + "]/raw[" + v + "]", 3.0)
+                .doesNotContainKey(BenchReport.CPU + "sync[" + v + "]/raw")
+                .doesNotContainKey("sync/raw[" + v + "]");
+    }
+
+    @Test
+    @Timeout(120)
+    void everyModeRunsUnderEachNeo4jSettingsVariantAndAnUnknownSettingStopsTheRunWithItsName() throws Exception {
+        SluiceConfig c = SluiceConfig.defaults();
+        BenchOptions o = new BenchOptions(Scenario.named("create-node"), BenchMode.parseList("sync,raw"), 4,
+                Duration.ofSeconds(1), Duration.ZERO, Duration.ZERO, 1, c, dir.resolve("work"), 42, LoadClient.NETTY)
+                .withNeo4jSettings(List.of(BenchOptions.settingsVariant(c, "config"),
+                        BenchOptions.settingsVariant(c, "db.tx_log.buffer.size=1048576")));
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+        BenchReport report = new Bench(o, Time.SYSTEM, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
+        assertThat(report.results()).extracting(x -> BenchReport.label(report.results(), x))
+                .containsExactly("sync", "raw", "sync[db.tx_log.buffer.size=1048576]", "raw[db.tx_log.buffer.size=1048576]");
+        assertThat(report.results()).allSatisfy(x -> assertThat(x.errors()).isZero());
+        assertThat(report.ratios()).containsKey("sync[db.tx_log.buffer.size=1048576]/sync");
+        assertThat(progress.toString(StandardCharsets.UTF_8)).contains(", db.tx_log.buffer.size=1048576");
+
+        BenchOptions unknown = o.withNeo4jSettings(List.of(Map.of("db.tx_log.no_such_thing", "1")));
+        assertThatThrownBy(() -> new Bench(unknown, Time.SYSTEM, new PrintStream(new ByteArrayOutputStream())).run())
+                .hasStackTraceContaining("db.tx_log.no_such_thing");
+        assertThatThrownBy(() -> BenchOptions.settingsVariant(c, "server.memory.pagecache.size=1g"))
+                .hasMessageContaining("sluice sets this one itself");
+        assertThatThrownBy(() -> BenchOptions.settingsVariant(c, "tracking"))
+                .hasMessageContaining("--neo4j-settings takes config or KEY=VALUE");
+    }
+
     private static ServerStats cpu(double seconds) {
         return new ServerStats(0, 0, 0, 0, 0, 0, seconds, 0, 0);
     }
