@@ -178,6 +178,12 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         return results.stream().filter(r -> r.mode() == mode).findFirst();
     }
 
+    /** The tables' first column: wide enough for the longest label with its round ({@code  #N}). */
+    private String modeColumn() {
+        int widest = results.stream().mapToInt(r -> label(results, r).length() + 4).max().orElse(0);
+        return "%-" + Math.max(30, widest) + "s";
+    }
+
     /**
      * The summary table, one row per mode, then the ratios. Besides the client's view (writes/s, latency,
      * errors) it shows the server's: rows per transaction, time per transaction, transactions in flight on
@@ -187,8 +193,9 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
     public String table() {
         StringBuilder sb = new StringBuilder();
         sb.append("scenario ").append(scenario).append('\n');
-        String head = "%-30s %-14s %7s %9s %10s %7s %10s %8s %8s %6s %8s %7s %7s %6s %6s %9s %9s %9s%n";
-        String row = "%-30s %-14s %7d %9d %10d %7.1f %10.0f %8.2f %8.2f %6d %8.1f %7.2f %7.2f %6.2f %6.1f %9d %9.1f %9s%n";
+        String mode = modeColumn();
+        String head = mode + " %-14s %7s %9s %10s %7s %10s %8s %8s %6s %8s %7s %7s %6s %6s %9s %9s %9s%n";
+        String row = mode + " %-14s %7d %9d %10d %7.1f %10.0f %8.2f %8.2f %6d %8.1f %7.2f %7.2f %6.2f %6.1f %9d %9.1f %9s%n";
         sb.append(String.format(Locale.ROOT, head, "mode", "client", "clients", "rows/req", "writes", "seconds",
                 "writes/s", "p50 ms", "p99 ms", "errors", "rows/tx", "tx ms", "in tx", "gc s", "jit s", "deadlocks",
                 "cpu us/w", "load us/w"));
@@ -212,9 +219,9 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             ratiosByRound.forEach((k, vs) -> sb.append("  ").append(k).append(" by round: ").append(String.join(" ",
                     vs.stream().map(v -> String.format(Locale.ROOT, "%.3f", v)).toList())).append('\n'));
             sb.append("medians over the rounds:\n");
-            sb.append(String.format(Locale.ROOT, "%-30s %10s %8s %9s %9s%n", "mode", "writes/s", "p99 ms", "cpu us/w",
+            sb.append(String.format(Locale.ROOT, mode + " %10s %8s %9s %9s%n", "mode", "writes/s", "p99 ms", "cpu us/w",
                     "load us/w"));
-            medians().forEach((label, m) -> sb.append(String.format(Locale.ROOT, "%-30s %10.0f %8.2f %9.1f %9.1f%n",
+            medians().forEach((label, m) -> sb.append(String.format(Locale.ROOT, mode + " %10.0f %8.2f %9.1f %9.1f%n",
                     label, m[0], m[1], m[2], m[3])));
         }
         sb.append(openLoopTable());
@@ -250,8 +257,9 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
             return "";
         }
         StringBuilder sb = new StringBuilder("open loop (latency from each request's due time):\n");
-        String head = "%-30s %9s %10s %8s %8s %8s %8s %6s %8s %8s %7s %9s %9s%n";
-        String row = "%-30s %9.0f %10.0f %8.2f %8.2f %8.2f %8.2f %6d %8d %8d %7.3f %9.1f %9s%n";
+        String mode = modeColumn();
+        String head = mode + " %9s %10s %8s %8s %8s %8s %6s %8s %8s %7s %9s %9s%n";
+        String row = mode + " %9.0f %10.0f %8.2f %8.2f %8.2f %8.2f %6d %8d %8d %7.3f %9.1f %9s%n";
         sb.append(String.format(Locale.ROOT, head, "mode", "target/s", "achieved/s", "p50 ms", "p99 ms", "p99.9 ms",
                 "max ms", "errors", "not sent", "late>1ms", "lag ms", "cpu us/w", "load us/w"));
         boolean rounds = results.stream().anyMatch(r -> r.round() > 1);
