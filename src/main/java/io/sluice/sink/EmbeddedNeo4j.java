@@ -95,6 +95,9 @@ public final class EmbeddedNeo4j implements AutoCloseable {
         }
     }
 
+    /** Sluice's default for {@code dbms.cypher.min_replan_interval} (Neo4j's: 10 s); see {@link #properties}. */
+    public static final String MIN_REPLAN_INTERVAL = "10m";
+
     private final DatabaseManagementService dbms;
     private final GraphDatabaseService db;
     private final Options options;
@@ -181,13 +184,17 @@ public final class EmbeddedNeo4j implements AutoCloseable {
      * The properties file of sluice's defaults and {@code settings} on top: the Bolt listener's quiet period
      * (a stop is not held up 2 s), one transaction log file kept (the journal, not Neo4j's log, is what recovery
      * replays), repeated failed logins lock a user name (Neo4j's default: 3, then 5 s; sluice's HTTP adds a
-     * limit per address).
+     * limit per address), and a cached plan replanned at most every {@link #MIN_REPLAN_INTERVAL} rather than
+     * every 10 s: on a growing graph the statistics move all the time, and each replan of a template's statement
+     * made its writes wait for Cypher's planner and then for the JIT to compile the new plan (measured:
+     * docs/BENCHMARKS.md, "Neo4j's settings").
      */
     static String properties(Map<String, String> settings) {
         Map<String, String> all = new java.util.LinkedHashMap<>();
         all.put("internal.dbms.bolt.netty_server_shutdown_quiet_period_duration", "0s");
         all.put(GraphDatabaseSettings.keep_logical_logs.name(), "1 files");
         all.put(GraphDatabaseSettings.auth_max_failed_attempts.name(), "3");
+        all.put(GraphDatabaseSettings.cypher_min_replan_interval.name(), MIN_REPLAN_INTERVAL);
         all.putAll(settings);
         StringBuilder text = new StringBuilder();
         all.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));

@@ -8,6 +8,7 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.support.TestServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -46,12 +47,14 @@ class Neo4jSettingsTest {
     @Test
     void theConfigsSettingsReachNeo4jAndMayOverrideSluicesDefaults() throws Exception {
         SluiceConfig c = ConfigLoader.parse("neo4j:\n  settings:\n    dbms.memory.tracking.enable: false\n"
-                + "    db.tx_log.buffer.size: 1048576\n    db.tx_log.rotation.retention_policy: 3 files\n");
+                + "    db.tx_log.buffer.size: 1048576\n    db.tx_log.rotation.retention_policy: 3 files\n"
+                + "    dbms.cypher.min_replan_interval: 10s\n");
         try (EmbeddedNeo4j neo4j = start(dir, c.neo4j())) {
             Config config = config(neo4j);
             assertThat(config.get(GraphDatabaseSettings.memory_tracking)).isFalse();
             assertThat(config.get(GraphDatabaseSettings.logical_log_rotation_threshold)).isEqualTo(256L << 20);
             assertThat(config.get(GraphDatabaseSettings.keep_logical_logs)).isEqualTo("3 files");
+            assertThat(config.get(GraphDatabaseSettings.cypher_min_replan_interval)).isEqualTo(Duration.ofSeconds(10));
             assertThat(config.get(config.getSetting("db.tx_log.buffer.size"))).isEqualTo(1L << 20);
             neo4j.database().executeTransactionally("CREATE (:Probe)");
         }
@@ -64,6 +67,7 @@ class Neo4jSettingsTest {
             assertThat(config.get(GraphDatabaseSettings.keep_logical_logs)).isEqualTo("1 files");
             assertThat(config.get(GraphDatabaseSettings.auth_max_failed_attempts)).isEqualTo(3);
             assertThat(config.get(GraphDatabaseSettings.memory_tracking)).isTrue();
+            assertThat(config.get(GraphDatabaseSettings.cypher_min_replan_interval)).isEqualTo(Duration.ofMinutes(10));
         }
     }
 
