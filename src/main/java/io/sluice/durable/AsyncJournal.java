@@ -18,6 +18,16 @@ public interface AsyncJournal extends AutoCloseable {
     Outcome submit(WriteRequest r);
 
     /**
+     * {@link #submit} without blocking the caller (an HTTP I/O thread): the future completes with what
+     * {@code submit} would have returned, on a thread of the journal's (what is chained to it must be short).
+     * Null when it cannot be done without waiting (the backlog is at its bound, or this journal only blocks):
+     * the caller then calls {@code submit} on a thread that may block.
+     */
+    default java.util.concurrent.CompletableFuture<Outcome> submitNow(WriteRequest r) {
+        return null;
+    }
+
+    /**
      * Waits up to {@code wait} for the record at ({@code partition}, {@code offset}) to be applied (committed or
      * dead-lettered). The local journal has one partition, numbered -1 or 0.
      */

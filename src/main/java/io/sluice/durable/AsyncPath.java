@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -151,9 +152,47 @@ public final class AsyncPath implements AsyncJournal {
         } catch (IOException | RuntimeException e) {
             lag.release(r.rows(), payload.length);
             log.error("journal append failed", e);
-            return new Outcome.Failed(new Neo4jError("Neo.TransientError.General.StorageDamageDetected",
-                    "the journal could not make the write durable: " + e.getMessage() + "; it was not accepted"));
+            return notDurable(e);
         }
+    }
+
+    /**
+     * Journals the request without blocking: admitted only if the lag has room at once (else null, and the
+     * caller waits in {@link #submit}); the future completes on the journal's syncer thread once the record is
+     * fsynced. Saves the thread per write that {@code submit} blocks (docs/BENCHMARKS.md, "Close to the limit").
+     */
+    @Override
+    public CompletableFuture<Outcome> submitNow(WriteRequest r) {
+        byte[] payload = RecordCodec.encode(r);
+        switch (lag.tryAcquire(r.rows(), payload.length)) {
+            case FULL -> {
+                return null;
+            }
+            case CLOSED -> {
+                return CompletableFuture.completedFuture(Outcome.SHUTTING_DOWN);
+            }
+            case ADMITTED -> { }
+        }
+        CompletableFuture<Long> durable;
+        try {
+            durable = journal.appendAsync(payload);
+        } catch (RuntimeException e) {
+            durable = CompletableFuture.failedFuture(e);
+        }
+        return durable.handle((offset, e) -> {
+            if (e == null) {
+                return new Outcome.Accepted(offset, r.rows());
+            }
+            lag.release(r.rows(), payload.length);
+            Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+            log.error("journal append failed", cause);
+            return notDurable(cause);
+        });
+    }
+
+    private static Outcome notDurable(Throwable cause) {
+        return new Outcome.Failed(new Neo4jError("Neo.TransientError.General.StorageDamageDetected",
+                "the journal could not make the write durable: " + cause.getMessage() + "; it was not accepted"));
     }
 
     /** Waits up to {@code wait} for {@code offset} to be applied (committed or dead-lettered). */

@@ -125,17 +125,22 @@ public final class Gateway implements WritePath, AutoCloseable {
     /**
      * A sync template write that admission takes at once is queued from the caller's thread (an HTTP I/O thread)
      * and its future completes when its batch commits, on the applier's thread (what follows it must be short);
-     * no thread waits for it. Everything else, and a sync write admission cannot take at once (it may wait up to
-     * the admission timeout), runs {@link #execute} on {@code blocking}.
+     * no thread waits for it. An async template write the journal takes at once ({@link AsyncJournal#submitNow})
+     * completes on the journal's syncer thread once fsynced, the same way. Everything else, and a write that
+     * may have to wait for room (up to the admission timeout), runs {@link #execute} on {@code blocking}.
      */
     @Override
     public CompletableFuture<Outcome> submit(WriteRequest request, Mode mode, Access access, Executor blocking) {
-        if (!(request instanceof TemplateRequest t) || mode != Mode.SYNC || access == Access.READ || closing) {
+        if (!(request instanceof TemplateRequest t) || mode == Mode.DIRECT || access == Access.READ || closing) {
             return WritePath.super.submit(request, mode, access, blocking);
         }
         Optional<Neo4jError> bad = invalidRow(t);
         if (bad.isPresent()) {
             return CompletableFuture.completedFuture(new Outcome.Failed(bad.get()));
+        }
+        if (mode == Mode.ASYNC) {
+            CompletableFuture<Outcome> journaled = parts.async().submitNow(t);
+            return journaled != null ? journaled : WritePath.super.submit(request, mode, access, blocking);
         }
         Admission admission = parts.admission();
         if (admission.tryAcquire(t.rows(), t.bytes()) != Admission.Result.ADMITTED) {

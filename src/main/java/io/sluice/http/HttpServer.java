@@ -427,8 +427,9 @@ public final class HttpServer implements AutoCloseable {
     /**
      * A template write, decoded on the I/O thread that received it (bodies up to {@link #INLINE_BODY}; larger ones
      * on a virtual thread), in every mode: a sync write admitted at once is queued from here and answered from the
-     * I/O thread when its batch commits, with no thread waiting for it; anything that must wait (admission full,
-     * async's fsync, direct's transaction) runs on a virtual thread ({@link WritePath#submit}). The outcome comes
+     * I/O thread when its batch commits, and an async write the journal takes at once when its fsync returns, with
+     * no thread waiting for either; anything that must wait (admission full, direct's transaction, Kafka's send)
+     * runs on a virtual thread ({@link WritePath#submit}). The outcome comes
      * back to the I/O thread through {@link IoReplies} and is encoded and sent there. This saved two thread
      * hand-offs a sync write (docs/BENCHMARKS.md, "Close to the limit").
      */

@@ -3,6 +3,11 @@ package io.sluice.journal;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -20,6 +25,13 @@ import org.slf4j.LoggerFactory;
  * followers whose records are covered return, and the rest elect the next leader among themselves. While one
  * force runs, the next group collects, so the group size follows the load and there is no thread of our own,
  * no timer, and no waiting for a batch to fill.
+ *
+ * <p><b>Appends that wait on no thread</b> ({@link #enqueue}): the appender leaves a future in a queue, in
+ * offset order, and goes on; whoever's force covers it (a blocking appender leading, or the syncer) completes it
+ * once the force has returned. The syncer is a platform thread of this object's own, started at the first
+ * such append: it leads a force whenever futures are queued and none is running, so those appends form groups
+ * the same way (while one force runs, the next group collects). Completing a future runs what the appender
+ * chained to it on the completing thread: that must be short (hand it to another thread).
  *
  * <p><b>Commit point:</b> {@code durableOffset} advances only after {@code forceWritten} has returned; an
  * append returns, and a reader may see a record, only once {@code durableOffset} is past it.
@@ -49,11 +61,73 @@ final class GroupCommit {
     private volatile IOException failure; // written under lock
     private boolean forcing; // guarded by lock
     private boolean closed; // guarded by lock
+    /** Appends that wait on no thread, in offset order. */
+    private final ArrayDeque<Waiter> waiters = new ArrayDeque<>(); // guarded by lock
+    /** Signalled for the syncer: a waiter queued, or a force finished with waiters left. */
+    private final Condition queued = lock.newCondition();
+    private final ThreadFactory threads;
+    private Thread syncer; // guarded by lock; null until the first enqueue
 
-    GroupCommit(String name, long durableOffset, Force force) {
+    private record Waiter(long first, long end, CompletableFuture<Long> future) { }
+
+    /** {@code threads} makes the syncer (see {@link #enqueue}). */
+    GroupCommit(String name, long durableOffset, Force force, ThreadFactory threads) {
         this.name = name;
         this.durableOffset = durableOffset;
         this.force = force;
+        this.threads = threads;
+    }
+
+    /**
+     * Completes {@code future} with {@code first} once every record below {@code end} is durable, or
+     * exceptionally with the failure that stops the journal (or its close). Called in offset order (under the
+     * journal's write lock, right after the records were written); never blocks on a force.
+     */
+    void enqueue(long first, long end, CompletableFuture<Long> future) {
+        IOException refused = null;
+        lock.lock();
+        try {
+            if (failure != null) {
+                refused = notAcknowledged(end, failure);
+            } else if (closed) {
+                refused = new IOException(name + " is closed; records up to offset " + (end - 1) + " are not acknowledged");
+            } else {
+                waiters.add(new Waiter(first, end, future));
+                if (syncer == null) {
+                    syncer = threads.newThread(this::sync);
+                    syncer.start();
+                }
+                if (!forcing) {
+                    queued.signal();
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (refused != null) {
+            future.completeExceptionally(refused);
+        }
+    }
+
+    /** The syncer's loop: leads a force whenever waiters are queued and none is running; ends at close or failure. */
+    private void sync() {
+        while (true) {
+            lock.lock();
+            try {
+                while ((waiters.isEmpty() || forcing) && failure == null && !closed) {
+                    queued.await();
+                }
+                if (failure != null || closed) {
+                    return; // whoever recorded the failure or closed has completed the waiters
+                }
+                forcing = true;
+            } catch (InterruptedException e) {
+                return; // nobody interrupts it; if someone does, blocking appenders and close still force
+            } finally {
+                lock.unlock();
+            }
+            lead();
+        }
     }
 
     long durableOffset() {
@@ -77,8 +151,7 @@ final class GroupCommit {
                     return; // acknowledged: the covering force has returned
                 }
                 if (failure != null) {
-                    throw new IOException(name + ": fsync failed; records up to offset " + (end - 1)
-                            + " are not acknowledged", failure);
+                    throw notAcknowledged(end, failure);
                 }
                 forcing = true;
             } catch (InterruptedException e) {
@@ -92,10 +165,19 @@ final class GroupCommit {
         }
     }
 
-    /** As leader: force outside the lock, then publish the covered offset or the failure, and wake all. */
+    private IOException notAcknowledged(long end, IOException cause) {
+        return new IOException(name + ": a write or fsync failed (" + cause.getMessage() + "); records up to offset "
+                + (end - 1) + " are not acknowledged", cause);
+    }
+
+    /**
+     * As leader: force outside the lock, then publish the covered offset or the failure, wake all, and complete
+     * the queued appends it settled (outside the lock).
+     */
     private void lead() {
         long covered = -1;
         IOException error = null;
+        List<Waiter> settled;
         try {
             covered = force.forceWritten(durableOffset);
         } catch (IOException e) {
@@ -113,21 +195,56 @@ final class GroupCommit {
                     record(error);
                 }
                 changed.signalAll();
+                settled = settle();
             } finally {
                 lock.unlock();
+            }
+            complete(settled);
+        }
+    }
+
+    /**
+     * Under lock: takes the waiters the current state settles (covered, or all of them once failed or closed) and
+     * signals the syncer if some are left. They are completed outside the lock by {@link #complete}.
+     */
+    private List<Waiter> settle() {
+        List<Waiter> settled = new ArrayList<>();
+        boolean all = failure != null || closed;
+        while (!waiters.isEmpty() && (all || waiters.peek().end() <= durableOffset)) {
+            settled.add(waiters.poll());
+        }
+        if (!waiters.isEmpty()) {
+            queued.signal();
+        }
+        return settled;
+    }
+
+    private void complete(List<Waiter> settled) {
+        for (Waiter w : settled) {
+            if (durableOffset >= w.end()) {
+                w.future().complete(w.first());
+            } else {
+                IOException cause = failure;
+                w.future().completeExceptionally(cause != null ? notAcknowledged(w.end(), cause)
+                        : new IOException(name + " closed before records up to offset " + (w.end() - 1)
+                                + " were forced; they are not acknowledged"));
             }
         }
     }
 
     /** Fails the journal (a write went wrong): waiters not yet covered get {@code cause}. */
     void fail(IOException cause) {
+        List<Waiter> settled;
         lock.lock();
         try {
             record(cause);
             changed.signalAll();
+            queued.signal();
+            settled = settle();
         } finally {
             lock.unlock();
         }
+        complete(settled);
     }
 
     private void record(IOException cause) { // under lock
@@ -167,6 +284,7 @@ final class GroupCommit {
      * {@link #awaitDurable} waiter to see the close.
      */
     void close(Duration maxWait) {
+        List<Waiter> settled;
         lock.lock();
         try {
             closed = true;
@@ -178,10 +296,14 @@ final class GroupCommit {
                 log.warn("{}: a force is still running after {}; closing the files under it", name, maxWait);
             }
             changed.signalAll();
+            queued.signal();
+            settled = settle();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            settled = settle();
         } finally {
             lock.unlock();
         }
+        complete(settled);
     }
 }

@@ -42,6 +42,16 @@ public interface Journal extends AutoCloseable {
     long append(byte[] payload) throws IOException;
 
     /**
+     * Appends one record without waiting for it: the future completes with its offset once it is durable (the
+     * same commit point as {@link #append}), or exceptionally with the {@link IOException} {@code append} would
+     * have thrown. It completes on the thread whose fsync covered the record (the journal's own syncer, or a
+     * blocking appender): what is chained to it must be short.
+     *
+     * @throws IllegalArgumentException if the payload is larger than {@link JournalOptions#maxRecordBytes()}
+     */
+    java.util.concurrent.CompletableFuture<Long> appendAsync(byte[] payload);
+
+    /**
      * Appends records with consecutive offsets and returns the first, once all are durable. Same failure
      * contract as {@link #append}, for the batch as a whole.
      */

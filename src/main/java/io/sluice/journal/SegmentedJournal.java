@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -20,7 +21,11 @@ import org.slf4j.LoggerFactory;
  * <b>Writing.</b> The write lock orders appends: it assigns offsets, rolls segments and copies frames into
  * the page cache, which takes microseconds. It is never held across a force. Durability is then
  * {@link GroupCommit}'s job: the appender waits there until a force covering its records has returned,
- * leading one itself if none is running, so concurrent appenders share fsyncs. A force covers every segment
+ * leading one itself if none is running, so concurrent appenders share fsyncs. {@link #appendAsync} only takes
+ * an offset and keeps the record in memory ({@code unwritten}), with a future in {@link GroupCommit}: the next
+ * force writes every such record first, in one write, then forces (the group commit's syncer thread leads one
+ * if nobody else does), so an async append costs its caller no system call and holds the lock for no I/O. A
+ * blocking append writes them before its own, so the file stays in offset order. A force covers every segment
  * from the one holding the first non-durable record to the active one, so a roll needs no fsync of its own,
  * only one of the directory, so that the new file's name is durable before any record in it is acknowledged.
  *
@@ -53,7 +58,9 @@ final class SegmentedJournal implements Journal {
 
     private final ReentrantLock writeLock = new ReentrantLock();
     private Segment active; // guarded by writeLock
-    private volatile long nextOffset; // written under writeLock
+    /** {@link #appendAsync}'s records, offsets taken, not yet written: the next force writes them first. */
+    private final List<byte[]> unwritten = new ArrayList<>(); // guarded by writeLock
+    private volatile long nextOffset; // written under writeLock; counts the unwritten records
     private volatile long retainedBytes; // written under writeLock
     private volatile boolean closed; // written under writeLock
 
@@ -71,7 +78,8 @@ final class SegmentedJournal implements Journal {
         this.nextOffset = active.nextOffset();
         this.retainedBytes = bytes;
         // recovery forced every retained segment, so everything is durable
-        this.commit = new GroupCommit("journal " + dir, nextOffset, this::forceWritten);
+        this.commit = new GroupCommit("journal " + dir, nextOffset, this::forceWritten,
+                Thread.ofPlatform().name("sluice-journal-sync").daemon(true).factory());
     }
 
     /** Opens the journal in {@code dir}; tests pass fault-injecting {@code ops}. */
@@ -111,15 +119,57 @@ final class SegmentedJournal implements Journal {
         return first;
     }
 
+    @Override
+    public CompletableFuture<Long> appendAsync(byte[] payload) {
+        if (payload.length > options.maxRecordBytes()) {
+            throw new IllegalArgumentException("record of " + payload.length + " bytes exceeds maxRecordBytes "
+                    + options.maxRecordBytes());
+        }
+        CompletableFuture<Long> durable = new CompletableFuture<>();
+        writeLock.lock(); // held across the enqueue, so the waiters queue up in offset order
+        try {
+            checkWritable();
+            long first = nextOffset;
+            unwritten.add(payload);
+            nextOffset = first + 1;
+            commit.enqueue(first, first + 1, durable);
+        } catch (IOException e) {
+            durable.completeExceptionally(e);
+        } finally {
+            writeLock.unlock();
+        }
+        return durable;
+    }
+
+    /** Writes {@link #unwritten} to the page cache, in one write per segment. */
+    private void writeUnwritten() throws IOException { // under writeLock
+        if (unwritten.isEmpty()) {
+            return;
+        }
+        try {
+            writeFrames(unwritten);
+        } catch (IOException | RuntimeException e) {
+            commit.fail(e instanceof IOException io ? io : new IOException(e));
+            throw e;
+        } finally {
+            unwritten.clear(); // written, or the journal has failed and their futures with it
+        }
+    }
+
+    private void checkWritable() throws IOException { // under writeLock
+        checkOpen();
+        IOException failure = commit.failure();
+        if (failure != null) {
+            throw new IOException("journal " + dir + " has failed and refuses appends until reopened", failure);
+        }
+    }
+
     /** Writes the frames to the page cache and returns the first offset. Not durable yet. */
     private long write(List<byte[]> payloads) throws IOException {
         writeLock.lock();
         try {
-            checkOpen();
-            IOException failure = commit.failure();
-            if (failure != null) {
-                throw new IOException("journal " + dir + " has failed and refuses appends until reopened", failure);
-            }
+            checkWritable();
+            writeUnwritten(); // theirs come first: their offsets are taken
             long first = nextOffset;
             try {
                 writeFrames(payloads);
@@ -183,6 +233,7 @@ final class SegmentedJournal implements Journal {
         long[] sizes;
         writeLock.lock();
         try {
+            writeUnwritten();
             Long from = segments.floorKey(durable);
             if (from == null) { // only once close has released the files
                 throw new IOException("journal " + dir + " closed before the records were forced");
