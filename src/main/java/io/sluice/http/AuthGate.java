@@ -30,6 +30,17 @@ final class AuthGate {
 
     static final AttachmentKey<Caller> CALLER = AttachmentKey.create(Caller.class);
 
+    /**
+     * The last credentials a connection's request was let through with, and whom they named: while the users are
+     * as they were ({@code version}) and for no longer than the authenticator's cache keeps them ({@code until}),
+     * the next request with the same header on that connection is recognised by a string comparison, not a
+     * digest and a cache read (~9% of an HTTP I/O thread's time under a stream of small writes). The header lives
+     * as long as its connection, which sends it with every request anyway.
+     */
+    private record Recognised(String header, long version, long until, Caller caller) {}
+
+    private static final AttachmentKey<Recognised> RECOGNISED = AttachmentKey.create(Recognised.class);
+
     /** What Neo4j sends with a 401. */
     static final String CHALLENGE = "Basic realm=\"Neo4j\", Bearer realm=\"Neo4j\"";
 
@@ -61,9 +72,17 @@ final class AuthGate {
     /** Lets the request through to {@code next} (on the I/O thread) with its {@link Caller}, or answers it. */
     void check(HttpServerExchange ex, Consumer<HttpServerExchange> next) {
         String header = ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
+        long version = auth.version(); // read before the check: a change of users during it voids what it found
+        Recognised seen = ex.getConnection().getAttachment(RECOGNISED);
+        if (seen != null && header != null && seen.header().equals(header)
+                && auth.stillAccepted(seen.version(), seen.until())) {
+            ex.putAttachment(CALLER, seen.caller()); // as last time on this connection, and the users have not changed
+            next.accept(ex);
+            return;
+        }
         Authenticator.Result fast = auth.recognise(header);
         if (fast != null) {
-            decide(ex, fast, next);
+            decide(ex, fast, next, version);
             return;
         }
         String client = clientOf(ex);
@@ -73,10 +92,10 @@ final class AuthGate {
                 r = auth.authenticate(header, client);
             } catch (RuntimeException | Error e) { // still answer: no request is left hanging
                 ex.getIoThread().execute(() -> decide(ex, new Authenticator.Result.Unavailable(
-                        "cannot check credentials: " + e), next));
+                        "cannot check credentials: " + e), next, version));
                 throw e;
             }
-            ex.getIoThread().execute(() -> decide(ex, r, next));
+            ex.getIoThread().execute(() -> decide(ex, r, next, version));
         });
     }
 
@@ -96,10 +115,15 @@ final class AuthGate {
         return c != null ? c : new Caller(null, Access.READ, Mode.SYNC);
     }
 
-    private void decide(HttpServerExchange ex, Authenticator.Result r, Consumer<HttpServerExchange> next) {
+    private void decide(HttpServerExchange ex, Authenticator.Result r, Consumer<HttpServerExchange> next, long version) {
         switch (r) {
             case Authenticator.Result.Authenticated a -> {
-                ex.putAttachment(CALLER, a.user() == null ? anonymous : callers.computeIfAbsent(a.user(), this::caller));
+                Caller c = a.user() == null ? anonymous : callers.computeIfAbsent(a.user(), this::caller);
+                ex.putAttachment(CALLER, c);
+                String header = ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
+                if (header != null && a.user() != null) {
+                    ex.getConnection().putAttachment(RECOGNISED, new Recognised(header, version, auth.acceptedUntil(), c));
+                }
                 next.accept(ex);
             }
             case Authenticator.Result.Missing m -> unauthorized(ex, "No authentication header supplied.");

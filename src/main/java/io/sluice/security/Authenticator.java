@@ -63,6 +63,7 @@ public final class Authenticator {
 
     private final UserStore store;
     private final Time time;
+    private final long cacheNanos;
     private final Cache<Key, Verified> verified;
     private final Cache<String, Failures> failures;
     private final int maxFailures;
@@ -96,6 +97,7 @@ public final class Authenticator {
         this.time = time;
         this.maxFailures = maxFailures;
         this.lockNanos = lockTime.toNanos();
+        this.cacheNanos = cacheExpiry.toNanos();
         new SecureRandom().nextBytes(salt);
         this.verified = store == null ? null : Caffeine.newBuilder().maximumSize(cacheSize)
                 .expireAfterWrite(cacheExpiry).ticker(time::nanos).build();
@@ -109,6 +111,28 @@ public final class Authenticator {
 
     public boolean enabled() {
         return store != null;
+    }
+
+    /** Changes whenever the users do (a password set, a user added or removed); 0 with authentication off. */
+    public long version() {
+        return store == null ? 0 : store.version();
+    }
+
+    /**
+     * For a caller that remembers credentials it saw accepted (the HTTP gate, per connection): until when, on this
+     * class's clock, credentials accepted now may be taken again without a check (its cache's expiry).
+     */
+    public long acceptedUntil() {
+        return time.nanos() + cacheNanos;
+    }
+
+    /**
+     * Whether credentials accepted while the users were at {@code version} ({@link #version()}, read before the
+     * check) may still be taken without a check: the users have not changed since, and {@code until}
+     * ({@link #acceptedUntil()}) has not passed. The same rules as this class's own cache.
+     */
+    public boolean stillAccepted(long version, long until) {
+        return version != Long.MIN_VALUE && version == version() && time.nanos() - until < 0;
     }
 
     /**

@@ -68,6 +68,26 @@ class AuthenticatorTest {
     }
 
     @Test
+    void whatACallerRemembersIsValidAsLongAsTheCacheWouldBe() {
+        long version = auth.version();
+        assertThat(as("alice", "alice-password-1", "10.0.0.1")).isEqualTo(new Authenticator.Result.Authenticated("alice"));
+        long until = auth.acceptedUntil();
+        assertThat(auth.stillAccepted(version, until)).isTrue();
+        time.advance(Duration.ofSeconds(59));
+        assertThat(auth.stillAccepted(version, until)).isTrue();
+        time.advance(Duration.ofSeconds(2));
+        assertThat(auth.stillAccepted(version, until)).as("past the cache's expiry").isFalse();
+        assertThat(auth.stillAccepted(version, auth.acceptedUntil())).isTrue();
+        neo4j.system().executeTransactionally("CREATE USER remembered SET PASSWORD 'remembered-pw-1' CHANGE NOT REQUIRED");
+        try {
+            assertThat(auth.stillAccepted(version, auth.acceptedUntil())).as("the users changed").isFalse();
+        } finally {
+            neo4j.system().executeTransactionally("DROP USER remembered");
+        }
+        assertThat(auth.stillAccepted(Long.MIN_VALUE, auth.acceptedUntil())).as("a store that cannot tell").isFalse();
+    }
+
+    @Test
     void verifiedCredentialsAreCachedUntilAUserChanges() {
         for (int i = 0; i < 50; i++) {
             assertThat(as("alice", "alice-password-1", "10.0.0.1"))

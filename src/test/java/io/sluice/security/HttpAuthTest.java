@@ -208,6 +208,66 @@ class HttpAuthTest {
         assertThat(call(read, basic("carol", "carol-password-2")).statusCode()).isEqualTo(202);
     }
 
+    /** One template write on {@code socket} (kept alive); the status of its answer. */
+    static int writeOn(java.net.Socket socket, String authorization, long id) throws java.io.IOException {
+        String body = "{\"id\":" + id + "}";
+        String request = "POST /db/neo4j/write/item?mode=async HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: "
+                + authorization + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length()
+                + "\r\n\r\n" + body;
+        socket.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        socket.getOutputStream().flush();
+        java.io.DataInputStream in = new java.io.DataInputStream(socket.getInputStream());
+        String status = readLine(in);
+        int length = 0;
+        for (String line = readLine(in); !line.isEmpty(); line = readLine(in)) {
+            if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+                length = Integer.parseInt(line.substring(15).strip());
+            }
+        }
+        in.readFully(new byte[length]);
+        return Integer.parseInt(status.split(" ")[1]);
+    }
+
+    private static String readLine(java.io.InputStream in) throws java.io.IOException {
+        StringBuilder b = new StringBuilder();
+        for (int c = in.read(); c != '\n'; c = in.read()) {
+            if (c < 0) {
+                throw new java.io.EOFException("connection closed after: " + b);
+            }
+            if (c != '\r') {
+                b.append((char) c);
+            }
+        }
+        return b.toString();
+    }
+
+    @Test
+    void aConnectionLetInIsRefusedOnceItsUsersPasswordChanges() throws Exception {
+        try (Driver d = GraphDatabase.driver(boltUri, AuthTokens.basic("neo4j", TestServer.PASSWORD));
+                var session = d.session(SessionConfig.forDatabase("system"))) {
+            session.run("CREATE USER dave SET PASSWORD 'dave-password-1' CHANGE NOT REQUIRED").consume();
+        }
+        URI url = URI.create(s.url("/"));
+        try (java.net.Socket socket = new java.net.Socket(url.getHost(), url.getPort())) {
+            socket.setSoTimeout(30_000);
+            String dave = basic("dave", "dave-password-1");
+            assertThat(writeOn(socket, dave, 9_001)).isEqualTo(202);
+            assertThat(writeOn(socket, dave, 9_002)).as("the same header again, on the same connection").isEqualTo(202);
+            assertThat(writeOn(socket, basic("dave", "wrong-password"), 9_003)).as("another header").isEqualTo(401);
+        }
+        try (java.net.Socket socket = new java.net.Socket(url.getHost(), url.getPort())) {
+            socket.setSoTimeout(30_000);
+            String dave = basic("dave", "dave-password-1");
+            assertThat(writeOn(socket, dave, 9_004)).isEqualTo(202);
+            try (Driver d = GraphDatabase.driver(boltUri, AuthTokens.basic("dave", "dave-password-1"));
+                    var session = d.session(SessionConfig.forDatabase("system"))) {
+                session.run("ALTER CURRENT USER SET PASSWORD FROM 'dave-password-1' TO 'dave-password-2'").consume();
+            }
+            assertThat(writeOn(socket, dave, 9_005)).as("remembered on this connection, but the users changed")
+                    .isEqualTo(401);
+        }
+    }
+
     @Test
     void theEmbeddedBoltConnectorWantsTheSameCredentials() {
         try (Driver none = GraphDatabase.driver(boltUri, AuthTokens.none())) {
