@@ -18,6 +18,7 @@ import io.undertow.server.HttpServerExchange;
 import io.undertow.server.RoutingHandler;
 import io.undertow.util.Headers;
 import io.undertow.util.HttpString;
+import io.undertow.util.Methods;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -70,6 +71,8 @@ public final class HttpServer implements AutoCloseable {
     private final History history;
     private final AuthGate gate;
     private final InetSocketAddress httpsAddress;
+    /** {@code POST /db/{db}/write/{template}}: routed by hand ({@link #templateRoute}) and by the router alike. */
+    private final HttpHandler templateWrite;
 
     /**
      * Where to listen and who may come in. {@code http} and {@code https} (with its {@code tls} context) are
@@ -112,6 +115,7 @@ public final class HttpServer implements AutoCloseable {
         this.gate = new AuthGate(o.auth(), o.access(), o.modes(), handlers);
         String version = HttpServer.class.getPackage().getImplementationVersion();
         Discovery discovery = new Discovery(o.bolt(), o.neo4jVersion(), version == null ? "dev" : version);
+        this.templateWrite = guarded(receiving(this::templateOnIoThread));
         RoutingHandler routes = Handlers.routing()
                 .post("/db/{db}/tx/commit", blocking(this::txCommit, true))
                 .post("/db/{db}/tx", blocking(this::classicOpen, true))
@@ -123,7 +127,7 @@ public final class HttpServer implements AutoCloseable {
                 .post("/db/{db}/query/v2/tx/{id}", blocking(this::txRun, true))
                 .post("/db/{db}/query/v2/tx/{id}/commit", blocking(this::txCommitExplicit, true))
                 .delete("/db/{db}/query/v2/tx/{id}", blocking(this::txRollback, true))
-                .post("/db/{db}/write/{template}", guarded(receiving(this::templateOnIoThread)))
+                .post("/db/{db}/write/{template}", templateWrite)
                 .get("/db/{db}/applied", blocking(this::applied, true))
                 .post("/db/{db}/warmup", blocking(this::warmUp, true))
                 .get("/db/{db}/dead-letters", blocking(this::deadLetters, true))
@@ -588,7 +592,33 @@ public final class HttpServer implements AutoCloseable {
             done();
             next.proceed();
         });
-        routes.handleRequest(ex);
+        if (!templateRoute(ex)) {
+            routes.handleRequest(ex);
+        }
+    }
+
+    /**
+     * {@code POST /db/{db}/write/{template}} matched by hand ahead of the router, with the same parameters: it is
+     * the hot route, and the router tries each POST template in turn, building a map for each attempt (~11% of an
+     * I/O thread's time under a stream of small writes). Any other shape goes to the router, as before.
+     */
+    private boolean templateRoute(HttpServerExchange ex) throws Exception {
+        if (!Methods.POST.equals(ex.getRequestMethod())) {
+            return false;
+        }
+        String path = ex.getRelativePath();
+        int dbEnd = path.startsWith("/db/") ? path.indexOf('/', 4) : -1;
+        if (dbEnd <= 4 || !path.startsWith("/write/", dbEnd)) {
+            return false;
+        }
+        int name = dbEnd + "/write/".length();
+        if (name >= path.length() || path.indexOf('/', name) >= 0) {
+            return false;
+        }
+        ex.addQueryParam("db", path.substring(4, dbEnd));
+        ex.addQueryParam("template", path.substring(name));
+        templateWrite.handleRequest(ex);
+        return true;
     }
 
     private void done() {

@@ -58,6 +58,11 @@ class BadInputTest {
                 Arguments.of("type error at apply", "/db/neo4j/query/v2", "{\"statement\": \"CREATE (n {a: $a})\", \"parameters\": {\"a\": {\"nested\": 1}}}", 400, "Neo.ClientError.Statement.TypeError"),
                 Arguments.of("schema with other statements", "/db/neo4j/tx/commit", "{\"statements\": [{\"statement\": \"CREATE INDEX i1 IF NOT EXISTS FOR (n:A) ON (n.a)\"}, {\"statement\": \"CREATE (n)\"}]}", 200, "Neo.ClientError.Transaction.ForbiddenDueToTransactionType"),
                 Arguments.of("unknown endpoint", "/db/neo4j/nothing", "{}", 404, "Neo.ClientError.Request.Invalid"),
+                // the template route is matched by hand ahead of the router: shapes beyond it still reach the router
+                Arguments.of("a path past a template's name", "/db/neo4j/write/person/x", "{\"id\": 1}", 404, "Neo.ClientError.Request.Invalid"),
+                Arguments.of("a template with no name", "/db/neo4j/write/", "{\"id\": 1}", 400, "Neo.ClientError.Request.Invalid"),
+                Arguments.of("an encoded unknown template", "/db/neo4j/write/n%6Fpe", "{\"id\": 1}", 400, "Neo.ClientError.Request.Invalid"),
+                Arguments.of("an unknown database, encoded", "/db/%6Fther/write/person", "{\"id\": 1, \"name\": \"a\"}", 404, "Neo.ClientError.Database.DatabaseNotFound"),
                 Arguments.of("result over the bound", "/db/neo4j/query/v2", "{\"statement\": \"UNWIND range(1, 1000001) AS x RETURN x\"}", 400, "Neo.ClientError.Request.Invalid"),
                 Arguments.of("list result over the bound", "/db/neo4j/tx/commit", "{\"statements\": [{\"statement\": \"RETURN range(1, 1000000) AS l\"}]}", 200, "Neo.ClientError.Request.Invalid"),
                 Arguments.of("nested result over the bound", "/db/neo4j/query/v2", "{\"statement\": \"RETURN {l: [range(1, 1000000)]} AS m\"}", 400, "Neo.ClientError.Request.Invalid"),
