@@ -184,7 +184,8 @@ public final class AsyncPath implements AsyncJournal {
                 return new Outcome.Accepted(offset, r.rows());
             }
             lag.release(r.rows(), payload.length);
-            Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+            Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                    ? e.getCause() : e;
             log.error("journal append failed", cause);
             return notDurable(cause);
         });

@@ -115,14 +115,16 @@ final class AuthGate {
         return c != null ? c : new Caller(null, Access.READ, Mode.SYNC);
     }
 
-    private void decide(HttpServerExchange ex, Authenticator.Result r, Consumer<HttpServerExchange> next, long version) {
+    private void decide(HttpServerExchange ex, Authenticator.Result r, Consumer<HttpServerExchange> next,
+            long version) {
         switch (r) {
             case Authenticator.Result.Authenticated a -> {
                 Caller c = a.user() == null ? anonymous : callers.computeIfAbsent(a.user(), this::caller);
                 ex.putAttachment(CALLER, c);
                 String header = ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
                 if (header != null && a.user() != null) {
-                    ex.getConnection().putAttachment(RECOGNISED, new Recognised(header, version, auth.acceptedUntil(), c));
+                    ex.getConnection().putAttachment(RECOGNISED,
+                            new Recognised(header, version, auth.acceptedUntil(), c));
                 }
                 next.accept(ex);
             }

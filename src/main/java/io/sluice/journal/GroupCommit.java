@@ -90,7 +90,8 @@ final class GroupCommit {
             if (failure != null) {
                 refused = notAcknowledged(end, failure);
             } else if (closed) {
-                refused = new IOException(name + " is closed; records up to offset " + (end - 1) + " are not acknowledged");
+                refused = new IOException(name + " is closed; records up to offset " + (end - 1)
+                        + " are not acknowledged");
             } else {
                 waiters.add(new Waiter(first, end, future));
                 if (syncer == null) {

@@ -97,7 +97,8 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
                 Timer.builder("sluice.request").description("time from a request's arrival to its answer")
                         .tag("mode", k.mode()).serviceLevelObjectives(LATENCY_BUCKETS).register(registry),
                 recent("sluice.request.latency", "request latency quantiles over the last ~20 s", "mode", k.mode()),
-                template == null ? null : registry.counter("sluice.template.requests", "template", template, "status", code),
+                template == null ? null
+                        : registry.counter("sluice.template.requests", "template", template, "status", code),
                 template == null ? null : registry.counter("sluice.template.rows", "template", template),
                 template == null ? null : recent("sluice.template.latency",
                         "request latency quantiles per template over the last ~20 s", "template", template));

@@ -33,21 +33,33 @@ class AsyncAppendTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
+    /** The next force says it has begun ({@code forcing}), waits for {@code release}, then runs {@code after}. */
+    private record HeldForce(CountDownLatch forcing, CountDownLatch release) {
+        static HeldForce install(TestFileOps ops, TestFileOps.Hook after) {
+            HeldForce h = new HeldForce(new CountDownLatch(1), new CountDownLatch(1));
+            ops.beforeForce = () -> {
+                h.forcing().countDown();
+                FailureTest.await(h.release());
+                after.run();
+            };
+            return h;
+        }
+
+        void awaitForcing() throws IOException {
+            FailureTest.await(forcing);
+        }
+    }
+
     @Test
     void theFutureCompletesOnlyAfterTheForceThatCoversIt() throws Exception {
-        CountDownLatch forcing = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
         try (Journal journal = SegmentedJournal.open(dir, JournalOptions.defaults(), ops)) {
-            ops.beforeForce = () -> {
-                forcing.countDown();
-                FailureTest.await(release);
-            };
+            HeldForce held = HeldForce.install(ops, () -> {});
             CompletableFuture<Long> first = journal.appendAsync(text("a"));
-            FailureTest.await(forcing); // the syncer is inside the force that covers "a"
+            held.awaitForcing(); // the syncer is inside the force that covers "a"
             assertThat(first).isNotDone();
             assertThat(journal.durableOffset()).isZero();
             assertThat(journal.read(0, 10, 1 << 20)).isEmpty(); // not visible to readers either
-            release.countDown();
+            held.release().countDown();
             assertThat(first.get(10, TimeUnit.SECONDS)).isZero();
             assertThat(journal.durableOffset()).isGreaterThanOrEqualTo(1);
             ops.beforeForce = () -> {};
@@ -106,18 +118,14 @@ class AsyncAppendTest {
 
     @Test
     void aFailedForceFailsEveryFutureItCoveredAndEveryLaterAppend() throws Exception {
-        CountDownLatch forcing = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
         try (Journal journal = SegmentedJournal.open(dir, JournalOptions.defaults(), ops)) {
-            ops.beforeForce = () -> {
-                forcing.countDown();
-                FailureTest.await(release);
+            HeldForce held = HeldForce.install(ops, () -> {
                 throw new IOException("disk on fire");
-            };
+            });
             CompletableFuture<Long> a = journal.appendAsync(text("a"));
-            FailureTest.await(forcing);
+            held.awaitForcing();
             CompletableFuture<Long> b = journal.appendAsync(text("b")); // written while the failing force runs
-            release.countDown();
+            held.release().countDown();
             for (CompletableFuture<Long> f : List.of(a, b)) {
                 assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                         .cause().isInstanceOf(IOException.class).hasMessageContaining("not acknowledged")
@@ -155,15 +163,10 @@ class AsyncAppendTest {
 
     @Test
     void closeMakesWhatWasWrittenDurableAndCompletesItsFutures() throws Exception {
-        CountDownLatch forcing = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
         Journal journal = SegmentedJournal.open(dir, JournalOptions.defaults(), ops);
-        ops.beforeForce = () -> {
-            forcing.countDown();
-            FailureTest.await(release);
-        };
+        HeldForce held = HeldForce.install(ops, () -> {});
         CompletableFuture<Long> a = journal.appendAsync(text("a"));
-        FailureTest.await(forcing);
+        held.awaitForcing();
         CompletableFuture<Long> b = journal.appendAsync(text("b")); // not covered by the force in flight
         Thread closer = Thread.ofPlatform().name("test-closer").start(() -> {
             try {
@@ -172,7 +175,7 @@ class AsyncAppendTest {
                 throw new java.io.UncheckedIOException(e);
             }
         });
-        release.countDown();
+        held.release().countDown();
         closer.join(TimeUnit.SECONDS.toMillis(30));
         assertThat(closer.isAlive()).isFalse();
         assertThat(a.get(10, TimeUnit.SECONDS)).isZero();
