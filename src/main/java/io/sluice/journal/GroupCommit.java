@@ -94,9 +94,10 @@ final class GroupCommit {
                         + " are not acknowledged");
             } else {
                 waiters.add(new Waiter(first, end, future));
-                if (syncer == null) {
-                    syncer = threads.newThread(this::sync);
-                    syncer.start();
+                if (syncer == null) { // set once started: if start throws, the next enqueue tries again
+                    Thread t = threads.newThread(this::sync);
+                    t.start();
+                    syncer = t;
                 }
                 if (!forcing) {
                     queued.signal();
@@ -123,7 +124,8 @@ final class GroupCommit {
                 }
                 forcing = true;
             } catch (InterruptedException e) {
-                return; // nobody interrupts it; if someone does, blocking appenders and close still force
+                syncer = null; // nobody interrupts it; if someone does, the next enqueue starts another
+                return;
             } finally {
                 lock.unlock();
             }

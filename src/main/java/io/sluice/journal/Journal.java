@@ -45,7 +45,8 @@ public interface Journal extends AutoCloseable {
      * Appends one record without waiting for it: the future completes with its offset once it is durable (the
      * same commit point as {@link #append}), or exceptionally with the {@link IOException} {@code append} would
      * have thrown. It completes on the thread whose fsync covered the record (the journal's own syncer, or a
-     * blocking appender): what is chained to it must be short.
+     * blocking appender), or that found the journal failed, which may hold the journal's lock: what is chained
+     * to it must be short and must not call the journal.
      *
      * @throws IllegalArgumentException if the payload is larger than {@link JournalOptions#maxRecordBytes()}
      */

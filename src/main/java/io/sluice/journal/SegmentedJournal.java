@@ -194,7 +194,7 @@ final class SegmentedJournal implements Journal {
             long before = active.size();
             active.append(payloads.subList(i, i + n));
             retainedBytes += active.size() - before;
-            nextOffset = active.nextOffset();
+            nextOffset = Math.max(nextOffset, active.nextOffset()); // never back: it already counts unwritten records
             i += n;
         }
     }
@@ -215,7 +215,8 @@ final class SegmentedJournal implements Journal {
     }
 
     private void roll() throws IOException { // under writeLock
-        Segment next = Segment.create(ops, dir, nextOffset);
+        // at the end of what is written: nextOffset also counts the unwritten records, which go after it
+        Segment next = Segment.create(ops, dir, active.nextOffset());
         segments.put(next.baseOffset(), next);
         active = next;
         retainedBytes += next.size();

@@ -129,7 +129,9 @@ public final class Authenticator {
     /**
      * Whether credentials accepted while the users were at {@code version} ({@link #version()}, read before the
      * check) may still be taken without a check: the users have not changed since, and {@code until}
-     * ({@link #acceptedUntil()}) has not passed. The same rules as this class's own cache.
+     * ({@link #acceptedUntil()}) has not passed. Counted from a check the cache answered, {@code until} may
+     * outlast that cache entry by up to one expiry; the version is what refuses a changed password at once, and a
+     * store that cannot tell its version ({@link Long#MIN_VALUE}: a remote server) is never trusted here.
      */
     public boolean stillAccepted(long version, long until) {
         return version != Long.MIN_VALUE && version == version() && time.nanos() - until < 0;

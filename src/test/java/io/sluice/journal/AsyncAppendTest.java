@@ -71,6 +71,27 @@ class AsyncAppendTest {
     }
 
     @Test
+    void oneAtATimeAcrossSegmentRollsEveryOffsetHoldsItsRecord() throws Exception {
+        // each record written alone by the force that covers it, so some must open a new segment first
+        int n = 200;
+        try (Journal journal = SegmentedJournal.open(dir, Journals.segmentsOf(1024), ops)) {
+            for (int i = 0; i < n; i++) {
+                assertThat(journal.appendAsync(text("record-" + i)).get(10, TimeUnit.SECONDS)).isEqualTo(i);
+                assertThat(journal.read(i, 1, 1 << 20)).extracting(Journals::text).containsExactly("record-" + i);
+            }
+            assertThat(journal.nextOffset()).isEqualTo(n);
+        }
+        try (Journal reopened = SegmentedJournal.open(dir, Journals.segmentsOf(1024), FileOps.system())) {
+            List<JournalRecord> all = readAll(reopened, 7);
+            assertThat(all).hasSize(n);
+            for (int i = 0; i < n; i++) {
+                assertThat(all.get(i).offset()).isEqualTo(i);
+                assertThat(Journals.text(all.get(i))).isEqualTo("record-" + i);
+            }
+        }
+    }
+
+    @Test
     void asyncAndBlockingAppendersShareForcesAndEveryRecordIsThereOnceInOrder() throws Exception {
         // simulated disk latency (not synchronisation): while one force runs, the next group gathers
         ops.beforeForce = () -> LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
