@@ -47,6 +47,8 @@ final class CrashCycles {
                   - CREATE INDEX item_id IF NOT EXISTS FOR (i:Item) ON (i.id)
                 neo4j: {pagecache: 64m}
                 batch: {max_wait: 1ms}
+                # small segments: every cycle rolls several under async writes (and retention deletes them)
+                journal: {segment_bytes: 64k}
                 """);
         Path data = dir.resolve("data");
         List<Long> acked = new ArrayList<>();
