@@ -145,15 +145,7 @@ public final class AsyncPath implements AsyncJournal {
             }
             case ADMITTED -> { }
         }
-        try {
-            // commit point: append returns only after the fsync covering this record
-            long offset = journal.append(payload);
-            return new Outcome.Accepted(offset, r.rows());
-        } catch (IOException | RuntimeException e) {
-            lag.release(r.rows(), payload.length);
-            log.error("journal append failed", e);
-            return notDurable(e);
-        }
+        return journaled(r, payload).join(); // never completes exceptionally
     }
 
     /**
@@ -173,6 +165,14 @@ public final class AsyncPath implements AsyncJournal {
             }
             case ADMITTED -> { }
         }
+        return journaled(r, payload);
+    }
+
+    /**
+     * Appends an admitted request's record; the outcome once it is fsynced (Accepted: the commit point), or Failed
+     * with its lag given back. Completes on the journal's syncer thread, never exceptionally.
+     */
+    private CompletableFuture<Outcome> journaled(WriteRequest r, byte[] payload) {
         CompletableFuture<Long> durable;
         try {
             durable = journal.appendAsync(payload);

@@ -108,12 +108,7 @@ final class SegmentedJournal implements Journal {
         if (payloads.isEmpty()) {
             throw new IllegalArgumentException("nothing to append: the list is empty");
         }
-        for (byte[] p : payloads) {
-            if (p.length > options.maxRecordBytes()) {
-                throw new IllegalArgumentException("record of " + p.length + " bytes exceeds maxRecordBytes "
-                        + options.maxRecordBytes());
-            }
-        }
+        payloads.forEach(this::checkSize);
         long first = write(payloads);
         commit.awaitCommit(first + payloads.size());
         return first;
@@ -121,10 +116,7 @@ final class SegmentedJournal implements Journal {
 
     @Override
     public CompletableFuture<Long> appendAsync(byte[] payload) {
-        if (payload.length > options.maxRecordBytes()) {
-            throw new IllegalArgumentException("record of " + payload.length + " bytes exceeds maxRecordBytes "
-                    + options.maxRecordBytes());
-        }
+        checkSize(payload);
         CompletableFuture<Long> durable = new CompletableFuture<>();
         writeLock.lock(); // held across the enqueue, so the waiters queue up in offset order
         try {
@@ -139,6 +131,13 @@ final class SegmentedJournal implements Journal {
             writeLock.unlock();
         }
         return durable;
+    }
+
+    private void checkSize(byte[] payload) {
+        if (payload.length > options.maxRecordBytes()) {
+            throw new IllegalArgumentException("record of " + payload.length + " bytes exceeds maxRecordBytes "
+                    + options.maxRecordBytes());
+        }
     }
 
     /** Writes {@link #unwritten} to the page cache, in one write per segment. */
