@@ -30,10 +30,11 @@ import java.util.zip.CRC32C;
  * +--------+------------+-------------------------------------------------------------+
  * </pre>
  *
- * All integers are big-endian. Files are not preallocated: a segment's size is exactly its header plus its
- * frames, so the end of the file is the end of the data and anything after the last whole, valid frame is a
- * torn write. (Preallocation would save a metadata update per fsync, but a zero-filled tail would then have to
- * be told apart from data, and fdatasync here costs ~0.1 ms either way.)
+ * All integers are big-endian. A segment's file may run on past its frames in zeros (preallocated, so that a
+ * force seldom changes the file's size: see {@link Segment}); a clean close and a roll cut it back. The end of
+ * the data is the first frame that does not check out: if only zeros follow it, that is the clean end; anything
+ * else after the last whole, valid frame is a torn write or damage. No valid frame is all zeros: the CRC of a
+ * zero offset and an empty payload is not zero.
  *
  * <p>The CRC covers the offset as well as the payload, so a stale frame left over from an earlier life of the
  * same bytes cannot pass for the record expected at that place.

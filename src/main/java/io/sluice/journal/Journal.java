@@ -97,7 +97,10 @@ public interface Journal extends AutoCloseable {
     /** Every record below this offset is durable; reads never go past it. */
     long durableOffset();
 
-    /** Bytes in the retained segment files, headers and framing included. */
+    /**
+     * Bytes of the retained segments' records, headers and framing included; the files on disk may hold up to
+     * {@code Segment.PREALLOCATE_BYTES} (1 MiB) of zeros more, ahead of the records (see {@code Segment}).
+     */
     long sizeInBytes();
 
     /**

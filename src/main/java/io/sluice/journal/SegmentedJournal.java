@@ -191,7 +191,7 @@ final class SegmentedJournal implements Journal {
             }
             int n = fittingCount(payloads, i);
             long before = active.size();
-            active.append(payloads.subList(i, i + n));
+            active.append(payloads.subList(i, i + n), options.maxSegmentBytes());
             retainedBytes += active.size() - before;
             nextOffset = Math.max(nextOffset, active.nextOffset()); // never back: it already counts unwritten records
             i += n;
@@ -214,6 +214,7 @@ final class SegmentedJournal implements Journal {
     }
 
     private void roll() throws IOException { // under writeLock
+        active.trim(); // no more frames go into it: drop its preallocated zeros
         // at the end of what is written: nextOffset also counts the unwritten records, which go after it
         Segment next = Segment.create(ops, dir, active.nextOffset());
         segments.put(next.baseOffset(), next);
@@ -376,6 +377,16 @@ final class SegmentedJournal implements Journal {
             }
         }
         commit.close(CLOSE_WAIT);
+        if (error == null && commit.failure() == null) {
+            writeLock.lock();
+            try {
+                active.trim(); // a clean close leaves no preallocated zeros behind
+            } catch (IOException e) {
+                error = e;
+            } finally {
+                writeLock.unlock();
+            }
+        }
         for (Segment s : segments.values()) {
             try {
                 s.close();
