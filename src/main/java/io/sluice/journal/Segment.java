@@ -15,9 +15,9 @@ import java.util.List;
  * clean close, are cut back to their frames ({@link #trim}), so only a crash leaves a zero tail.
  *
  * <p>Thread-safety: {@link #append}, {@link #trim} and {@link #close} are called by the journal under its
- * write lock, so there is one writer. {@link #read} and {@link #force} may run concurrently with an append on other threads:
- * {@code nextOffset} and {@code size} are volatile and advance only after the bytes are written, so a reader
- * that reads them sees whole frames up to them.
+ * write lock, so there is one writer. {@link #read} and {@link #force} may run concurrently with an append on
+ * other threads: {@code nextOffset} and {@code size} are volatile and advance only after the bytes are written,
+ * so a reader that reads them sees whole frames up to them; a trim cuts only bytes past {@code size}.
  */
 final class Segment {
     /** How far past its frames an append that reaches the end of the file extends it with zeros. */
