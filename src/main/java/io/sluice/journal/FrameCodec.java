@@ -31,7 +31,7 @@ import java.util.zip.CRC32C;
  * </pre>
  *
  * All integers are big-endian. A segment's file may run on past its frames in zeros (preallocated, so that a
- * force seldom changes the file's size: see {@link Segment}); a clean close and a roll cut it back. The end of
+ * force seldom changes the file's size: see {@link Segment}); a clean close cuts the active segment back. The end of
  * the data is the first frame that does not check out: if only zeros follow it, that is the clean end; anything
  * else after the last whole, valid frame is a torn write or damage. No valid frame is all zeros: the CRC of a
  * zero offset and an empty payload is not zero.

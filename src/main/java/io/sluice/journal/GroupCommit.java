@@ -296,7 +296,8 @@ final class GroupCommit {
                 nanos = changed.awaitNanos(nanos);
             }
             if (forcing) {
-                log.warn("{}: a force is still running after {}; closing the files under it", name, maxWait);
+                log.warn("{}: a force is still running after {}; closing the files, which waits for it to return",
+                        name, maxWait);
             }
             changed.signalAll();
             queued.signal();

@@ -98,8 +98,8 @@ public interface Journal extends AutoCloseable {
     long durableOffset();
 
     /**
-     * Bytes of the retained segments' records, headers and framing included; the files on disk may hold up to
-     * {@code Segment.PREALLOCATE_BYTES} (1 MiB) of zeros more, ahead of the records (see {@code Segment}).
+     * Bytes in the retained segment files: headers, framing, and the zeros preallocated ahead of the records
+     * (see {@code Segment}).
      */
     long sizeInBytes();
 

@@ -60,6 +60,10 @@ final class JournalLoader {
                 }
                 segments.add(r.segment());
                 expected = r.segment().nextOffset();
+                if (r.problem() == null && r.droppedBytes() > 0) {
+                    log.info("Journal recovery: {} ended in {} bytes of preallocated zeros after offset {}; cut"
+                            + " them", path, r.droppedBytes(), expected - 1);
+                }
                 if (r.problem() != null) {
                     log.warn("Journal recovery: {}; truncated {} to {} bytes, dropping {} bytes (records from"
                             + " offset {} on)", r.problem(), path, r.segment().size(), r.droppedBytes(), expected);

@@ -11,13 +11,18 @@ import java.util.List;
  * also writes zeros up to {@link #PREALLOCATE_BYTES} past its frames (never past the journal's segment size),
  * so most forces find the file's size unchanged and a {@code fdatasync} writes only the data, not the inode (on
  * this project's ext4, a device round trip a force). Recovery reads a zero tail after the last valid frame as
- * the clean end of the segment, not as damage ({@link #recover}); a rolled segment, and the active one on a
- * clean close, are cut back to their frames ({@link #trim}), so only a crash leaves a zero tail.
+ * the clean end of the segment, not as damage ({@link #recover}). A rolled segment keeps its zeros (its file is
+ * then at most the segment size): cutting it would free blocks that, on ext4 without a journal, a later file
+ * can be given while this file's inode, unforced, still maps them, so that after a power loss its tail would
+ * hold another file's bytes and read as damage. The active segment is cut back, and forced, on a clean close
+ * ({@link #trimAndForce}); so a crash leaves zeros after the records of any segment, a clean stop only after
+ * rolled ones.
  *
- * <p>Thread-safety: {@link #append}, {@link #trim} and {@link #close} are called by the journal under its
+ * <p>Thread-safety: {@link #append}, {@link #trimAndForce} and {@link #close} are called by the journal under its
  * write lock, so there is one writer. {@link #read} and {@link #force} may run concurrently with an append on
  * other threads: {@code nextOffset} and {@code size} are volatile and advance only after the bytes are written,
  * so a reader that reads them sees whole frames up to them; a trim cuts only bytes past {@code size}.
+ * {@link #fileLength} is the writer's: read it under the journal's write lock.
  */
 final class Segment {
     /** How far past its frames an append that reaches the end of the file extends it with zeros. */
@@ -33,7 +38,10 @@ final class Segment {
     private volatile long durableSize; // bytes known forced; readers never look past it
     private long fileLength; // the file's length, frames and zeros after them; by the writer only
 
-    /** What recovery found in one file: a usable segment (maybe truncated), or none if the header is bad. */
+    /**
+     * What recovery found in one file: a usable segment (maybe truncated), or none if the header is bad;
+     * {@code droppedBytes} were cut from its end (preallocated zeros if {@code problem} is null).
+     */
     record Recovered(Segment segment, String problem, long droppedBytes) {}
 
     private Segment(Path path, long baseOffset, FileOps.SegmentFile file, SparseIndex index, long nextOffset,
@@ -109,7 +117,7 @@ final class Segment {
             }
             file.force();
             return new Recovered(new Segment(path, baseOffset, file, index, next, validEnd), problem,
-                    problem == null ? 0 : fileSize - validEnd);
+                    fileSize - validEnd);
         } catch (IOException | RuntimeException e) {
             closeQuietly(file, e);
             throw e;
@@ -168,14 +176,14 @@ final class Segment {
     }
 
     /**
-     * Cuts the file back to its frames, dropping the preallocated zeros after them; for a segment no more
-     * frames will go into (rolled, or closing). Not forced: a crash before the size reaches the disk leaves a
-     * zero tail, which recovery reads as the clean end it is.
+     * Cuts the file back to its frames, dropping the preallocated zeros after them, and forces the new size; for
+     * the active segment when the journal closes, after its last force.
      */
-    void trim() throws IOException {
+    void trimAndForce() throws IOException {
         if (fileLength > size) {
             file.truncate(size);
             fileLength = size;
+            file.force();
         }
     }
 
@@ -235,6 +243,11 @@ final class Segment {
 
     boolean isEmpty() {
         return nextOffset == baseOffset;
+    }
+
+    /** The file's length: {@link #size()} and the zeros preallocated after the frames. */
+    long fileLength() {
+        return fileLength;
     }
 
     /** Bytes of the segment's header and frames (the file may be longer: zeros preallocated after them). */

@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  */
 final class SegmentedJournal implements Journal {
     private static final Logger log = LoggerFactory.getLogger(SegmentedJournal.class);
-    /** How long close waits for a force in flight before closing the files under it. */
+    /** How long close waits for a force in flight before closing the files (which then wait for it in the JDK). */
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
 
     private final Path dir;
@@ -72,7 +72,7 @@ final class SegmentedJournal implements Journal {
         long bytes = 0;
         for (Segment s : loaded) {
             segments.put(s.baseOffset(), s);
-            bytes += s.size();
+            bytes += s.fileLength();
         }
         this.active = loaded.getLast();
         this.nextOffset = active.nextOffset();
@@ -190,9 +190,9 @@ final class SegmentedJournal implements Journal {
                 roll();
             }
             int n = fittingCount(payloads, i);
-            long before = active.size();
+            long before = active.fileLength();
             active.append(payloads.subList(i, i + n), options.maxSegmentBytes());
-            retainedBytes += active.size() - before;
+            retainedBytes += active.fileLength() - before;
             nextOffset = Math.max(nextOffset, active.nextOffset()); // never back: it already counts unwritten records
             i += n;
         }
@@ -214,12 +214,11 @@ final class SegmentedJournal implements Journal {
     }
 
     private void roll() throws IOException { // under writeLock
-        active.trim(); // no more frames go into it: drop its preallocated zeros
         // at the end of what is written: nextOffset also counts the unwritten records, which go after it
         Segment next = Segment.create(ops, dir, active.nextOffset());
         segments.put(next.baseOffset(), next);
         active = next;
-        retainedBytes += next.size();
+        retainedBytes += next.fileLength();
         // The new file's name must be durable before any record in it is acknowledged.
         ops.syncDirectory(dir);
     }
@@ -322,7 +321,7 @@ final class SegmentedJournal implements Journal {
                     break;
                 }
                 segments.remove(s.baseOffset());
-                retainedBytes -= s.size();
+                retainedBytes -= s.fileLength();
                 s.close();
                 ops.delete(s.path());
                 ops.syncDirectory(dir); // one at a time: a crash leaves a deleted prefix, never a gap
@@ -380,7 +379,7 @@ final class SegmentedJournal implements Journal {
         if (error == null && commit.failure() == null) {
             writeLock.lock();
             try {
-                active.trim(); // a clean close leaves no preallocated zeros behind
+                active.trimAndForce(); // a clean close leaves no preallocated zeros behind
             } catch (IOException e) {
                 error = e;
             } finally {

@@ -3,6 +3,7 @@ package io.sluice.journal;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.lang.reflect.Method;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * launcher's and the build's {@code --add-opens java.base/sun.nio.ch}). An {@code fdatasync} skips the inode
  * when only its times changed, which with preallocated segments (see {@link Segment}) is most forces. Without
  * that access it falls back to {@code fsync} ({@code FileDescriptor.sync()}), the same guarantee at the cost
- * of the inode's write: {@link #fdatasync()} says which is in use.
+ * of the inode's write: {@link #fdatasync()} says which is in use. Two differences of the channel: a force the
+ * file is closed under returns from the JDK without syncing, so this checks the channel is still open after it
+ * and throws if not; and closing the file waits for a force in flight to return.
  *
  * <p>Thread-safe.
  */
@@ -61,8 +64,8 @@ final class SystemFileOps implements FileOps {
         }
     }
 
-    /** The file's channel, uninterruptible; null if that is not possible here. */
-    private static FileChannel uninterruptibleChannel(RandomAccessFile file) throws IOException {
+    /** The file's channel, uninterruptible; null (forces use fsync) if that is not possible here. */
+    private static FileChannel uninterruptibleChannel(RandomAccessFile file) {
         if (SET_UNINTERRUPTIBLE == null) {
             return null;
         }
@@ -71,7 +74,9 @@ final class SystemFileOps implements FileOps {
             SET_UNINTERRUPTIBLE.invoke(channel);
             return channel;
         } catch (ReflectiveOperationException | RuntimeException e) {
-            throw new IOException("could not make the journal's file channel uninterruptible", e);
+            log.warn("Journal forces of this file use fsync: its channel could not be made uninterruptible: {}",
+                    e.toString());
+            return null;
         }
     }
 
@@ -145,6 +150,9 @@ final class SystemFileOps implements FileOps {
         public void force() throws IOException {
             if (channel != null) {
                 channel.force(false); // fdatasync: the data, and the size when it changed
+                if (!channel.isOpen()) { // closed under the force, which then returns without syncing
+                    throw new ClosedChannelException();
+                }
             } else {
                 file.getFD().sync();
             }

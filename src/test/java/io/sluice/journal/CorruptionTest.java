@@ -62,7 +62,7 @@ class CorruptionTest {
         long position = random.nextLong(Files.size(file));
         flip(file, position, random);
 
-        long expectedNext = firstOffsetNotBefore(baseOf(file), position, payloads);
+        long expectedNext = firstOffsetNotBefore(baseOf(file), baseOf(files.get(victim + 1)), position, payloads);
         try (Journal journal = Journals.open(dir, segmentsOf(SEGMENT_BYTES))) {
             assertThat(journal.nextOffset()).as("corrupted %s at byte %d", file.getFileName(), position)
                     .isEqualTo(expectedNext);
@@ -78,11 +78,14 @@ class CorruptionTest {
         }
     }
 
-    /** The offset of the frame holding {@code position} (or the segment's base, for a header byte). */
-    private static long firstOffsetNotBefore(long base, long position, List<byte[]> payloads) {
+    /**
+     * The offset of the frame holding {@code position} (or the segment's base, for a header byte), or the
+     * segment's end ({@code next}) for a byte in the zeros preallocated after its frames.
+     */
+    private static long firstOffsetNotBefore(long base, long next, long position, List<byte[]> payloads) {
         long frameStart = FrameCodec.SEGMENT_HEADER_BYTES;
         long offset = base;
-        while (true) {
+        while (offset < next) {
             long frameEnd = frameStart + FrameCodec.frameBytes(payloads.get((int) offset).length);
             if (position < frameEnd) {
                 return offset;
@@ -90,6 +93,7 @@ class CorruptionTest {
             frameStart = frameEnd;
             offset++;
         }
+        return next;
     }
 
     private static void flip(Path file, long position, Random random) throws IOException {

@@ -30,36 +30,39 @@ class PreallocationTest {
     void theActiveSegmentRunsAheadInZerosAndACleanCloseCutsItBack() throws IOException {
         Path dir = tmp.resolve("j");
         Path file;
-        long frames;
+        long frames = FrameCodec.SEGMENT_HEADER_BYTES + FrameCodec.frameBytes(payload(0).length);
         try (Journal journal = Journals.open(dir, JournalOptions.defaults())) {
             journal.append(payload(0));
             file = segmentFiles(dir).getFirst();
-            frames = journal.sizeInBytes();
-            assertThat(Files.size(file)).isEqualTo(frames + Segment.PREALLOCATE_BYTES);
+            assertThat(Files.size(file)).isEqualTo(frames + Segment.PREALLOCATE_BYTES)
+                    .as("sizeInBytes counts the file").isEqualTo(journal.sizeInBytes());
             assertThat(tail(file, frames)).as("the preallocated tail").containsOnly((byte) 0);
             journal.append(payload(1));
             assertThat(Files.size(file)).as("a write inside the preallocated bytes does not grow the file")
-                    .isEqualTo(frames + Segment.PREALLOCATE_BYTES);
-            frames = journal.sizeInBytes();
+                    .isEqualTo(frames + Segment.PREALLOCATE_BYTES).isEqualTo(journal.sizeInBytes());
+            frames += FrameCodec.frameBytes(payload(1).length);
         }
         assertThat(Files.size(file)).isEqualTo(frames);
     }
 
     @Test
-    void preallocationStopsAtTheSegmentSizeAndARollCutsTheOldSegmentBack() throws IOException {
+    void preallocationStopsAtTheSegmentSizeAndRolledSegmentsKeepTheirZeros() throws IOException {
         Path dir = tmp.resolve("j");
         try (Journal journal = Journals.open(dir, segmentsOf(300))) {
             for (int i = 0; segmentFiles(dir).size() < 3; i++) {
                 assertThat(i).as("records before a third segment").isLessThan(100);
                 journal.append(payload(i, 10));
                 List<Path> files = segmentFiles(dir);
-                assertThat(Files.size(files.getLast())).isLessThanOrEqualTo(300);
-                for (Path rolled : files.subList(0, files.size() - 1)) {
-                    assertThat(tail(rolled, Files.size(rolled) - 1)).as("%s ends in its last frame's byte", rolled)
-                            .doesNotContain((byte) 0).hasSize(1);
+                for (Path f : files) {
+                    assertThat(Files.size(f)).as("%s", f.getFileName()).isEqualTo(300);
                 }
+                assertThat(journal.sizeInBytes()).isEqualTo(300L * files.size());
             }
         }
+        List<Path> files = segmentFiles(dir);
+        assertThat(Files.size(files.getFirst())).isEqualTo(300);
+        assertThat(Files.size(files.getLast())).as("the active segment, cut at close").isLessThan(300);
+        assertThat(tail(files.getLast(), Files.size(files.getLast()) - 1)).doesNotContain((byte) 0);
     }
 
     @Test
@@ -118,6 +121,7 @@ class PreallocationTest {
 
     @Test
     void aZeroPayloadAtOffsetZeroIsARecordNotTheEnd() throws IOException {
+        assertThat(FrameCodec.crc(0, new byte[0])).as("no valid frame is all zeros").isNotZero();
         Path dir = tmp.resolve("j");
         try (Journal journal = Journals.open(dir, JournalOptions.defaults())) {
             journal.append(new byte[0]);
@@ -127,6 +131,49 @@ class PreallocationTest {
         try (Journal journal = Journals.open(tmp.resolve("crashed"), JournalOptions.defaults())) {
             assertThat(readAll(journal)).containsExactly(new JournalRecord(0, new byte[0]),
                     new JournalRecord(1, new byte[0]));
+        }
+    }
+
+    @Test
+    void aHeaderAndZerosIsAnEmptySegment() throws IOException {
+        Files.createDirectories(tmp);
+        byte[] file = new byte[FrameCodec.SEGMENT_HEADER_BYTES + 4096];
+        System.arraycopy(FrameCodec.segmentHeader(0), 0, file, 0, FrameCodec.SEGMENT_HEADER_BYTES);
+        Files.write(tmp.resolve("00000000000000000000.log"), file);
+        try (Journal journal = Journals.open(tmp, JournalOptions.defaults())) {
+            assertThat(journal.nextOffset()).isZero();
+            assertThat(readAll(journal)).isEmpty();
+            assertThat(journal.append(payload(0))).isZero();
+        }
+        try (Journal journal = Journals.open(tmp, JournalOptions.defaults())) {
+            assertThat(readAll(journal)).containsExactly(new JournalRecord(0, payload(0)));
+        }
+    }
+
+    @Test
+    void aTornFrameBeforeTheZerosIsDamage() throws IOException {
+        Path dir = tmp.resolve("j");
+        List<byte[]> payloads = new ArrayList<>();
+        try (Journal journal = Journals.open(dir, segmentsOf(4096))) {
+            while (segmentFiles(dir).size() < 2) {
+                payloads.add(payload(payloads.size(), 40));
+                journal.append(payloads.getLast());
+            }
+        }
+        Path first = segmentFiles(dir).getFirst();
+        int inFirst = (int) Journals.baseOf(segmentFiles(dir).getLast());
+        long end = FrameCodec.SEGMENT_HEADER_BYTES;
+        for (byte[] p : payloads.subList(0, inFirst)) {
+            end += FrameCodec.frameBytes(p.length);
+        }
+        byte[] torn = Arrays.copyOf(FrameCodec.encodeFrames(inFirst, List.of(payload(77))), 10);
+        try (RandomAccessFile f = new RandomAccessFile(first.toFile(), "rw")) {
+            f.seek(end);
+            f.write(torn); // the first bytes of a frame, then the zeros
+        }
+        try (Journal journal = Journals.open(dir, segmentsOf(4096))) {
+            assertThat(segmentFiles(dir)).containsExactly(first);
+            assertThat(readAll(journal)).containsExactlyElementsOf(records(0, payloads.subList(0, inFirst)));
         }
     }
 

@@ -16,7 +16,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A crash in the middle of writing the last record, simulated by cutting the file at every byte of it. */
+/**
+ * A crash in the middle of writing the last record, simulated by cutting the file at every byte of it, and by
+ * zeroing it from every byte of it on (a torn frame in front of the preallocated zeros).
+ */
 class TornWriteTest {
     @TempDir
     Path tmp;
@@ -28,19 +31,27 @@ class TornWriteTest {
         for (int i = 0; i < 5; i++) {
             payloads.add(payload(i, 30));
         }
-        long lastFrameStart;
+        long lastFrameStart = FrameCodec.SEGMENT_HEADER_BYTES;
+        for (byte[] p : payloads.subList(0, 4)) {
+            lastFrameStart += FrameCodec.frameBytes(p.length);
+        }
         try (Journal journal = Journals.open(pristine, JournalOptions.defaults())) {
             journal.appendAll(payloads.subList(0, 4));
-            lastFrameStart = journal.sizeInBytes();
             journal.append(payloads.get(4));
         }
         long fullSize = Files.size(segmentFiles(pristine).getFirst());
         assertThat(fullSize - lastFrameStart).isEqualTo(FrameCodec.frameBytes(payloads.get(4).length));
 
-        for (long cut = lastFrameStart; cut < fullSize; cut++) {
+        for (long cut = lastFrameStart; cut < 2 * fullSize - lastFrameStart; cut++) {
+            // the file cut short, or (past fullSize) the same cut but the rest zeros: the preallocated tail
+            long at = cut < fullSize ? cut : cut - fullSize + lastFrameStart;
             Path dir = tmp.resolve("cut-" + cut);
             Journals.copyDirectory(pristine, dir);
-            truncate(segmentFiles(dir).getFirst(), cut);
+            if (cut < fullSize) {
+                truncate(segmentFiles(dir).getFirst(), at);
+            } else {
+                zeroFrom(segmentFiles(dir).getFirst(), at, 4096);
+            }
             byte[] after = payload(99, (int) (cut % 7));
             try (Journal journal = Journals.open(dir, JournalOptions.defaults())) {
                 assertThat(readAll(journal)).as("cut at %d", cut)
@@ -92,6 +103,14 @@ class TornWriteTest {
         }
         try (Journal journal = Journals.open(tmp, JournalOptions.defaults())) {
             assertThat(readAll(journal)).containsExactly(new JournalRecord(42, payload(42)));
+        }
+    }
+
+    /** Zeros from {@code from} to the end, and {@code extra} zero bytes after it. */
+    static void zeroFrom(Path file, long from, int extra) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+            f.seek(from);
+            f.write(new byte[(int) (f.length() - from) + extra]);
         }
     }
 
