@@ -98,13 +98,7 @@ class PreallocationTest {
     @Test
     void bytesOtherThanZerosAfterTheLastFrameAreDamageAndLaterSegmentsGo() throws IOException {
         Path dir = tmp.resolve("j");
-        List<byte[]> payloads = new ArrayList<>();
-        try (Journal journal = Journals.open(dir, segmentsOf(4096))) {
-            while (segmentFiles(dir).size() < 2) {
-                payloads.add(payload(payloads.size(), 40));
-                journal.append(payloads.getLast());
-            }
-        }
+        List<byte[]> payloads = twoSegments(dir);
         Path first = segmentFiles(dir).getFirst();
         long firstSegmentRecords = Journals.baseOf(segmentFiles(dir).getLast());
         appendZeros(first, 500);
@@ -153,13 +147,7 @@ class PreallocationTest {
     @Test
     void aTornFrameBeforeTheZerosIsDamage() throws IOException {
         Path dir = tmp.resolve("j");
-        List<byte[]> payloads = new ArrayList<>();
-        try (Journal journal = Journals.open(dir, segmentsOf(4096))) {
-            while (segmentFiles(dir).size() < 2) {
-                payloads.add(payload(payloads.size(), 40));
-                journal.append(payloads.getLast());
-            }
-        }
+        List<byte[]> payloads = twoSegments(dir);
         Path first = segmentFiles(dir).getFirst();
         int inFirst = (int) Journals.baseOf(segmentFiles(dir).getLast());
         long end = FrameCodec.SEGMENT_HEADER_BYTES;
@@ -197,6 +185,18 @@ class PreallocationTest {
             file.force();
             assertThat(back).isEqualTo(data);
         }
+    }
+
+    /** Appends records of 4096-byte segments until a second segment starts; returns their payloads. */
+    private static List<byte[]> twoSegments(Path dir) throws IOException {
+        List<byte[]> payloads = new ArrayList<>();
+        try (Journal journal = Journals.open(dir, segmentsOf(4096))) {
+            while (segmentFiles(dir).size() < 2) {
+                payloads.add(payload(payloads.size(), 40));
+                journal.append(payloads.getLast());
+            }
+        }
+        return payloads;
     }
 
     private static byte[] tail(Path file, long from) throws IOException {
