@@ -442,6 +442,7 @@ public final class HttpServer implements AutoCloseable {
             dispatch(ex, this::template, body);
             return;
         }
+        keepReadsRegistered(ex);
         ex.dispatch(io.undertow.util.SameThreadExecutor.INSTANCE, () -> {
             String name = param(ex, "template");
             String label = writes.template(name).isPresent() ? name : Metrics.UNKNOWN;
@@ -472,6 +473,31 @@ public final class HttpServer implements AutoCloseable {
                 }
             });
         });
+    }
+
+    /**
+     * Keeps a connection in epoll while its template write is pending. Undertow takes a connection's socket out
+     * of the selector once it has parsed a request's head ({@code suspendReads}, for a request with a body) and
+     * puts it back when the exchange completes; a closed-loop client sends nothing in between, so for a write
+     * answered after the I/O thread's next select (every write is: it waits for a commit or a force) that is two
+     * {@code epoll_ctl} calls a request, ~1.4 a request under the bench's load (docs/BENCHMARKS.md). Here, once
+     * the body has all been read, reads are resumed with a listener that suspends them again if the socket
+     * becomes readable before the answer (a pipelining client, or a close): then Undertow's own suspended state
+     * is back, and the exchange's end resumes reads with Undertow's read listener, as it always does. Only on
+     * plain HTTP connections with nothing buffered ahead; TLS keeps Undertow's handling (its channel does not
+     * take reads resumed under it).
+     */
+    private static void keepReadsRegistered(HttpServerExchange ex) {
+        if (ex.getConnection() instanceof io.undertow.server.protocol.http.HttpServerConnection c
+                && c.getSslSession() == null && c.getExtraBytes() == null && ex.isRequestComplete()) {
+            var source = c.getChannel().getSourceChannel();
+            if (source.getReadListener() == null) {
+                var socket = c.getOriginalSourceConduit();
+                // whatever becomes readable waits for the exchange's end: reads suspended, as Undertow had them
+                source.setReadListener(readable -> socket.suspendReads());
+                socket.resumeReads();
+            }
+        }
     }
 
     /** The largest template body decoded on an I/O thread; larger ones would hold up its other connections. */

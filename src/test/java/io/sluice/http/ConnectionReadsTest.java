@@ -1,0 +1,157 @@
+package io.sluice.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.support.Await;
+import io.sluice.support.TestServer;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A template write keeps its connection registered for reads while it waits for its commit or its force
+ * ({@code HttpServer.keepReadsRegistered}). Bytes that arrive meanwhile must wait for the answer, in order: the
+ * next requests of a pipelining client, or the end of a client that half-closed after its request. A long linger
+ * holds each sync write so that they do arrive while it is pending.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ConnectionReadsTest {
+    TestServer s;
+
+    @BeforeAll
+    void start() {
+        s = TestServer.start("""
+                templates:
+                  person:
+                    cypher: "CREATE (:Person {id: row.id})"
+                    key: [id]
+                    types: {id: integer}
+                batch: {max_wait: 600ms}
+                """, false);
+    }
+
+    @AfterAll
+    void stop() {
+        s.close();
+    }
+
+    @Test
+    @Timeout(60)
+    void pipelinedWritesAreAnsweredInOrderAfterThePendingOne() throws Exception {
+        try (Socket socket = connect()) {
+            StringBuilder requests = new StringBuilder();
+            for (int id = 1; id <= 3; id++) {
+                requests.append(request("sync", "{\"id\": " + id + "}"));
+            }
+            requests.append(request("async", "{\"id\": 4}"));
+            requests.append(request("sync", "{\"id\": \"not a number\"}"));
+            socket.getOutputStream().write(requests.toString().getBytes(StandardCharsets.UTF_8));
+            socket.getOutputStream().flush();
+            InputStream in = socket.getInputStream();
+            List<Integer> statuses = new ArrayList<>();
+            List<String> bodies = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                Response r = read(in);
+                statuses.add(r.status());
+                bodies.add(r.body());
+            }
+            assertThat(statuses).as(bodies.toString()).containsExactly(200, 200, 200, 202, 400);
+            assertThat(bodies.get(4)).contains("Neo.ClientError");
+        }
+        assertThat(s.count("MATCH (p:Person) WHERE p.id IN [1, 2, 3] RETURN count(p)")).isEqualTo(3);
+    }
+
+    @Test
+    @Timeout(60)
+    void aClientThatHalfClosesAfterItsWriteStillGetsTheAnswer() throws Exception {
+        try (Socket socket = connect()) {
+            OutputStream out = socket.getOutputStream();
+            out.write(request("sync", "{\"id\": 10}").getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            socket.shutdownOutput(); // readable at once: end of stream, while the write waits for its batch
+            Response r = read(socket.getInputStream());
+            assertThat(r.status()).as(r.body()).isEqualTo(200);
+            assertThat(socket.getInputStream().read()).as("closed after the answer").isEqualTo(-1);
+        }
+        assertThat(s.count("MATCH (p:Person {id: 10}) RETURN count(p)")).isEqualTo(1);
+        // the server goes on: another connection is answered
+        assertThat(s.post("/db/neo4j/write/person", "{\"id\": 11}").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    @Timeout(60)
+    void aClientGoneBeforeItsAnswerLeavesTheServerServing() throws Exception {
+        long ioCpuBefore = ioThreadsCpuNanos();
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write(request("sync", "{\"id\": 20}").getBytes(StandardCharsets.UTF_8));
+            socket.getOutputStream().flush();
+        } // closed at once: readable (end of stream) while the write is pending; its answer goes nowhere
+        Await.until("the gone client's write committed", Duration.ofSeconds(30), () -> s.count("MATCH (p:Person {id: 20}) RETURN count(p)") == 1);
+        // the write lingered ~600 ms with its socket readable: an I/O thread that kept being woken for it would
+        // have spent about that
+        assertThat(Duration.ofNanos(ioThreadsCpuNanos() - ioCpuBefore)).isLessThan(Duration.ofMillis(150));
+        for (int id = 21; id <= 23; id++) {
+            assertThat(s.post("/db/neo4j/write/person", "{\"id\": " + id + "}").statusCode()).isEqualTo(200);
+        }
+        assertThat(s.count("MATCH (p:Person) WHERE p.id IN [20, 21, 22, 23] RETURN count(p)")).isEqualTo(4);
+    }
+
+    /** The CPU time of this process's Undertow I/O threads so far. */
+    private static long ioThreadsCpuNanos() {
+        var threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (var info : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (info != null && info.getThreadName().matches("XNIO-\\d+ I/O-\\d+")) {
+                sum += Math.max(0, threads.getThreadCpuTime(info.getThreadId()));
+            }
+        }
+        return sum;
+    }
+
+    private Socket connect() throws IOException {
+        Socket socket = new Socket(s.server.httpAddress().getAddress(), s.server.httpAddress().getPort());
+        socket.setSoTimeout(30_000);
+        return socket;
+    }
+
+    private static String request(String mode, String body) {
+        int length = body.getBytes(StandardCharsets.UTF_8).length;
+        return "POST /db/neo4j/write/person?mode=" + mode + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: "
+                + TestServer.AUTH + "\r\nContent-Type: application/json\r\nContent-Length: " + length + "\r\n\r\n"
+                + body;
+    }
+
+    record Response(int status, String body) { }
+
+    /** One HTTP/1.1 response with a Content-Length body. */
+    private static Response read(InputStream in) throws IOException {
+        ByteArrayOutputStream head = new ByteArrayOutputStream();
+        while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
+            int b = in.read();
+            if (b < 0) {
+                throw new IOException("connection closed in a response's head: " + head);
+            }
+            head.write(b);
+        }
+        String[] lines = head.toString(StandardCharsets.ISO_8859_1).split("\r\n");
+        int status = Integer.parseInt(lines[0].split(" ")[1]);
+        int length = 0;
+        for (String line : lines) {
+            if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+                length = Integer.parseInt(line.substring(line.indexOf(':') + 1).strip());
+            }
+        }
+        return new Response(status, new String(in.readNBytes(length), StandardCharsets.UTF_8));
+    }
+}
