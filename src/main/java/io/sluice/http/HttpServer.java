@@ -454,7 +454,10 @@ public final class HttpServer implements AutoCloseable {
             } catch (RuntimeException | StackOverflowError e) {
                 reply = java.util.concurrent.CompletableFuture.failedFuture(e);
             }
-            reply.whenComplete((r, e) -> { // on the I/O thread (templateSubmitted hands the outcome over to it)
+            // on the I/O thread, always: templateSubmitted hands an outcome over to it, but a failed future passes
+            // thenApplyAsync by on the thread that failed it, and an answer sent from another thread would race
+            // keepReadsRegistered's listener with Undertow's resuming reads (runs at once when already there)
+            reply.whenCompleteAsync((r, e) -> {
                 try {
                     if (e != null) {
                         Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
@@ -471,7 +474,7 @@ public final class HttpServer implements AutoCloseable {
                     }
                     ex.endExchange();
                 }
-            });
+            }, onIoThread);
         });
     }
 

@@ -50,14 +50,20 @@ class ConnectionReadsTest {
     @Timeout(60)
     void pipelinedWritesAreAnsweredInOrderAfterThePendingOne() throws Exception {
         try (Socket socket = connect()) {
-            StringBuilder requests = new StringBuilder();
-            for (int id = 1; id <= 3; id++) {
-                requests.append(request("sync", "{\"id\": " + id + "}"));
+            OutputStream out = socket.getOutputStream();
+            out.write(request("sync", "{\"id\": 1}").getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            // the first write waits in its batch (the linger), its connection registered for reads: the next
+            // requests arrive while it is pending
+            Await.until("the first write pending", Duration.ofSeconds(30), () -> pendingRows() >= 1);
+            StringBuilder next = new StringBuilder();
+            for (int id = 2; id <= 3; id++) {
+                next.append(request("sync", "{\"id\": " + id + "}"));
             }
-            requests.append(request("async", "{\"id\": 4}"));
-            requests.append(request("sync", "{\"id\": \"not a number\"}"));
-            socket.getOutputStream().write(requests.toString().getBytes(StandardCharsets.UTF_8));
-            socket.getOutputStream().flush();
+            next.append(request("async", "{\"id\": 4}"));
+            next.append(request("sync", "{\"id\": \"not a number\"}"));
+            out.write(next.toString().getBytes(StandardCharsets.UTF_8));
+            out.flush();
             InputStream in = socket.getInputStream();
             List<Integer> statuses = new ArrayList<>();
             List<String> bodies = new ArrayList<>();
@@ -70,6 +76,16 @@ class ConnectionReadsTest {
             assertThat(bodies.get(4)).contains("Neo.ClientError");
         }
         assertThat(s.count("MATCH (p:Person) WHERE p.id IN [1, 2, 3] RETURN count(p)")).isEqualTo(3);
+    }
+
+    /** Rows admitted and not yet committed, from {@code /health}. */
+    private long pendingRows() {
+        try {
+            var health = new com.fasterxml.jackson.databind.ObjectMapper().readTree(s.get("/health").body());
+            return health.findValue("pending_rows").asLong();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @Test
