@@ -50,9 +50,7 @@ class ConnectionReadsTest {
     @Timeout(60)
     void pipelinedWritesAreAnsweredInOrderAfterThePendingOne() throws Exception {
         try (Socket socket = connect()) {
-            OutputStream out = socket.getOutputStream();
-            out.write(request("sync", "{\"id\": 1}").getBytes(StandardCharsets.UTF_8));
-            out.flush();
+            send(socket, request("sync", "{\"id\": 1}"));
             // the first write waits in its batch (the linger), its connection registered for reads: the next
             // requests arrive while it is pending
             Await.until("the first write pending", Duration.ofSeconds(30), () -> pendingRows() >= 1);
@@ -62,8 +60,7 @@ class ConnectionReadsTest {
             }
             next.append(request("async", "{\"id\": 4}"));
             next.append(request("sync", "{\"id\": \"not a number\"}"));
-            out.write(next.toString().getBytes(StandardCharsets.UTF_8));
-            out.flush();
+            send(socket, next.toString());
             InputStream in = socket.getInputStream();
             List<Integer> statuses = new ArrayList<>();
             List<String> bodies = new ArrayList<>();
@@ -92,9 +89,7 @@ class ConnectionReadsTest {
     @Timeout(60)
     void aClientThatHalfClosesAfterItsWriteStillGetsTheAnswer() throws Exception {
         try (Socket socket = connect()) {
-            OutputStream out = socket.getOutputStream();
-            out.write(request("sync", "{\"id\": 10}").getBytes(StandardCharsets.UTF_8));
-            out.flush();
+            send(socket, request("sync", "{\"id\": 10}"));
             socket.shutdownOutput(); // readable at once: end of stream, while the write waits for its batch
             Response r = read(socket.getInputStream());
             assertThat(r.status()).as(r.body()).isEqualTo(200);
@@ -110,8 +105,7 @@ class ConnectionReadsTest {
     void aClientGoneBeforeItsAnswerLeavesTheServerServing() throws Exception {
         long ioCpuBefore = ioThreadsCpuNanos();
         try (Socket socket = connect()) {
-            socket.getOutputStream().write(request("sync", "{\"id\": 20}").getBytes(StandardCharsets.UTF_8));
-            socket.getOutputStream().flush();
+            send(socket, request("sync", "{\"id\": 20}"));
         } // closed at once: readable (end of stream) while the write is pending; its answer goes nowhere
         Await.until("the gone client's write committed", Duration.ofSeconds(30), () -> s.count("MATCH (p:Person {id: 20}) RETURN count(p)") == 1);
         // the write lingered ~600 ms with its socket readable: an I/O thread that kept being woken for it would
@@ -139,6 +133,12 @@ class ConnectionReadsTest {
         Socket socket = new Socket(s.server.httpAddress().getAddress(), s.server.httpAddress().getPort());
         socket.setSoTimeout(30_000);
         return socket;
+    }
+
+    private static void send(Socket socket, String requests) throws IOException {
+        OutputStream out = socket.getOutputStream();
+        out.write(requests.getBytes(StandardCharsets.UTF_8));
+        out.flush();
     }
 
     private static String request(String mode, String body) {
