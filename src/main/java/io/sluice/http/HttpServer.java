@@ -483,7 +483,7 @@ public final class HttpServer implements AutoCloseable {
      * of the selector once it has parsed a request's head ({@code suspendReads}, for a request with a body) and
      * puts it back when the exchange completes; a closed-loop client sends nothing in between, so for a write
      * answered after the I/O thread's next select (every write is: it waits for a commit or a force) that is two
-     * {@code epoll_ctl} calls a request, ~1.4 a request under the bench's load (docs/BENCHMARKS.md). Here, once
+     * {@code epoll_ctl} calls a request, 1.2-1.5 a request under the bench's load (docs/BENCHMARKS.md). Here, once
      * the body has all been read, reads are resumed with a listener that suspends them again if the socket
      * becomes readable before the answer (a pipelining client, or a close): then Undertow's own suspended state
      * is back, and the exchange's end resumes reads with Undertow's read listener, as it always does. Only on

@@ -3,13 +3,12 @@ package io.sluice.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.support.Await;
+import io.sluice.support.RawHttp;
+import io.sluice.support.RawHttp.Response;
 import io.sluice.support.TestServer;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,7 +49,7 @@ class ConnectionReadsTest {
     @Timeout(60)
     void pipelinedWritesAreAnsweredInOrderAfterThePendingOne() throws Exception {
         try (Socket socket = connect()) {
-            send(socket, request("sync", "{\"id\": 1}"));
+            RawHttp.send(socket, request("sync", "{\"id\": 1}"));
             // the first write waits in its batch (the linger), its connection registered for reads: the next
             // requests arrive while it is pending
             Await.until("the first write pending", Duration.ofSeconds(30), () -> pendingRows() >= 1);
@@ -60,12 +59,12 @@ class ConnectionReadsTest {
             }
             next.append(request("async", "{\"id\": 4}"));
             next.append(request("sync", "{\"id\": \"not a number\"}"));
-            send(socket, next.toString());
+            RawHttp.send(socket, next.toString());
             InputStream in = socket.getInputStream();
             List<Integer> statuses = new ArrayList<>();
             List<String> bodies = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
-                Response r = read(in);
+                Response r = RawHttp.read(in);
                 statuses.add(r.status());
                 bodies.add(r.body());
             }
@@ -89,9 +88,9 @@ class ConnectionReadsTest {
     @Timeout(60)
     void aClientThatHalfClosesAfterItsWriteStillGetsTheAnswer() throws Exception {
         try (Socket socket = connect()) {
-            send(socket, request("sync", "{\"id\": 10}"));
+            RawHttp.send(socket, request("sync", "{\"id\": 10}"));
             socket.shutdownOutput(); // readable at once: end of stream, while the write waits for its batch
-            Response r = read(socket.getInputStream());
+            Response r = RawHttp.read(socket.getInputStream());
             assertThat(r.status()).as(r.body()).isEqualTo(200);
             assertThat(socket.getInputStream().read()).as("closed after the answer").isEqualTo(-1);
         }
@@ -105,7 +104,7 @@ class ConnectionReadsTest {
     void aClientGoneBeforeItsAnswerLeavesTheServerServing() throws Exception {
         long ioCpuBefore = ioThreadsCpuNanos();
         try (Socket socket = connect()) {
-            send(socket, request("sync", "{\"id\": 20}"));
+            RawHttp.send(socket, request("sync", "{\"id\": 20}"));
         } // closed at once: readable (end of stream) while the write is pending; its answer goes nowhere
         Await.until("the gone client's write committed", Duration.ofSeconds(30), () -> s.count("MATCH (p:Person {id: 20}) RETURN count(p)") == 1);
         // the write lingered ~600 ms with its socket readable: an I/O thread that kept being woken for it would
@@ -129,45 +128,13 @@ class ConnectionReadsTest {
         return sum;
     }
 
+    private static String request(String mode, String body) {
+        return RawHttp.post("/db/neo4j/write/person?mode=" + mode, TestServer.AUTH, body);
+    }
+
     private Socket connect() throws IOException {
         Socket socket = new Socket(s.server.httpAddress().getAddress(), s.server.httpAddress().getPort());
         socket.setSoTimeout(30_000);
         return socket;
-    }
-
-    private static void send(Socket socket, String requests) throws IOException {
-        OutputStream out = socket.getOutputStream();
-        out.write(requests.getBytes(StandardCharsets.UTF_8));
-        out.flush();
-    }
-
-    private static String request(String mode, String body) {
-        int length = body.getBytes(StandardCharsets.UTF_8).length;
-        return "POST /db/neo4j/write/person?mode=" + mode + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: "
-                + TestServer.AUTH + "\r\nContent-Type: application/json\r\nContent-Length: " + length + "\r\n\r\n"
-                + body;
-    }
-
-    record Response(int status, String body) { }
-
-    /** One HTTP/1.1 response with a Content-Length body. */
-    private static Response read(InputStream in) throws IOException {
-        ByteArrayOutputStream head = new ByteArrayOutputStream();
-        while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
-            int b = in.read();
-            if (b < 0) {
-                throw new IOException("connection closed in a response's head: " + head);
-            }
-            head.write(b);
-        }
-        String[] lines = head.toString(StandardCharsets.ISO_8859_1).split("\r\n");
-        int status = Integer.parseInt(lines[0].split(" ")[1]);
-        int length = 0;
-        for (String line : lines) {
-            if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
-                length = Integer.parseInt(line.substring(line.indexOf(':') + 1).strip());
-            }
-        }
-        return new Response(status, new String(in.readNBytes(length), StandardCharsets.UTF_8));
     }
 }

@@ -3,6 +3,7 @@ package io.sluice.security;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.support.RawHttp;
 import io.sluice.support.TestServer;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -210,35 +211,8 @@ class HttpAuthTest {
 
     /** One template write on {@code socket} (kept alive); the status of its answer. */
     static int writeOn(java.net.Socket socket, String authorization, long id) throws java.io.IOException {
-        String body = "{\"id\":" + id + "}";
-        String request = "POST /db/neo4j/write/item?mode=async HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: "
-                + authorization + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length()
-                + "\r\n\r\n" + body;
-        socket.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-        socket.getOutputStream().flush();
-        java.io.DataInputStream in = new java.io.DataInputStream(socket.getInputStream());
-        String status = readLine(in);
-        int length = 0;
-        for (String line = readLine(in); !line.isEmpty(); line = readLine(in)) {
-            if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
-                length = Integer.parseInt(line.substring(15).strip());
-            }
-        }
-        in.readFully(new byte[length]);
-        return Integer.parseInt(status.split(" ")[1]);
-    }
-
-    private static String readLine(java.io.InputStream in) throws java.io.IOException {
-        StringBuilder b = new StringBuilder();
-        for (int c = in.read(); c != '\n'; c = in.read()) {
-            if (c < 0) {
-                throw new java.io.EOFException("connection closed after: " + b);
-            }
-            if (c != '\r') {
-                b.append((char) c);
-            }
-        }
-        return b.toString();
+        RawHttp.send(socket, RawHttp.post("/db/neo4j/write/item?mode=async", authorization, "{\"id\":" + id + "}"));
+        return RawHttp.read(socket.getInputStream()).status();
     }
 
     @Test
