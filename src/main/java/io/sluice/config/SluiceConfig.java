@@ -22,7 +22,8 @@ public record SluiceConfig(
         Tls tls,
         Modes modes,
         Transactions transactions,
-        Warmup warmup) {
+        Warmup warmup,
+        Http http) {
 
     public SluiceConfig {
         templates = templates == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(templates));
@@ -38,6 +39,7 @@ public record SluiceConfig(
         modes = modes == null ? Modes.DEFAULT : modes;
         transactions = transactions == null ? Transactions.DEFAULT : transactions;
         warmup = warmup == null ? Warmup.DEFAULT : warmup;
+        http = http == null ? Http.DEFAULT : http;
         for (String name : templates.keySet()) {
             if (!name.matches("[A-Za-z0-9_.-]+")) {
                 throw new IllegalArgumentException("template name '" + name + "' must match [A-Za-z0-9_.-]+");
@@ -46,40 +48,40 @@ public record SluiceConfig(
     }
 
     public static SluiceConfig defaults() {
-        return new SluiceConfig(null, null, null, null, null, null, null, null, null, null, null, null, null);
+        return new SluiceConfig(null, null, null, null, null, null, null, null, null, null, null, null, null, null);
     }
 
     public SluiceConfig withTemplates(Map<String, TemplateConfig> t, List<String> s) {
-        return new SluiceConfig(t, s, batch, admission, neo4j, retry, journal, apply, security, tls, modes, transactions, warmup);
+        return new SluiceConfig(t, s, batch, admission, neo4j, retry, journal, apply, security, tls, modes, transactions, warmup, http);
     }
 
     public SluiceConfig withBatch(Batch b) {
-        return new SluiceConfig(templates, schema, b, admission, neo4j, retry, journal, apply, security, tls, modes, transactions, warmup);
+        return new SluiceConfig(templates, schema, b, admission, neo4j, retry, journal, apply, security, tls, modes, transactions, warmup, http);
     }
 
     public SluiceConfig withApply(Apply a) {
-        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, a, security, tls, modes, transactions, warmup);
+        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, a, security, tls, modes, transactions, warmup, http);
     }
 
     public SluiceConfig withAdmission(Admission a) {
-        return new SluiceConfig(templates, schema, batch, a, neo4j, retry, journal, apply, security, tls, modes, transactions, warmup);
+        return new SluiceConfig(templates, schema, batch, a, neo4j, retry, journal, apply, security, tls, modes, transactions, warmup, http);
     }
 
     public SluiceConfig withNeo4j(Neo4j n) {
-        return new SluiceConfig(templates, schema, batch, admission, n, retry, journal, apply, security, tls, modes, transactions, warmup);
+        return new SluiceConfig(templates, schema, batch, admission, n, retry, journal, apply, security, tls, modes, transactions, warmup, http);
     }
 
     public SluiceConfig withSecurity(Security s) {
-        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, s, tls, modes, transactions, warmup);
+        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, s, tls, modes, transactions, warmup, http);
     }
 
     public SluiceConfig withJournal(Journal j) {
-        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, j, apply, security, tls, modes, transactions, warmup);
+        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, j, apply, security, tls, modes, transactions, warmup, http);
     }
 
     public SluiceConfig withWarmup(Warmup w) {
         return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, security, tls, modes,
-                transactions, w);
+                transactions, w, http);
     }
 
     /**
@@ -113,7 +115,7 @@ public record SluiceConfig(
     }
 
     public SluiceConfig withTls(Tls t) {
-        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, security, t, modes, transactions, warmup);
+        return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, security, t, modes, transactions, warmup, http);
     }
 
     /**
@@ -460,6 +462,24 @@ public record SluiceConfig(
             if (maxOpen < 1 || !idleTimeout.isPositive() || !classicIdleTimeout.isPositive()) {
                 throw new IllegalArgumentException("transactions.max_open must be >= 1 and the idle timeouts positive, got "
                         + maxOpen + ", " + idleTimeout + " and " + classicIdleTimeout);
+            }
+        }
+    }
+
+    /**
+     * The HTTP listeners' I/O threads: they parse requests, receive bodies and send answers; a write's work is the
+     * appliers'. {@code ioThreads} defaults to half the cores, at least one (Undertow's own default is one per core,
+     * at least two). Measured on 2 cores (docs/BENCHMARKS.md, session 10): one I/O thread took an async write for
+     * 7% less CPU than two, at more writes a second, since one busier thread finds more connections ready per
+     * wake-up and the other core is left to Neo4j; sync writes cost about the same (4% more, inside the spread).
+     */
+    public record Http(Integer ioThreads) {
+        public static final Http DEFAULT = new Http(null);
+
+        public Http {
+            ioThreads = ioThreads == null ? Math.max(1, Runtime.getRuntime().availableProcessors() / 2) : ioThreads;
+            if (ioThreads < 1 || ioThreads > 256) {
+                throw new IllegalArgumentException("http.io_threads must be in [1, 256], got " + ioThreads);
             }
         }
     }

@@ -79,12 +79,16 @@ public final class HttpServer implements AutoCloseable {
      * listeners, either may be null but not both; {@code auth} checks credentials on every endpoint but
      * {@code /} and {@code /health} (and {@code /metrics} when {@code metricsOpen}); {@code access} says what
      * each user may send. {@code bolt} ({@code host:port}, or null) and {@code neo4jVersion} go in the discovery
-     * document at {@code /}.
+     * document at {@code /}. {@code ioThreads}: Undertow's I/O threads, which parse and answer (see
+     * {@link SluiceConfig.Http}).
      */
     public record Options(HostPort http, HostPort https, SSLContext tls, long maxBodyBytes, Authenticator auth,
             SluiceConfig.Access access, SluiceConfig.Modes modes, boolean metricsOpen, String bolt,
-            String neo4jVersion) {
+            String neo4jVersion, int ioThreads) {
         public Options {
+            if (ioThreads < 1) {
+                throw new IllegalArgumentException("ioThreads must be >= 1, got " + ioThreads);
+            }
             if (http == null && https == null) {
                 throw new IllegalArgumentException("neither an HTTP nor an HTTPS listener");
             }
@@ -96,7 +100,7 @@ public final class HttpServer implements AutoCloseable {
         /** Plain HTTP on {@code http}, no authentication: for tests and benchmarks of the write path alone. */
         public static Options plain(HostPort http, long maxBodyBytes) {
             return new Options(http, null, null, maxBodyBytes, Authenticator.OFF, SluiceConfig.Access.DEFAULT,
-                    SluiceConfig.Modes.DEFAULT, true, null, "unknown");
+                    SluiceConfig.Modes.DEFAULT, true, null, "unknown", SluiceConfig.Http.DEFAULT.ioThreads());
         }
     }
 
@@ -156,7 +160,7 @@ public final class HttpServer implements AutoCloseable {
             builder.addHttpsListener(o.https().port(), o.https().host(), o.tls());
         }
         this.undertow = builder
-                .setIoThreads(Math.max(2, Runtime.getRuntime().availableProcessors()))
+                .setIoThreads(o.ioThreads())
                 .setWorkerThreads(2) // unused: handlers run on virtual threads
                 .setServerOption(UndertowOptions.ALWAYS_SET_KEEP_ALIVE, true)
                 // above sluice's own limit, which answers 413 first, by the bound of what is drained after one

@@ -218,7 +218,7 @@ public final class SluiceServer implements AutoCloseable {
         if (http != null || https != null) {
             HttpServer h = new HttpServer(new HttpServer.Options(http, https, tls, a.maxBodyBytes().bytes(),
                     security.authenticator(users, time), c.security().access(), c.modes(), c.security().metricsOpen(),
-                    boltForClients(o), sink.neo4jVersion()),
+                    boltForClients(o), sink.neo4jVersion(), c.http().ioThreads()),
                     gateway, metrics, metrics::scrape, history, time);
             owned.add("HTTP", () -> h.close(HTTP_WAIT));
             server = h;

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Timeout;
  * A template write keeps its connection registered for reads while it waits for its commit or its force
  * ({@code HttpServer.keepReadsRegistered}). Bytes that arrive meanwhile must wait for the answer, in order: the
  * next requests of a pipelining client, or the end of a client that half-closed after its request. A long linger
- * holds each sync write so that they do arrive while it is pending.
+ * holds each sync write so that they do arrive while it is pending. Two I/O threads here (one is the default on
+ * two cores), so the connections of one test are served by more than one.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ConnectionReadsTest {
@@ -37,6 +38,7 @@ class ConnectionReadsTest {
                     key: [id]
                     types: {id: integer}
                 batch: {max_wait: 600ms}
+                http: {io_threads: 2}
                 """, false);
     }
 
@@ -114,6 +116,22 @@ class ConnectionReadsTest {
             assertThat(s.post("/db/neo4j/write/person", "{\"id\": " + id + "}").statusCode()).isEqualTo(200);
         }
         assertThat(s.count("MATCH (p:Person) WHERE p.id IN [20, 21, 22, 23] RETURN count(p)")).isEqualTo(4);
+    }
+
+    @Test
+    @Timeout(30)
+    void theServerRunsTheConfiguredNumberOfIoThreads() {
+        // XNIO names a worker's I/O threads "XNIO-<worker> I/O-<n>", its workers numbered as they are made: the
+        // newest is this class's server
+        java.util.TreeMap<Integer, Integer> byWorker = new java.util.TreeMap<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            var m = java.util.regex.Pattern.compile("XNIO-(\\d+) I/O-\\d+").matcher(t.getName());
+            if (m.matches() && t.isAlive()) {
+                byWorker.merge(Integer.parseInt(m.group(1)), 1, Integer::sum);
+            }
+        }
+        assertThat(byWorker).isNotEmpty();
+        assertThat(byWorker.lastEntry().getValue()).as("I/O threads by worker: %s", byWorker).isEqualTo(2);
     }
 
     /** The CPU time of this process's Undertow I/O threads so far. */
