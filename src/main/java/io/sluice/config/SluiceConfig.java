@@ -467,11 +467,12 @@ public record SluiceConfig(
     }
 
     /**
-     * The HTTP listeners' I/O threads: they parse requests, receive bodies and send answers; a write's work is the
-     * appliers'. {@code ioThreads} defaults to half the cores, at least one (Undertow's own default is one per core,
-     * at least two). Measured on 2 cores (docs/BENCHMARKS.md, session 10): one I/O thread took an async write for
-     * 7% less CPU than two, at more writes a second, since one busier thread finds more connections ready per
-     * wake-up and the other core is left to Neo4j; sync writes cost about the same (4% more, inside the spread).
+     * The HTTP and HTTPS listeners' I/O threads: they parse requests, check credentials, receive bodies, decode
+     * template rows and send answers; a write's work is the appliers'. {@code ioThreads} defaults to half the
+     * cores, at least one (Undertow's own default is one per core, at least two). Measured on 2 cores
+     * (docs/BENCHMARKS.md, session 10): one I/O thread took an async write for 7% less CPU than two, at more
+     * writes a second, since one busier thread finds more connections ready per wake-up and the other core is
+     * left to Neo4j; a sync write cost 4-11% more, its answers leaving from one thread instead of two.
      */
     public record Http(Integer ioThreads) {
         public static final Http DEFAULT = new Http(null);

@@ -386,8 +386,8 @@ final class Rehearsal implements Warmer.Rehearsal {
         History history = new History(metrics::scrape, time, History.INTERVAL, History.CAPACITY);
         HttpServer http = new HttpServer(new HttpServer.Options(new HostPort("127.0.0.1", 0), null, null,
                 a.maxBodyBytes().bytes(), auth, new SluiceConfig.Access("templates", null),
-                SluiceConfig.Modes.DEFAULT, false, null, target.neo4jVersion(), config.http().ioThreads()), gateway, metrics, metrics::scrape,
-                history, time);
+                SluiceConfig.Modes.DEFAULT, false, null, target.neo4jVersion(), config.http().ioThreads()),
+                gateway, metrics, metrics::scrape, history, time);
         owned.add("the rehearsal's HTTP listener", () -> http.close(CLOSE_WAIT));
         return http;
     }

@@ -30,6 +30,6 @@ class HttpConfigTest {
         assertThatThrownBy(() -> ConfigLoader.parse("http: {io_threads: 257}\n"))
                 .hasMessageContaining("http.io_threads must be in [1, 256], got 257");
         assertThatThrownBy(() -> ConfigLoader.parse("http: {io_thread: 2}\n"))
-                .hasMessageContaining("io_thread");
+                .hasMessageContaining("Unrecognized field \"io_thread\"");
     }
 }

@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Timeout;
  * A template write keeps its connection registered for reads while it waits for its commit or its force
  * ({@code HttpServer.keepReadsRegistered}). Bytes that arrive meanwhile must wait for the answer, in order: the
  * next requests of a pipelining client, or the end of a client that half-closed after its request. A long linger
- * holds each sync write so that they do arrive while it is pending. Two I/O threads here (one is the default on
- * two cores), so the connections of one test are served by more than one.
+ * holds each sync write so that they do arrive while it is pending. Three I/O threads here (the default on two
+ * cores is one, and before {@code http.io_threads} it was two), so the connections of one test are served by more
+ * than one, and the count shows the setting reaches Undertow.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ConnectionReadsTest {
@@ -38,7 +39,7 @@ class ConnectionReadsTest {
                     key: [id]
                     types: {id: integer}
                 batch: {max_wait: 600ms}
-                http: {io_threads: 2}
+                http: {io_threads: 3}
                 """, false);
     }
 
@@ -131,7 +132,7 @@ class ConnectionReadsTest {
             }
         }
         assertThat(byWorker).isNotEmpty();
-        assertThat(byWorker.lastEntry().getValue()).as("I/O threads by worker: %s", byWorker).isEqualTo(2);
+        assertThat(byWorker.lastEntry().getValue()).as("I/O threads by worker: %s", byWorker).isEqualTo(3);
     }
 
     /** The CPU time of this process's Undertow I/O threads so far. */
