@@ -96,12 +96,6 @@ public final class HttpServer implements AutoCloseable {
                 throw new IllegalArgumentException("an HTTPS listener needs a TLS context");
             }
         }
-
-        /** Plain HTTP on {@code http}, no authentication: for tests and benchmarks of the write path alone. */
-        public static Options plain(HostPort http, long maxBodyBytes) {
-            return new Options(http, null, null, maxBodyBytes, Authenticator.OFF, SluiceConfig.Access.DEFAULT,
-                    SluiceConfig.Modes.DEFAULT, true, null, "unknown", SluiceConfig.Http.DEFAULT.ioThreads());
-        }
     }
 
     public HttpServer(Options o, WritePath writes, Metrics metrics, Supplier<String> scrape, History history,

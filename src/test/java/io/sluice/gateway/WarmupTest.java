@@ -54,15 +54,15 @@ class WarmupTest {
                 rows.append(i == 0 ? "" : ",").append("{\"id\": ").append(i).append('}');
             }
             assertThat(s.post("/db/neo4j/write/hit?mode=sync", rows + "]").statusCode()).isEqualTo(200);
-            assertThat(JSON.readTree(s.get("/health").body()).path("warmup").path("state").asText())
+            assertThat(s.health().path("warmup").path("state").asText())
                     .isEqualTo("NONE");
 
             var r = s.post("/db/neo4j/warmup", "");
             assertThat(r.statusCode()).isEqualTo(202);
             assertThat(JSON.readTree(r.body()).path("started").asBoolean()).isTrue();
-            Await.until("the warm-up done", Duration.ofSeconds(60), () -> health(s).path("warmup").path("state")
+            Await.until("the warm-up done", Duration.ofSeconds(60), () -> s.health().path("warmup").path("state")
                     .asText().equals("DONE"));
-            JsonNode h = health(s);
+            JsonNode h = s.health();
             assertThat(h.path("status").asText()).isEqualTo("UP");
             JsonNode w = h.path("warmup");
             assertThat(w.path("how").asText()).isEqualTo("page cache");
@@ -125,7 +125,7 @@ class WarmupTest {
                 assertThat(r.statusCode()).isEqualTo(status.equals("UP") ? 200 : 503);
                 return status.equals("UP");
             });
-            assertThat(health(s).path("warmup").path("state").asText()).isEqualTo("DONE");
+            assertThat(s.health().path("warmup").path("state").asText()).isEqualTo("DONE");
             s.post("/db/neo4j/write/hit?mode=sync", "[{\"id\": 1}, {\"id\": 2}]");
 
             // the default (Bolt) way: scans, one per store and per node index, through Cypher
@@ -197,11 +197,4 @@ class WarmupTest {
         }
     }
 
-    static JsonNode health(TestServer s) {
-        try {
-            return JSON.readTree(s.get("/health").body());
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
 }

@@ -79,12 +79,7 @@ class ConnectionReadsTest {
 
     /** Rows admitted and not yet committed, from {@code /health}. */
     private long pendingRows() {
-        try {
-            var health = new com.fasterxml.jackson.databind.ObjectMapper().readTree(s.get("/health").body());
-            return health.findValue("pending_rows").asLong();
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+        return s.health().findValue("pending_rows").asLong();
     }
 
     @Test
@@ -122,11 +117,10 @@ class ConnectionReadsTest {
     @Test
     @Timeout(30)
     void theServerRunsTheConfiguredNumberOfIoThreads() {
-        // XNIO names a worker's I/O threads "XNIO-<worker> I/O-<n>", its workers numbered as they are made: the
-        // newest is this class's server
+        // XNIO numbers its workers as they are made: the newest is this class's server
         java.util.TreeMap<Integer, Integer> byWorker = new java.util.TreeMap<>();
         for (Thread t : Thread.getAllStackTraces().keySet()) {
-            var m = java.util.regex.Pattern.compile("XNIO-(\\d+) I/O-\\d+").matcher(t.getName());
+            var m = IO_THREAD.matcher(t.getName());
             if (m.matches() && t.isAlive()) {
                 byWorker.merge(Integer.parseInt(m.group(1)), 1, Integer::sum);
             }
@@ -135,12 +129,15 @@ class ConnectionReadsTest {
         assertThat(byWorker.lastEntry().getValue()).as("I/O threads by worker: %s", byWorker).isEqualTo(3);
     }
 
+    /** The name XNIO gives a worker's I/O threads: "XNIO-&lt;worker&gt; I/O-&lt;n&gt;". */
+    private static final java.util.regex.Pattern IO_THREAD = java.util.regex.Pattern.compile("XNIO-(\\d+) I/O-\\d+");
+
     /** The CPU time of this process's Undertow I/O threads so far. */
     private static long ioThreadsCpuNanos() {
         var threads = java.lang.management.ManagementFactory.getThreadMXBean();
         long sum = 0;
         for (var info : threads.getThreadInfo(threads.getAllThreadIds())) {
-            if (info != null && info.getThreadName().matches("XNIO-\\d+ I/O-\\d+")) {
+            if (info != null && IO_THREAD.matcher(info.getThreadName()).matches()) {
                 sum += Math.max(0, threads.getThreadCpuTime(info.getThreadId()));
             }
         }

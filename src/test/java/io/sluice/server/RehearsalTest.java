@@ -37,14 +37,6 @@ class RehearsalTest {
               - CREATE CONSTRAINT ruser_id IF NOT EXISTS FOR (u:RUser) REQUIRE u.id IS UNIQUE
             """;
 
-    static JsonNode health(TestServer s) {
-        try {
-            return JSON.readTree(s.get("/health").body());
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
     @Test
     void rehearsesInAScratchDatabaseThenSaysUpWithTheUsersDatabaseUntouched() throws Exception {
         try (TestServer s = TestServer.start(CONFIG + "warmup: {write_path: 8s}\n", false)) {
@@ -60,7 +52,7 @@ class RehearsalTest {
 
             Await.until("UP after the rehearsal", Duration.ofSeconds(90),
                     () -> s.get("/health").statusCode() == 200);
-            JsonNode rehearsed = health(s).path("warmup").path("write_path");
+            JsonNode rehearsed = s.health().path("warmup").path("write_path");
             assertThat(rehearsed.path("where").asText()).isEqualTo("scratch database");
             assertThat(rehearsed.path("ended").asText()).as("%s", rehearsed).isIn("time limit", "the JIT was quiet");
             assertThat(rehearsed.path("requests").asLong()).as("%s", rehearsed).isGreaterThan(50);
@@ -87,7 +79,7 @@ class RehearsalTest {
     void closingDuringTheRehearsalStopsItAndLeavesNothingBehind() throws Exception {
         TestServer s = TestServer.start(CONFIG + "warmup: {write_path: 120s}\n", false);
         Await.until("the rehearsal under way", Duration.ofSeconds(60),
-                () -> health(s).path("status").asText().equals("WARMING")
+                () -> s.health().path("status").asText().equals("WARMING")
                         && !threads("sluice-rehearsal-applier").isEmpty());
         long t0 = System.nanoTime();
         s.close();
@@ -132,7 +124,7 @@ class RehearsalTest {
     void overBoltThereIsNoRehearsal(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         try (var neo4j = io.sluice.support.Neo4jProcess.start(dir.resolve("neo4j"));
                 TestServer s = TestServer.startRemote(CONFIG + "warmup: {write_path: 8s}\n", neo4j.uri())) {
-            JsonNode h = health(s);
+            JsonNode h = s.health();
             assertThat(h.path("status").asText()).as("%s", h).isEqualTo("UP");
             assertThat(h.path("warmup").path("state").asText()).isEqualTo("NONE");
             assertThat(threads("sluice-rehearsal")).isEmpty();

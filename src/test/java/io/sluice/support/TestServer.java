@@ -138,6 +138,18 @@ public final class TestServer implements AutoCloseable {
         }
     }
 
+    /** {@code GET /health}, parsed. */
+    public com.fasterxml.jackson.databind.JsonNode health() {
+        try {
+            return HEALTH_JSON.readTree(get("/health").body());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper HEALTH_JSON =
+            new com.fasterxml.jackson.databind.ObjectMapper();
+
     /** A count from Cypher run directly on the database (not through sluice's HTTP API). */
     public long count(String cypher) {
         return count(cypher, Map.of());
