@@ -3,7 +3,7 @@ package io.sluice.bench;
 import io.sluice.time.Time;
 import io.sluice.security.InitialAuth;
 import io.sluice.server.SluiceServer;
-import io.sluice.sink.EmbeddedNeo4j.HostPort;
+import io.sluice.config.HostPort;
 import io.sluice.write.Template;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.config.SluiceConfig;
 import io.sluice.sink.EmbeddedNeo4j;
-import io.sluice.sink.EmbeddedNeo4j.HostPort;
+import io.sluice.config.HostPort;
 import io.sluice.sink.Neo4jServer;
 import io.sluice.time.Time;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.sluice.bench;
 
-import io.sluice.sink.EmbeddedNeo4j.HostPort;
+import io.sluice.config.HostPort;
 import io.sluice.time.Time;
 import java.io.BufferedReader;
 import java.io.IOException;

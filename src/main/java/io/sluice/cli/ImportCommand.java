@@ -2,6 +2,7 @@ package io.sluice.cli;
 
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
+import io.sluice.server.SluiceServer;
 import io.sluice.csv.CsvFormat;
 import io.sluice.csv.EntityKind;
 import io.sluice.csv.InputGroup;
@@ -138,14 +139,13 @@ final class ImportCommand implements Callable<Integer> {
         ImportSummary s;
         if (into != null) {
             s = Importer.offline(o, new ImportOptions.Offline(into, overwrite, multilineFields, maxOffHeapMemory, verbose),
-                    System.out, System.err);
+                    SluiceServer.IN_PROCESS, System.out, System.err);
         } else {
             if (!applyMode.equals("direct") && !applyMode.equals("sync")) {
                 throw new IllegalArgumentException("--apply-mode must be direct or sync, got '" + applyMode + "'");
             }
             s = Importer.online(o, new ImportOptions.Online(withCredentials(online), merge, batchSize,
-                    applyMode.equals("direct"), restart),
-                    System.out, System.err);
+                    applyMode.equals("direct"), restart), SluiceServer.IN_PROCESS, System.out, System.err);
         }
         return s.finished() ? 0 : 1;
     }

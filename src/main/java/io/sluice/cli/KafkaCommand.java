@@ -1,7 +1,7 @@
 package io.sluice.cli;
 
 import io.sluice.kafka.KafkaBroker;
-import io.sluice.sink.EmbeddedNeo4j.HostPort;
+import io.sluice.config.HostPort;
 import io.sluice.time.Time;
 import java.io.IOException;
 import java.net.InetAddress;

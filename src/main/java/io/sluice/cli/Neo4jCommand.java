@@ -2,7 +2,7 @@ package io.sluice.cli;
 
 import io.sluice.config.ByteSize;
 import io.sluice.sink.EmbeddedNeo4j;
-import io.sluice.sink.EmbeddedNeo4j.HostPort;
+import io.sluice.config.HostPort;
 import io.sluice.sink.Neo4jServer;
 import io.sluice.config.SluiceConfig;
 import io.sluice.security.InitialAuth;

@@ -1,16 +1,12 @@
 package io.sluice.durable;
 
-import io.sluice.apply.BatchRunner;
-import io.sluice.apply.RetryPolicy;
 import io.sluice.batch.Admission;
 import io.sluice.journal.Journal;
 import io.sluice.journal.JournalOptions;
 import io.sluice.journal.JournalRecord;
-import io.sluice.metrics.Metrics;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
-import io.sluice.time.Jitter;
 import io.sluice.time.Time;
 import io.sluice.write.Outcome;
 import io.sluice.write.Template;
@@ -34,15 +30,12 @@ import org.slf4j.LoggerFactory;
 public final class AsyncPath implements AsyncJournal {
     private static final Logger log = LoggerFactory.getLogger(AsyncPath.class);
 
-    /** Limits and places; {@code coalesceCypher}: whether raw requests of one statement are coalesced (Coalescing). */
+    /** Limits and places. */
     public record Options(Path journalDir, Path deadLetterDir, long maxLagRows, long maxLagBytes, long segmentBytes,
-            Duration admissionTimeout, int maxRows, RetryPolicy retry, boolean coalesceCypher) {
-        public Options(Path journalDir, Path deadLetterDir, long maxLagRows, long maxLagBytes, long segmentBytes,
-                Duration admissionTimeout, int maxRows, RetryPolicy retry) {
-            this(journalDir, deadLetterDir, maxLagRows, maxLagBytes, segmentBytes, admissionTimeout, maxRows, retry,
-                    true);
-        }
-    }
+            Duration admissionTimeout) {}
+
+    /** The log's name in the graph's positions ({@link GraphPositions}). */
+    static final String SOURCE = "journal";
 
     private final Journal journal;
     private final DeadLetters deadLetters;
@@ -61,28 +54,26 @@ public final class AsyncPath implements AsyncJournal {
         this.options = options;
     }
 
-    public static AsyncPath start(Options o, Sink sink, Map<String, Template> templates, Metrics metrics, Time time,
-            ThreadFactory threads) throws IOException, SinkException {
-        return start(o, sink, templates, metrics, time, threads, null);
-    }
-
-    /** {@code sizes}: the journal applier's adaptive row limit (null: {@code maxRows}, fixed). */
-    public static AsyncPath start(Options o, Sink sink, Map<String, Template> templates, Metrics metrics, Time time,
-            ThreadFactory threads, io.sluice.apply.BatchSizeController sizes) throws IOException, SinkException {
-        OffsetStore offsets = new OffsetStore(sink, 0);
-        offsets.createSchema(time);
+    /**
+     * Opens the journal and starts applying it from the graph's position. {@code appliers} gives the apply loop its
+     * batch runner and row limits over the applier's clock; {@code threads} names the applier's thread.
+     */
+    public static AsyncPath start(Options o, Sink sink, Map<String, Template> templates, Time time,
+            ThreadFactory threads, RecordApplier.Parts appliers) throws IOException, SinkException {
+        GraphPositions positions = new GraphPositions(sink, SOURCE, GraphPositions.Legacy.LOCAL_JOURNAL);
+        positions.createSchema(time);
         // locked: a transaction of a previous sluice process that was killed while committing over Bolt may still
         // be in flight on the server; its outcome decides where replay starts
-        long applied = offsets.readLocked();
+        long stored = positions.readLocked(JournalApplier.PARTITION);
         Journal journal = Journal.open(o.journalDir(), JournalOptions.defaults().withMaxSegmentBytes(o.segmentBytes()));
         try {
-            if (journal.nextOffset() < applied + 1) {
+            if (journal.nextOffset() < stored) {
                 throw new IOException("the journal in " + o.journalDir() + " ends at offset " + journal.nextOffset()
-                        + " but the graph records offset " + applied + " as applied: the journal was removed or"
-                        + " replaced. Restore it, or start from an empty journal and delete the graph's"
-                        + " (:SluiceOffset) node if you know what was applied.");
+                        + " but the graph records offsets up to " + (stored - 1) + " as applied: the journal was"
+                        + " removed or replaced. Restore it, or start from an empty journal and delete the graph's"
+                        + " (:SluicePosition {source: 'journal'}) node if you know what was applied.");
             }
-            long next = Math.max(applied + 1, journal.firstOffset());
+            long next = Math.max(stored, journal.firstOffset());
             Admission lag = new Admission(o.maxLagRows(), o.maxLagBytes(), time);
             long backlog = countBacklog(journal, next, templates, lag);
             if (backlog > 0) {
@@ -90,10 +81,8 @@ public final class AsyncPath implements AsyncJournal {
             }
             DeadLetters dead = new DeadLetters(Journal.open(o.deadLetterDir(), JournalOptions.defaults()), time);
             AppliedWatermark watermark = new AppliedWatermark(next - 1);
-            JournalApplier applier = new JournalApplier(journal, dead, offsets, templates, watermark, lag, time,
-                    o.maxRows(), sizes, next, threads,
-                    stoppable -> new BatchRunner(sink, o.retry(), stoppable, Jitter.RANDOM, metrics, true,
-                            o.coalesceCypher()));
+            JournalApplier applier = new JournalApplier(journal, dead, positions, templates, watermark, lag, time,
+                    next, threads, appliers);
             return new AsyncPath(journal, dead, lag, watermark, applier.start(), o);
         } catch (IOException | RuntimeException e) {
             journal.close();

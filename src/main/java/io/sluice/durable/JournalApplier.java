@@ -1,72 +1,49 @@
 package io.sluice.durable;
 
-import io.sluice.apply.BatchRunner;
-import io.sluice.apply.BatchSizeController;
 import io.sluice.batch.Admission;
-import io.sluice.batch.Pending;
-import io.sluice.time.Time;
 import io.sluice.journal.Journal;
 import io.sluice.journal.JournalRecord;
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
-import io.sluice.write.Outcome;
+import io.sluice.time.Time;
 import io.sluice.write.Template;
-import io.sluice.write.WriteRequest;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadFactory;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies the journal, in order, exactly once.
+ * Applies the local journal, in order, exactly once: one thread reads durable records from the graph's position on
+ * and hands them to the {@link RecordApplier} (whose note says how exactly once is kept), as partition 0 of the log
+ * {@code journal}. When a batch was not applied, or anything failed, it re-reads the position from the graph (the
+ * graph is the truth: some halves of a bisected batch may have committed, and a commit whose connection to a remote
+ * Neo4j was lost may or may not have), releases the lag of what was committed meanwhile, and goes on from there.
+ * Fully applied segments are deleted (retention). A record may be dead-lettered twice (a crash between the dead
+ * letter's fsync and the next position commit); {@link DeadLetters} drops the repeat.
  *
- * <h2>Design</h2>
- * One thread reads durable records from {@code next} (one past the offset stored in the graph), decodes them,
- * and applies them in batches of up to {@code maxRows} rows through the same {@link BatchRunner} as sync
- * writes (coalescing, bisection). Exactly once rests on three rules:
- * <ol>
- *   <li>every transaction that commits records also writes the highest offset among them on the offset node
- *       ({@link OffsetStore}), so the graph and the offset commit together;</li>
- *   <li>transient errors are retried without limit (the record is durable; giving up would either lose it or
- *       let a later record's offset skip it), so what is committed is always a prefix of the journal, minus
- *       dead letters;</li>
- *   <li>a record found bad is dead-lettered (fsynced) before anything after it is applied; if the batch's last
- *       record was bad, the offset is advanced in a transaction of its own.</li>
- * </ol>
- * After a crash, replay starts after the stored offset: committed records are skipped, everything else is
- * applied once. A record may be dead-lettered twice (crash between the dead-letter fsync and the next offset
- * commit); {@link DeadLetters} drops the repeat.
- *
- * <p>After any failure the applier re-reads its position from the offset node (the graph is the truth: some
- * halves of a bisected batch may have committed, and a commit whose connection to a remote Neo4j was lost
- * may or may not have), and releases the lag of what was committed meanwhile.
- *
- * <p>Owns its thread; {@link #close} sets a flag and waits (bounded) for the batch in flight; the thread is
- * never interrupted, because an interrupt inside Neo4j's file I/O closes its channels.
+ * <p>Owns its thread; {@link #close} sets a flag and waits (bounded) for the batch in flight; the thread is never
+ * interrupted, because an interrupt inside Neo4j's file I/O closes its channels.
  */
 final class JournalApplier implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JournalApplier.class);
     private static final Duration POLL = Duration.ofMillis(200);
     /** How promptly a sleep notices {@link #close}. */
     private static final Duration STEP = Duration.ofMillis(10);
+    /** How long the applier pauses after a batch that was not applied, before it re-reads its position. */
+    private static final Duration PAUSE = Duration.ofMillis(500);
+    static final int PARTITION = 0;
 
     private final Journal journal;
     private final DeadLetters deadLetters;
-    private final OffsetStore offsets;
-    private final BatchRunner runner;
+    private final GraphPositions positions;
     private final Map<String, Template> templates;
     private final AppliedWatermark watermark;
     private final Admission lag;
     private final Time time;
-    private final int maxRows;
-    private final BatchSizeController sizes;
+    private final RecordApplier<JournalRecord> applier;
     private final Thread thread;
     private volatile boolean stopping;
     private long next;
@@ -75,26 +52,56 @@ final class JournalApplier implements AutoCloseable {
     private final long startedAt;
 
     /**
-     * {@code runners} builds the batch runner from this applier's clock, whose sleeps (the runner's backoffs,
-     * the pause after a failure) end early when {@link #close} is called.
+     * {@code appliers}: the apply loop's runner and row limits, made over this applier's clock, whose sleeps (the
+     * runner's backoffs, the pause after a failure) end early when {@link #close} is called; {@code next}: where the
+     * graph says to start.
      */
-    JournalApplier(Journal journal, DeadLetters deadLetters, OffsetStore offsets, Map<String, Template> templates,
-            AppliedWatermark watermark, Admission lag, Time time, int maxRows, BatchSizeController sizes, long next,
-            ThreadFactory threads, Function<Time, BatchRunner> runners) {
-        this.sizes = sizes;
+    JournalApplier(Journal journal, DeadLetters deadLetters, GraphPositions positions, Map<String, Template> templates,
+            AppliedWatermark watermark, Admission lag, Time time, long next, ThreadFactory threads,
+            RecordApplier.Parts appliers) {
         this.journal = journal;
         this.deadLetters = deadLetters;
-        this.offsets = offsets;
+        this.positions = positions;
         this.templates = templates;
         this.watermark = watermark;
         this.lag = lag;
         this.time = time.stoppedBy(() -> stopping, STEP);
-        this.runner = runners.apply(this.time);
-        this.maxRows = maxRows;
+        this.applier = appliers.over(new Records(templates), positions, this::deadLetter,
+                (partition, to, rows, bytes) -> {
+                    watermark.advanceTo(to - 1);
+                    lag.release(rows, bytes);
+                }, this.time);
         this.next = next;
         this.replayUntil = next < journal.nextOffset() ? journal.nextOffset() : -1;
         this.startedAt = this.time.nanos();
         this.thread = threads.newThread(this::loop);
+    }
+
+    /** The local journal's records as the apply loop reads them. */
+    record Records(Map<String, Template> templates) implements RecordApplier.Records<JournalRecord> {
+        @Override
+        public long offset(JournalRecord r) {
+            return r.offset();
+        }
+
+        @Override
+        public long bytes(JournalRecord r) {
+            return r.payload().length;
+        }
+
+        @Override
+        public io.sluice.write.WriteRequest decode(JournalRecord r) throws RecordCodec.Undecodable {
+            return RecordCodec.decode(r.payload(), templates);
+        }
+    }
+
+    private void deadLetter(int partition, JournalRecord r, io.sluice.sink.Neo4jError error) {
+        try {
+            deadLetters.add(r.offset(), error, r.payload());
+        } catch (IOException e) {
+            // cannot record it: stop here rather than move past an unrecorded failure
+            throw new UncheckedIOException("cannot write the dead letter of offset " + r.offset(), e);
+        }
     }
 
     JournalApplier start() {
@@ -110,35 +117,43 @@ final class JournalApplier implements AutoCloseable {
                 if (resync) {
                     resync();
                     resync = false;
+                    failures = 0;
                     replayed();
                 }
                 if (!journal.awaitDurable(next, POLL)) {
                     continue;
                 }
-                List<JournalRecord> records = journal.read(next, limit(), 64L << 20);
-                if (!records.isEmpty()) {
-                    applyRecords(records);
-                    journal.deleteBefore(next); // retention: whole segments that are fully applied
-                    replayed();
+                List<JournalRecord> records = journal.read(next, applier.limit(PARTITION), 64L << 20);
+                if (records.isEmpty()) {
+                    continue;
                 }
+                RecordApplier.Result r = applier.apply(PARTITION, next, records, () -> stopping);
+                next = r.next();
+                if (r.resync()) {
+                    resync = true;
+                    time.sleep(PAUSE);
+                    continue;
+                }
+                journal.deleteBefore(next); // retention: whole segments that are fully applied
+                replayed();
             } catch (InterruptedException e) {
                 return;
             } catch (IOException | SinkException | RuntimeException e) {
                 if (stopping) {
                     return;
                 }
-                failures = resync ? failures + 1 : 1;
+                failures++;
                 if (e instanceof SinkException se && se.isTransient()) {
                     if (failures == 1 || failures % 20 == 0) { // once, then every ~10 s while the database is away
-                        log.warn("journal applier: {} (attempt {}; resuming from the offset stored in the graph)",
+                        log.warn("journal applier: {} (attempt {}; resuming from the position stored in the graph)",
                                 e.getMessage(), failures);
                     }
                 } else {
-                    log.error("journal applier: {} (resuming from the offset stored in the graph)", e.getMessage(), e);
+                    log.error("journal applier: {} (resuming from the position stored in the graph)", e.getMessage(), e);
                 }
                 resync = true;
                 try {
-                    time.sleep(Duration.ofMillis(500));
+                    time.sleep(PAUSE);
                 } catch (InterruptedException stopped) {
                     return;
                 }
@@ -147,12 +162,12 @@ final class JournalApplier implements AutoCloseable {
     }
 
     /**
-     * Re-reads the position from the graph; releases the lag of records committed since {@code next}. The
-     * read waits for a commit still in flight (see {@link OffsetStore#readLocked}): after a lost connection
-     * the graph, not memory, says whether the last batch committed.
+     * Re-reads the position from the graph; releases the lag of records committed since {@code next}. The read
+     * waits for a commit still in flight ({@link GraphPositions#readLocked}): after a lost connection the graph, not
+     * memory, says whether the last batch committed.
      */
     private void resync() throws SinkException, IOException {
-        long stored = offsets.readLocked() + 1;
+        long stored = positions.readLocked(PARTITION);
         for (long o = next; o < stored; ) {
             List<JournalRecord> rs = journal.read(o, (int) Math.min(10_000, stored - o), 64L << 20);
             if (rs.isEmpty()) {
@@ -186,97 +201,13 @@ final class JournalApplier implements AutoCloseable {
         }
     }
 
-    private void applyRecords(List<JournalRecord> records) throws IOException, SinkException, InterruptedException {
-        List<Pending> batch = new ArrayList<>();
-        Map<Pending, JournalRecord> source = new IdentityHashMap<>();
-        long rows = 0;
-        long last = next - 1;
-        for (JournalRecord r : records) {
-            WriteRequest request;
-            try {
-                request = RecordCodec.decode(r.payload(), templates);
-            } catch (RecordCodec.Undecodable e) {
-                flush(batch, source);
-                batch.clear();
-                rows = 0;
-                deadLetters.add(r.offset(), Neo4jError.invalidFormat("offset " + r.offset() + ": " + e.getMessage()), r.payload());
-                offsets.writeAlone(r.offset());
-                done(r.offset(), 0, r.payload().length);
-                next = r.offset() + 1;
-                continue;
-            }
-            if (!batch.isEmpty() && rows + request.rows() > limit()) {
-                break;
-            }
-            Pending p = new Pending(request, time.nanos(), r.offset());
-            batch.add(p);
-            source.put(p, r);
-            rows += request.rows();
-            last = r.offset();
-        }
-        flush(batch, source);
-        next = Math.max(next, last + 1);
-    }
-
-    private void flush(List<Pending> batch, Map<Pending, JournalRecord> source) throws SinkException, InterruptedException {
-        if (batch.isEmpty()) {
-            return;
-        }
-        long t0 = time.nanos();
-        runner.apply(batch, new BatchRunner.Hooks() {
-            @Override
-            public void inTransaction(Sink.SinkTx tx, List<Pending> group) throws SinkException {
-                offsets.write(tx, group.getLast().offset());
-            }
-
-            @Override
-            public boolean keepsResults() {
-                return false;
-            }
-
-            @Override
-            public void isolated(Pending p, Neo4jError error) {
-                try {
-                    deadLetters.add(p.offset(), error, source.get(p).payload());
-                } catch (IOException e) {
-                    // cannot record it: stop here rather than move past an unrecorded failure
-                    throw new java.io.UncheckedIOException("cannot write dead letter for offset " + p.offset(), e);
-                }
-            }
-        });
-        Pending last = batch.getLast();
-        if (last.future().isDone() && last.future().join() instanceof Outcome.Failed f && f.error().isTransient()) {
-            // interrupted, or the connection was lost while committing: the graph says what was applied
-            throw new IllegalStateException("batch up to offset " + last.offset() + " not applied: " + f.error().message());
-        }
-        if (!(last.future().join() instanceof Outcome.Committed)) {
-            offsets.writeAlone(last.offset());
-        }
-        long rows = 0;
-        long bytes = 0;
-        for (Pending p : batch) {
-            rows += p.rows();
-            bytes += source.get(p).payload().length;
-        }
-        if (sizes != null) {
-            sizes.committed((int) Math.min(Integer.MAX_VALUE, rows), time.nanos() - t0);
-        }
-        done(last.offset(), rows, bytes);
-        next = last.offset() + 1;
-    }
-
-    private void done(long offset, long rows, long bytes) {
-        watermark.advanceTo(offset);
-        lag.release(rows, bytes);
-    }
-
     Map<String, Long> transientRetries() {
-        return runner.transientRetries();
+        return applier.transientRetries();
     }
 
-    /** The row limit per transaction: adaptive when a controller is given, else the configured maximum. */
+    /** The row limit per transaction now. */
     int limit() {
-        return sizes == null ? maxRows : sizes.limit();
+        return applier.limit(PARTITION);
     }
 
     @Override

@@ -31,7 +31,7 @@ public final class RecordCodec {
     public static final class Undecodable extends Exception {
         private static final long serialVersionUID = 1L;
 
-        Undecodable(String message) {
+        public Undecodable(String message) {
             super(message);
         }
     }

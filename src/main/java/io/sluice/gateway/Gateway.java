@@ -14,13 +14,13 @@ import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
 import io.sluice.time.Time;
-import io.sluice.txn.Flavour;
-import io.sluice.txn.TxRegistry;
 import io.sluice.write.Access;
-import io.sluice.write.ExplicitTransactions;
+import io.sluice.write.Caller;
+import io.sluice.write.Health;
 import io.sluice.write.Mode;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
+import io.sluice.write.Operations;
 import io.sluice.write.Template;
 import io.sluice.write.WritePath;
 import io.sluice.write.WriteRequest;
@@ -28,7 +28,6 @@ import io.sluice.write.WriteRequest.CypherRequest;
 import io.sluice.write.WriteRequest.TemplateRequest;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -37,55 +36,35 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 
 /**
- * The write path behind the HTTP API: validates a request, classifies it, admits it against the bounds, and
+ * The write path behind every front end: validates a request, classifies it, admits it against the bounds, and
  * routes it: reads and must-run-alone statements straight to the sink, {@code direct} writes in a transaction
  * of their own on the caller's thread, {@code sync} writes to their key's partition, {@code async} writes to the
  * journal. It only routes: every part it uses is built, started and closed by its owner ({@code SluiceServer}).
  * Thread-safe; {@link #execute} runs on the request's virtual thread and blocks it.
  */
-public final class Gateway implements WritePath, AutoCloseable {
+public final class Gateway implements WritePath, Operations, AutoCloseable {
 
     /**
      * What the gateway routes to. {@code runner} applies direct writes on the caller's thread (the partitions'
-     * appliers share it); {@code templates} are compiled.
+     * appliers share it); {@code templates} are compiled; {@code async} is null where async writes are not taken
+     * (the start-up rehearsal), {@code warmer} null where there is none ({@code POST /warmup} is then refused).
      */
     public record Parts(Sink sink, StatementClassifier classifier, Admission admission, Partitions partitions,
-            BatchRunner runner, AsyncJournal async, Map<String, Template> templates, TxRegistry queryTransactions,
-            TxRegistry classicTransactions, Warmer warmer) {
+            BatchRunner runner, AsyncJournal async, Map<String, Template> templates, Warmer warmer) {
         public Parts {
             templates = Map.copyOf(templates);
-        }
-
-        /** Without a warmer ({@code POST /warmup} then refused). */
-        public Parts(Sink sink, StatementClassifier classifier, Admission admission, Partitions partitions,
-                BatchRunner runner, AsyncJournal async, Map<String, Template> templates, TxRegistry queryTransactions,
-                TxRegistry classicTransactions) {
-            this(sink, classifier, admission, partitions, runner, async, templates, queryTransactions,
-                    classicTransactions, null);
-        }
-
-        /** Without explicit transactions (tests of the batched path). */
-        public Parts(Sink sink, StatementClassifier classifier, Admission admission, Partitions partitions,
-                BatchRunner runner, AsyncJournal async, Map<String, Template> templates) {
-            this(sink, classifier, admission, partitions, runner, async, templates, null, null);
         }
     }
 
     private final Parts parts;
     private final SluiceConfig config;
     private final Time time;
-    private final ExplicitTransactions queryTransactions;
-    private final ExplicitTransactions classicTransactions;
     private volatile boolean closing;
 
     public Gateway(Parts parts, SluiceConfig config, Time time) {
         this.parts = parts;
         this.config = config;
         this.time = time;
-        this.queryTransactions = parts.queryTransactions() == null ? null
-                : new RegistryTransactions(parts.queryTransactions(), Flavour.QUERY_API);
-        this.classicTransactions = parts.classicTransactions() == null ? null
-                : new RegistryTransactions(parts.classicTransactions(), Flavour.CLASSIC);
     }
 
     @Override
@@ -94,24 +73,8 @@ public final class Gateway implements WritePath, AutoCloseable {
     }
 
     @Override
-    public ExplicitTransactions queryTransactions() {
-        return present(queryTransactions);
-    }
-
-    @Override
-    public ExplicitTransactions classicTransactions() {
-        return present(classicTransactions);
-    }
-
-    private static ExplicitTransactions present(ExplicitTransactions t) {
-        if (t == null) {
-            throw new IllegalStateException("this write path was built without explicit transactions");
-        }
-        return t;
-    }
-
-    @Override
-    public Outcome execute(WriteRequest request, Mode mode, Access access) {
+    public Outcome execute(WriteRequest request, Mode mode, Caller caller) {
+        Access access = caller.access();
         return switch (request) {
             case TemplateRequest t -> access == Access.READ
                     ? forbidden("this user may send read-only Cypher only, not template writes")
@@ -130,9 +93,10 @@ public final class Gateway implements WritePath, AutoCloseable {
      * may have to wait for room (up to the admission timeout), runs {@link #execute} on {@code blocking}.
      */
     @Override
-    public CompletableFuture<Outcome> submit(WriteRequest request, Mode mode, Access access, Executor blocking) {
-        if (!(request instanceof TemplateRequest t) || mode == Mode.DIRECT || access == Access.READ || closing) {
-            return WritePath.super.submit(request, mode, access, blocking);
+    public CompletableFuture<Outcome> submit(WriteRequest request, Mode mode, Caller caller, Executor blocking) {
+        if (!(request instanceof TemplateRequest t) || mode == Mode.DIRECT || caller.access() == Access.READ
+                || closing || (mode == Mode.ASYNC && parts.async() == null)) {
+            return WritePath.super.submit(request, mode, caller, blocking);
         }
         Optional<Neo4jError> bad = invalidRow(t);
         if (bad.isPresent()) {
@@ -140,11 +104,11 @@ public final class Gateway implements WritePath, AutoCloseable {
         }
         if (mode == Mode.ASYNC) {
             CompletableFuture<Outcome> journaled = parts.async().submitNow(t);
-            return journaled != null ? journaled : WritePath.super.submit(request, mode, access, blocking);
+            return journaled != null ? journaled : WritePath.super.submit(request, mode, caller, blocking);
         }
         Admission admission = parts.admission();
         if (admission.tryAcquire(t.rows(), t.bytes()) != Admission.Result.ADMITTED) {
-            return WritePath.super.submit(request, mode, access, blocking); // waits for room, or refuses
+            return WritePath.super.submit(request, mode, caller, blocking); // waits for room, or refuses
         }
         Pending p = new Pending(t, time.nanos());
         boolean queued = false;
@@ -226,6 +190,9 @@ public final class Gateway implements WritePath, AutoCloseable {
             return Outcome.SHUTTING_DOWN;
         }
         if (mode == Mode.ASYNC) {
+            if (parts.async() == null) {
+                return new Outcome.Failed(Neo4jError.invalid("async writes are not taken here (no journal)"));
+            }
             return parts.async().submit(r); // bounded by the journal's lag, not by the in-memory pending bound
         }
         Admission.Result admit;
@@ -324,58 +291,55 @@ public final class Gateway implements WritePath, AutoCloseable {
 
     @Override
     public Applied awaitApplied(int partition, long offset, Duration wait) throws InterruptedException {
-        boolean applied = parts.async().awaitApplied(partition, offset, wait);
-        return new Applied(offset, applied, parts.async().appliedOffset(partition));
+        AsyncJournal async = journal();
+        boolean applied = async.awaitApplied(partition, offset, wait);
+        return new Applied(offset, applied, async.appliedOffset(partition));
     }
 
     @Override
     public List<Map<String, Object>> deadLetters(long from, int limit) throws java.io.IOException {
-        return parts.async().deadLetters(from, limit);
+        return parts.async() == null ? List.of() : parts.async().deadLetters(from, limit);
     }
 
     @Override
     public Map<String, Long> transientRetries() {
         Map<String, Long> all = new java.util.TreeMap<>(parts.runner().transientRetries());
-        parts.async().transientRetries().forEach((code, n) -> all.merge(code, n, Long::sum));
+        if (parts.async() != null) {
+            parts.async().transientRetries().forEach((code, n) -> all.merge(code, n, Long::sum));
+        }
         return all;
     }
 
-    @Override
-    public Map<String, Object> health() {
-        Sink sink = parts.sink();
-        AsyncJournal async = parts.async();
-        Map<String, Object> h = new LinkedHashMap<>();
-        boolean up = sink.isAvailable() && !closing;
-        boolean warming = up && parts.warmer() != null && parts.warmer().warming();
-        h.put("status", warming ? "WARMING" : up ? "UP" : closing ? "STOPPING" : "DOWN");
-        h.put("sink", sink.describe());
-        h.put("pending_rows", parts.admission().pendingRows());
-        h.put("pending_bytes", parts.admission().pendingBytes());
-        h.put("queued_rows", parts.partitions().queuedRows());
-        h.put("appliers", parts.partitions().count());
-        h.put("lock_order", config.apply().lockOrder());
-        h.put("batch_limit_rows", parts.partitions().batchLimits());
-        h.put("batch_max_rows", config.batch().maxRows());
-        h.put("batch_max_wait", config.batch().maxWait().toString());
-        h.put("templates", parts.templates().keySet());
-        h.putAll(async.describe());
-        h.put("dead_letters", async.deadLetterCount());
-        if (parts.warmer() != null) {
-            h.put("warmup", parts.warmer().describe());
+    private AsyncJournal journal() {
+        if (parts.async() == null) {
+            throw new IllegalStateException("this write path has no journal");
         }
-        return h;
+        return parts.async();
     }
 
     @Override
-    public Map<String, Object> warmUp() {
+    public Health health() {
+        Sink sink = parts.sink();
+        AsyncJournal async = parts.async();
+        boolean up = sink.isAvailable() && !closing;
+        boolean warming = up && parts.warmer() != null && parts.warmer().warming();
+        return new Health(warming ? Health.Status.WARMING : up ? Health.Status.UP
+                        : closing ? Health.Status.STOPPING : Health.Status.DOWN,
+                sink.describe(), parts.admission().pendingRows(), parts.admission().pendingBytes(),
+                parts.partitions().queuedRows(), parts.partitions().count(), config.apply().lockOrder(),
+                parts.partitions().batchLimits(), config.batch().maxRows(), config.batch().maxWait(),
+                parts.templates().keySet(), async == null ? Map.of() : async.describe(),
+                async == null ? 0 : async.deadLetterCount(),
+                parts.warmer() == null ? null : parts.warmer().describe());
+    }
+
+    @Override
+    public WarmUp warmUp() {
         if (parts.warmer() == null) {
             throw new IllegalStateException("this server has no warmer");
         }
         boolean started = !closing && parts.warmer().start();
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("started", started);
-        out.put("warmup", parts.warmer().describe());
-        return out;
+        return new WarmUp(started, parts.warmer().describe());
     }
 
     /**

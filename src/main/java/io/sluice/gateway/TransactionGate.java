@@ -3,7 +3,6 @@ package io.sluice.gateway;
 import io.sluice.batch.Admission;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.SinkException;
-import io.sluice.txn.Flavour;
 import io.sluice.txn.TxRegistry;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,7 +30,7 @@ public final class TransactionGate implements TxRegistry.Gate {
     public void enter() throws SinkException {
         if (open.incrementAndGet() > maxOpen) {
             open.decrementAndGet();
-            throw new SinkException(Flavour.limitReached(maxOpen), null);
+            throw new SinkException(TxRegistry.limitReached(maxOpen), null);
         }
         Admission.Result r;
         try {

@@ -4,8 +4,9 @@ import io.sluice.http.Json.BadRequest;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.StatementResult;
 import io.sluice.time.Time;
-import io.sluice.write.Access;
+import io.sluice.write.Caller;
 import io.sluice.write.Mode;
+import io.sluice.write.Operations;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
 import io.sluice.write.Template;
@@ -22,14 +23,16 @@ import java.util.concurrent.Executor;
 /**
  * The three write endpoints: decodes a body into a {@link WriteRequest}, runs it through the {@link WritePath},
  * encodes the {@link Outcome} in the endpoint's format. Pure functions of (path params, body) to {@link Reply};
- * the transport is {@link HttpServer}'s business.
+ * the transport is {@link HttpServer}'s and {@link Routes}' business.
  */
 final class Api {
     private final WritePath writes;
+    private final Operations operations;
     private final Time time;
 
-    Api(WritePath writes, Time time) {
+    Api(WritePath writes, Operations operations, Time time) {
         this.writes = writes;
+        this.operations = operations;
         this.time = time;
     }
 
@@ -57,7 +60,7 @@ final class Api {
      * Neo4j reports (the request then applied nothing), 404 for an unknown database; sluice's own answers keep
      * their statuses (a bad {@code ?mode=} 400, full or stopping 503, async 202 with its offset).
      */
-    Reply txCommit(String db, String modeText, byte[] body, Access access) {
+    Reply txCommit(String db, String modeText, byte[] body, Caller caller) {
         if (!db.equals(writes.database())) {
             return ClassicFormat.error(404, notFound(db));
         }
@@ -79,7 +82,7 @@ final class Api {
             return Reply.json(200, out);
         }
         boolean stats = r.options().stream().anyMatch(ClassicFormat.Options::includeStats);
-        Outcome o = writes.execute(new WriteRequest.CypherRequest(r.statements(), body.length, stats), mode, access);
+        Outcome o = writes.execute(new WriteRequest.CypherRequest(r.statements(), body.length, stats), mode, caller);
         return switch (o) {
             case Outcome.Committed c -> {
                 Map<String, Object> out = ClassicFormat.envelope(c.results(), r.options(), null);
@@ -98,19 +101,19 @@ final class Api {
      * and otherwise not needed (every read through sluice sees every write it acknowledged as committed);
      * {@code queryType} and the timings (the request's time in sluice, in ms) are reported.
      */
-    Reply queryV2(String db, String mode, byte[] body, Access access, QueryMedia media) {
+    Reply queryV2(String db, String mode, byte[] body, Caller caller, QueryMedia media) {
         long start = time.nanos();
-        Reply r = handle(db, mode, access, Shape.QUERY, () -> decodeQuery(body, media.typedParameters(), mode),
+        Reply r = handle(db, mode, caller, Shape.QUERY, () -> decodeQuery(body, media.typedParameters(), mode),
                 (d, c) -> encodeQuery(d, c, media.typedResponse(), start));
         return media.typedResponse() ? r.withContentType(media.responseType()) : r;
     }
 
-    Reply template(String db, String name, String mode, byte[] body, Access access) {
+    Reply template(String db, String name, String mode, byte[] body, Caller caller) {
         Optional<Template> t = writes.template(name);
         if (t.isEmpty()) {
             return Reply.error(400, Neo4jError.invalid("unknown template '" + name + "'"));
         }
-        return handle(db, mode, access, Shape.CLASSIC, () -> decodeRows(t.get(), body),
+        return handle(db, mode, caller, Shape.CLASSIC, () -> decodeRows(t.get(), body),
                 (d, o) -> Map.of("rows", o.rows()));
     }
 
@@ -119,16 +122,16 @@ final class Api {
      * write admitted at once waits on no thread; whatever must block runs on {@code blocking}. The outcome is
      * handed to {@code onIoThread} (the connection's I/O thread) and the reply built there.
      */
-    CompletableFuture<Reply> templateSubmitted(String db, String name, String mode, byte[] body, Access access,
+    CompletableFuture<Reply> templateSubmitted(String db, String name, String mode, byte[] body, Caller caller,
             Executor blocking, Executor onIoThread) {
         Optional<Template> t = writes.template(name);
         if (t.isEmpty()) {
             return CompletableFuture.completedFuture(Reply.error(400, Neo4jError.invalid("unknown template '" + name + "'")));
         }
         // the outcome is handed to the I/O thread before it is encoded: the applier completing it does no more
-        return handle(db, mode, access, Shape.CLASSIC, () -> decodeRows(t.get(), body),
+        return handle(db, mode, caller, Shape.CLASSIC, () -> decodeRows(t.get(), body),
                 (d, o) -> Map.of("rows", o.rows()),
-                (r, m) -> writes.submit(r, m, access, blocking).thenApplyAsync(o -> o, onIoThread));
+                (r, m) -> writes.submit(r, m, caller, blocking).thenApplyAsync(o -> o, onIoThread));
     }
 
     /** GET /db/{db}/applied?offset=N&wait=5s: read-your-writes for async. */
@@ -164,7 +167,7 @@ final class Api {
             return Reply.error(400, Neo4jError.invalid("bad applied query: " + e.getMessage()));
         }
         try {
-            WritePath.Applied a = writes.awaitApplied(partition, offset, wait);
+            Operations.Applied a = operations.awaitApplied(partition, offset, wait);
             Map<String, Object> out = new LinkedHashMap<>();
             if (partition >= 0) {
                 out.put("partition", partition);
@@ -210,7 +213,7 @@ final class Api {
             return Reply.error(400, Neo4jError.invalid("bad dead-letters query (from and limit are integers >= 0): " + e.getMessage()));
         }
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("dead_letters", writes.deadLetters(from, limit));
+        out.put("dead_letters", operations.deadLetters(from, limit));
         return Reply.json(200, out);
     }
 
@@ -246,10 +249,10 @@ final class Api {
         Object encode(Decoded d, Outcome.Committed committed);
     }
 
-    private Reply handle(String db, String modeText, Access access, Shape shape, Decoder decoder, Encoder encoder) {
+    private Reply handle(String db, String modeText, Caller caller, Shape shape, Decoder decoder, Encoder encoder) {
         try {
-            return handle(db, modeText, access, shape, decoder, encoder,
-                    (r, m) -> CompletableFuture.completedFuture(writes.execute(r, m, access))).join();
+            return handle(db, modeText, caller, shape, decoder, encoder,
+                    (r, m) -> CompletableFuture.completedFuture(writes.execute(r, m, caller))).join();
         } catch (java.util.concurrent.CompletionException e) { // completed already: the encoder's own failure
             throw e.getCause() instanceof RuntimeException re ? re : e;
         }
@@ -261,7 +264,7 @@ final class Api {
         CompletableFuture<Outcome> run(WriteRequest request, Mode mode);
     }
 
-    private CompletableFuture<Reply> handle(String db, String modeText, Access access, Shape shape, Decoder decoder,
+    private CompletableFuture<Reply> handle(String db, String modeText, Caller caller, Shape shape, Decoder decoder,
             Encoder encoder, Runner runner) {
         if (!db.equals(writes.database())) {
             return CompletableFuture.completedFuture(shape.error(404, notFound(db)));

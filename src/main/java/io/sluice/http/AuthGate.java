@@ -1,86 +1,57 @@
 package io.sluice.http;
 
-import io.sluice.config.SluiceConfig;
+import io.sluice.front.Callers;
 import io.sluice.security.Authenticator;
 import io.sluice.sink.Neo4jError;
-import io.sluice.write.Access;
-import io.sluice.write.Mode;
+import io.sluice.write.Caller;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.AttachmentKey;
 import io.undertow.util.Headers;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
 /**
- * Authentication in front of the protected endpoints, before a byte of the body is read. Credentials the
- * {@link Authenticator} has verified recently are recognised on the I/O thread (a digest and a cache read);
- * anything else is checked against Neo4j's users on a virtual thread, and the request carries on back on the
- * I/O thread. Refusals are Neo4j's: 401 with its challenge, 400 for a malformed header, 429 after repeated
- * failures, 400 {@code CredentialsExpired} when the password must be changed first. Thread-safe.
+ * Authentication in front of the protected endpoints, before a byte of the body is read: the HTTP side of
+ * {@link Callers}, which resolves who is calling for every front end. Credentials verified recently are
+ * recognised on the I/O thread (a digest and a cache read, or, on a connection that sent the same header before,
+ * a comparison: {@link Callers.Memo}); anything else is checked against Neo4j's users on a virtual thread, and the
+ * request carries on back on the I/O thread. Refusals are Neo4j's: 401 with its challenge, 400 for a malformed
+ * header, 429 after repeated failures, 400 {@code CredentialsExpired} when the password must be changed first.
+ * Thread-safe.
  */
 final class AuthGate {
-    /**
-     * Who sent the request, what they may send, and the mode their writes get when the request names none;
-     * attached once the gate lets it through.
-     */
-    record Caller(String user, Access access, Mode mode) {}
-
     static final AttachmentKey<Caller> CALLER = AttachmentKey.create(Caller.class);
 
-    /**
-     * The last credentials a connection's request was let through with, and whom they named: while the users are
-     * as they were ({@code version}) and for no longer than the authenticator's cache keeps them ({@code until}),
-     * the next request with the same header on that connection is recognised by a string comparison, not a
-     * digest and a cache read (~9% of an HTTP I/O thread's time under a stream of small writes). The header lives
-     * as long as its connection, which sends it with every request anyway.
-     */
-    private record Recognised(String header, long version, long until, Caller caller) {}
-
-    private static final AttachmentKey<Recognised> RECOGNISED = AttachmentKey.create(Recognised.class);
+    /** The connection's memo of the header it was let in with (~9% of an I/O thread's time saved under small writes). */
+    private static final AttachmentKey<Callers.Memo> MEMO = AttachmentKey.create(Callers.Memo.class);
 
     /** What Neo4j sends with a 401. */
     static final String CHALLENGE = "Basic realm=\"Neo4j\", Bearer realm=\"Neo4j\"";
 
-    private final Authenticator auth;
-    private final SluiceConfig.Access access;
-    private final SluiceConfig.Modes modes;
+    private final Callers callers;
     private final Executor blocking;
 
-    /** Each user's {@link Caller}, made once (the config does not change while sluice runs). */
-    private final java.util.concurrent.ConcurrentHashMap<String, Caller> callers = new java.util.concurrent.ConcurrentHashMap<>();
-    private final Caller anonymous;
-
-    AuthGate(Authenticator auth, SluiceConfig.Access access, SluiceConfig.Modes modes, Executor blocking) {
-        this.auth = auth;
-        this.access = access;
-        this.modes = modes;
+    AuthGate(Callers callers, Executor blocking) {
+        this.callers = callers;
         this.blocking = blocking;
-        this.anonymous = caller(null);
-    }
-
-    private Caller caller(String user) {
-        return new Caller(user, Access.parse(access.of(user)), Mode.parse(modes.of(user)));
     }
 
     boolean enabled() {
-        return auth.enabled();
+        return callers.enabled();
     }
 
     /** Lets the request through to {@code next} (on the I/O thread) with its {@link Caller}, or answers it. */
     void check(HttpServerExchange ex, Consumer<HttpServerExchange> next) {
         String header = ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
-        long version = auth.version(); // read before the check: a change of users during it voids what it found
-        Recognised seen = ex.getConnection().getAttachment(RECOGNISED);
-        if (seen != null && header != null && seen.header().equals(header)
-                && auth.stillAccepted(seen.version(), seen.until())) {
-            ex.putAttachment(CALLER, seen.caller()); // as last time on this connection, and the users have not changed
+        long version = callers.version(); // read before the check: a change of users during it voids what it found
+        Callers.Memo memo = ex.getConnection().getAttachment(MEMO);
+        Caller seen = memo == null ? null : memo.recall(header);
+        if (seen != null) {
+            ex.putAttachment(CALLER, seen); // as last time on this connection, and the users have not changed
             next.accept(ex);
             return;
         }
-        Authenticator.Result fast = auth.recognise(header);
+        Authenticator.Result fast = callers.recognise(header);
         if (fast != null) {
             decide(ex, fast, next, version);
             return;
@@ -89,7 +60,7 @@ final class AuthGate {
         ex.dispatch(blocking, () -> {
             Authenticator.Result r;
             try {
-                r = auth.authenticate(header, client);
+                r = callers.authenticate(header, client);
             } catch (RuntimeException | Error e) { // still answer: no request is left hanging
                 ex.getIoThread().execute(() -> decide(ex, new Authenticator.Result.Unavailable(
                         "cannot check credentials: " + e), next, version));
@@ -102,29 +73,34 @@ final class AuthGate {
     /** Whether an open endpoint's request carries good credentials (may block: call off the I/O thread). */
     boolean knows(HttpServerExchange ex) {
         String header = ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
-        return header != null && auth.authenticate(header, clientOf(ex)) instanceof Authenticator.Result.Authenticated;
+        return header != null
+                && callers.authenticate(header, clientOf(ex)) instanceof Authenticator.Result.Authenticated;
     }
 
     private static String clientOf(HttpServerExchange ex) {
         return ex.getSourceAddress() == null ? "?" : ex.getSourceAddress().getAddress().getHostAddress();
     }
 
-    /** The caller of a request on an open endpoint: known when its credentials are, else anonymous. */
+    /** The caller of a request on an open endpoint: known when its credentials are, else one who may read. */
     Caller callerOf(HttpServerExchange ex) {
         Caller c = ex.getAttachment(CALLER);
-        return c != null ? c : new Caller(null, Access.READ, Mode.SYNC);
+        return c != null ? c : Callers.unknown();
     }
 
     private void decide(HttpServerExchange ex, Authenticator.Result r, Consumer<HttpServerExchange> next,
             long version) {
         switch (r) {
             case Authenticator.Result.Authenticated a -> {
-                Caller c = a.user() == null ? anonymous : callers.computeIfAbsent(a.user(), this::caller);
+                Caller c = callers.callerOf(a);
                 ex.putAttachment(CALLER, c);
                 String header = ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
-                if (header != null && a.user() != null) {
-                    ex.getConnection().putAttachment(RECOGNISED,
-                            new Recognised(header, version, auth.acceptedUntil(), c));
+                if (header != null && c.user() != null) {
+                    Callers.Memo memo = ex.getConnection().getAttachment(MEMO);
+                    if (memo == null) {
+                        memo = callers.memo();
+                        ex.getConnection().putAttachment(MEMO, memo);
+                    }
+                    memo.remember(header, version, c);
                 }
                 next.accept(ex);
             }
@@ -145,7 +121,7 @@ final class AuthGate {
     static final String REFUSAL_TYPE = "application/json;charset=utf-8";
 
     private static void refuse(HttpServerExchange ex, Reply r) {
-        HttpServer.drainThenSend(ex, r.withContentType(REFUSAL_TYPE));
+        Bodies.drainThenSend(ex, r.withContentType(REFUSAL_TYPE));
     }
 
     private static void unauthorized(HttpServerExchange ex, String message) {

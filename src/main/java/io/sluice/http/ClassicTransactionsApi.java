@@ -4,6 +4,7 @@ import io.sluice.http.Json.BadRequest;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.SinkException;
 import io.sluice.write.Access;
+import io.sluice.write.Caller;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.WritePath;
 import java.util.List;
@@ -22,39 +23,41 @@ import java.util.Map;
  */
 final class ClassicTransactionsApi {
     private final WritePath writes;
+    private final ExplicitTransactions transactions;
 
-    ClassicTransactionsApi(WritePath writes) {
+    ClassicTransactionsApi(WritePath writes, ExplicitTransactions transactions) {
         this.writes = writes;
+        this.transactions = transactions;
     }
 
     /** {@code base}: scheme, host and port as the client reached sluice (for {@code Location} and {@code commit}). */
-    Reply open(String db, String base, byte[] body, String accessMode, Object owner, Access access) {
+    Reply open(String db, String base, byte[] body, String accessMode, Caller caller) {
         return answer(db, null, body, r -> {
-            Access a = access;
+            Caller as = caller;
             if (accessMode != null) {
                 String m = accessMode.strip().toUpperCase(Locale.ROOT);
                 if (!m.equals("READ") && !m.equals("WRITE")) {
                     return ClassicFormat.error(200, Neo4jError.invalidFormat("The header 'access-mode' should be either"
                             + " 'WRITE' or 'READ' but found '" + accessMode + "'."));
                 }
-                if (m.equals("READ") && a == Access.CYPHER) {
-                    a = Access.READ;
+                if (m.equals("READ") && caller.access() == Access.CYPHER) {
+                    as = new Caller(caller.user(), Access.READ, caller.mode());
                 }
             }
-            ExplicitTransactions.Step s = writes.classicTransactions().open(r.statements(), a, owner);
+            ExplicitTransactions.Step s = transactions.open(r.statements(), as);
             String url = base + "/db/" + db + "/tx/" + s.id();
             return step(s, r, url, true).withLocation(url);
         });
     }
 
-    Reply run(String db, String base, String id, byte[] body, Object owner) {
-        return answer(db, id, body, r -> step(writes.classicTransactions().run(id, r.statements(), owner), r,
+    Reply run(String db, String base, String id, byte[] body, Caller caller) {
+        return answer(db, id, body, r -> step(transactions.run(id, r.statements(), caller), r,
                 base + "/db/" + db + "/tx/" + id, false));
     }
 
-    Reply commit(String db, String base, String id, byte[] body, Object owner) {
+    Reply commit(String db, String base, String id, byte[] body, Caller caller) {
         return answer(db, id, body, r -> {
-            ExplicitTransactions.Step s = writes.classicTransactions().commit(id, r.statements(), owner);
+            ExplicitTransactions.Step s = transactions.commit(id, r.statements(), caller);
             Map<String, Object> out = ClassicFormat.envelope(s.results(), r.options(), s.failure());
             out.put("commit", base + "/db/" + db + "/tx/" + id + "/commit");
             if (!s.failed()) {
@@ -64,9 +67,9 @@ final class ClassicTransactionsApi {
         });
     }
 
-    Reply rollback(String db, String id, Object owner) {
+    Reply rollback(String db, String id, Caller caller) {
         return answer(db, id, new byte[0], r -> {
-            writes.classicTransactions().rollback(id, owner);
+            transactions.rollback(id, caller);
             return Reply.json(200, ClassicFormat.envelope(List.of(), List.of(), null));
         });
     }
@@ -98,7 +101,7 @@ final class ClassicTransactionsApi {
 
     /** Why no statement ran: not found or in use 404, sluice's bounds 503, anything else 200 as Neo4j. */
     private Reply refused(Neo4jError e) {
-        if (writes.classicTransactions().isNotFound(e) || e.code().endsWith("TransactionAccessedConcurrently")) {
+        if (transactions.isNotFound(e) || e.code().endsWith("TransactionAccessedConcurrently")) {
             return ClassicFormat.error(404, e);
         }
         if (e.isTransient()) {

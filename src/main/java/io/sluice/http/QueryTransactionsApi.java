@@ -5,6 +5,7 @@ import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
 import io.sluice.time.Time;
 import io.sluice.write.Access;
+import io.sluice.write.Caller;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.Statement;
 import io.sluice.write.WritePath;
@@ -26,35 +27,38 @@ import java.util.Map;
  */
 final class QueryTransactionsApi {
     private final WritePath writes;
+    private final ExplicitTransactions transactions;
     private final Time time;
 
-    QueryTransactionsApi(WritePath writes, Time time) {
+    QueryTransactionsApi(WritePath writes, ExplicitTransactions transactions, Time time) {
         this.writes = writes;
+        this.transactions = transactions;
         this.time = time;
     }
 
-    Reply open(String db, byte[] body, QueryMedia media, Object owner, Access access) {
+    Reply open(String db, byte[] body, QueryMedia media, Caller caller) {
         long start = time.nanos();
         return answer(body, QueryRequest.Shape.TRANSACTION, media, r -> {
             if (!db.equals(writes.database())) {
                 return Reply.errorsOnly(404, notFound(db));
             }
             // a read transaction for accessMode READ, as Neo4j's (a template-only caller is refused either way)
-            Access mode = r.readOnly() && access == Access.CYPHER ? Access.READ : access;
-            return open(writes.queryTransactions().open(statements(r), mode, owner), r, media, start);
+            Caller as = r.readOnly() && caller.access() == Access.CYPHER
+                    ? new Caller(caller.user(), Access.READ, caller.mode()) : caller;
+            return open(transactions.open(statements(r), as), r, media, start);
         });
     }
 
-    Reply run(String db, String id, byte[] body, QueryMedia media, Object owner) {
+    Reply run(String db, String id, byte[] body, QueryMedia media, Caller caller) {
         long start = time.nanos();
-        return answer(body, QueryRequest.Shape.STATEMENT, media, r -> open(writes.queryTransactions().run(id,
-                statements(r), owner(db, owner)), r, media, start));
+        return answer(body, QueryRequest.Shape.STATEMENT, media, r -> open(transactions.run(id,
+                statements(r), onDatabase(db, caller)), r, media, start));
     }
 
-    Reply commit(String db, String id, byte[] body, QueryMedia media, Object owner) {
+    Reply commit(String db, String id, byte[] body, QueryMedia media, Caller caller) {
         long start = time.nanos();
         return answer(body, QueryRequest.Shape.STATEMENT, media, r -> {
-            ExplicitTransactions.Step s = writes.queryTransactions().commit(id, statements(r), owner(db, owner));
+            ExplicitTransactions.Step s = transactions.commit(id, statements(r), onDatabase(db, caller));
             if (s.failed()) {
                 return failed(s.failure());
             }
@@ -64,9 +68,9 @@ final class QueryTransactionsApi {
         });
     }
 
-    Reply rollback(String db, String id, Object owner) {
+    Reply rollback(String db, String id, Caller caller) {
         try {
-            writes.queryTransactions().rollback(id, owner(db, owner));
+            transactions.rollback(id, onDatabase(db, caller));
             return Reply.json(200, Map.of());
         } catch (SinkException e) {
             return failed(e.error());
@@ -86,11 +90,12 @@ final class QueryTransactionsApi {
      * Whom a request on {@code db} acts for. Neo4j finds a transaction by its id, database and user together: on
      * another database it is not found (and goes on), as it is for another user; so there the caller is no one.
      */
-    private Object owner(String db, Object caller) {
+    private Caller onDatabase(String db, Caller caller) {
         return db.equals(writes.database()) ? caller : ANOTHER_DATABASE;
     }
 
-    private static final Object ANOTHER_DATABASE = new Object();
+    /** No one: a user name no user has (NUL is not allowed in Neo4j's user names). */
+    private static final Caller ANOTHER_DATABASE = new Caller("\0another database", Access.READ, io.sluice.write.Mode.SYNC);
 
     /** The body is read first, as Neo4j reads it before its handler runs: a bad one is 400 whatever the path. */
     private Reply answer(byte[] body, QueryRequest.Shape shape, QueryMedia media, Step step) {
@@ -106,7 +111,7 @@ final class QueryTransactionsApi {
     }
 
     private Reply failed(Neo4jError e) {
-        return writes.queryTransactions().isNotFound(e) ? Reply.errorsOnly(404, e) : Reply.error(e, true);
+        return transactions.isNotFound(e) ? Reply.errorsOnly(404, e) : Reply.error(e, true);
     }
 
     /** The statement's data, counters when asked for, query type and timings; nothing when none ran. */

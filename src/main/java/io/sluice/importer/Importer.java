@@ -2,6 +2,7 @@ package io.sluice.importer;
 
 import io.sluice.online.OnlineImport;
 import io.sluice.time.Time;
+import io.sluice.write.InProcess;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.concurrent.CountDownLatch;
@@ -15,20 +16,23 @@ import java.util.concurrent.TimeUnit;
 public final class Importer {
     private Importer() {}
 
-    public static ImportSummary offline(ImportOptions options, ImportOptions.Offline offline, PrintStream out,
-            PrintStream err) throws IOException {
-        ImportSummary s = new OfflineImport(options, offline, err, Time.SYSTEM, ImportProgress.isTerminal()).run();
+    /** {@code sluice}: starts sluice in this process (to create the config's schema after the import). */
+    public static ImportSummary offline(ImportOptions options, ImportOptions.Offline offline, InProcess.Starter sluice,
+            PrintStream out, PrintStream err) throws IOException {
+        ImportSummary s = new OfflineImport(options, offline, sluice, err, Time.SYSTEM, ImportProgress.isTerminal())
+                .run();
         print(s, options, out);
         return s;
     }
 
     /**
      * Runs an online import. Ctrl-C (or SIGTERM) stops it after the statements in flight, prints where it got
-     * to, and shuts an embedded database down cleanly; the same command resumes it.
+     * to, and shuts an embedded database down cleanly; the same command resumes it. {@code sluice} starts sluice in
+     * this process for an import into a database directory.
      */
-    public static ImportSummary online(ImportOptions options, ImportOptions.Online online, PrintStream out,
-            PrintStream err) throws IOException, InterruptedException {
-        OnlineImport run = new OnlineImport(options.online(online), err, Time.SYSTEM).showing(
+    public static ImportSummary online(ImportOptions options, ImportOptions.Online online, InProcess.Starter sluice,
+            PrintStream out, PrintStream err) throws IOException, InterruptedException {
+        OnlineImport run = new OnlineImport(options.online(online), err, Time.SYSTEM).startingWith(sluice).showing(
                 ImportProgress.online(ImportProgress.isTerminal(), err, options.progressInterval(), Time.SYSTEM));
         CountDownLatch finished = new CountDownLatch(1);
         Thread hook = Thread.ofPlatform().name("sluice-import-shutdown").unstarted(() -> {

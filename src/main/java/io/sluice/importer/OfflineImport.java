@@ -7,7 +7,6 @@ import io.sluice.csv.InputGroup;
 import io.sluice.csv.Rejection;
 import io.sluice.csv.Tolerance;
 import io.sluice.importer.ImportOptions.Offline;
-import io.sluice.server.SluiceServer;
 import io.sluice.time.Time;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -36,11 +35,14 @@ import org.neo4j.io.fs.DefaultFileSystemAbstraction;
 final class OfflineImport {
     private final ImportOptions options;
     private final Offline offline;
+    private final io.sluice.write.InProcess.Starter sluice;
     private final PrintStream err;
     private final Time time;
     private final boolean terminal;
 
-    OfflineImport(ImportOptions options, Offline offline, PrintStream err, Time time, boolean terminal) {
+    OfflineImport(ImportOptions options, Offline offline, io.sluice.write.InProcess.Starter sluice, PrintStream err,
+            Time time, boolean terminal) {
+        this.sluice = sluice;
         this.options = options;
         this.offline = offline;
         this.err = err;
@@ -87,8 +89,7 @@ final class OfflineImport {
         }
         if (!options.config().schema().isEmpty()) {
             err.println("import: creating " + options.config().schema().size() + " schema statement(s) of the config");
-            SluiceServer.start(new SluiceServer.Options(options.config().withWarmup(options.config().warmup()
-                    .withoutRehearsal()), home, null, null)).close();
+            sluice.start(home, options.config()).close();
         }
         long nodes = Math.max(0, output.nodes());
         long rels = Math.max(0, output.relationships());

@@ -1,19 +1,15 @@
 package io.sluice.kafka;
 
-import io.sluice.apply.BatchRunner;
-import io.sluice.batch.Pending;
+import io.sluice.durable.GraphPositions;
+import io.sluice.durable.RecordApplier;
 import io.sluice.durable.RecordCodec;
 import io.sluice.sink.Neo4jError;
-import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
 import io.sluice.time.Time;
-import io.sluice.write.Outcome;
 import io.sluice.write.Template;
 import io.sluice.write.WriteRequest;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,15 +28,15 @@ import org.slf4j.LoggerFactory;
  * Applies the partitions of the topic that Kafka's group gives this instance, each exactly once and in order.
  *
  * <h2>Design</h2>
- * One thread owns the consumer: it polls, and applies what it got partition by partition, in batches of up to
- * {@code maxRows} rows through the same {@link BatchRunner} as every other write (coalescing, lock order,
- * bisection, transient retries). Rebalance callbacks run inside {@code poll} on this thread, so no batch is in
- * flight when a partition is revoked: a revoked partition's last batch has finished (or failed) before the new
- * owner can read its offset.
+ * One thread owns the consumer: it polls, and applies what it got partition by partition through the one apply
+ * loop for journaled records ({@link RecordApplier}: batches of adaptive size through the same batch runner as every
+ * other write, with coalescing, lock order, bisection, transient retries, dead letters, the fenced position).
+ * Rebalance callbacks run inside {@code poll} on this thread, so no batch is in flight when a partition is revoked:
+ * a revoked partition's last batch has finished (or failed) before the new owner can read its offset.
  *
  * <p>Exactly once rests on the graph, not on Kafka's committed offsets (which are never read): on assignment the
- * partition's position is read from its offset node under the node's lock ({@link GraphOffsets#readLocked}) and
- * the consumer seeks there; every batch transaction fences and advances that node ({@link GraphOffsets#advance}).
+ * partition's position is read from its node under the node's lock ({@link GraphPositions#readLocked}) and the
+ * consumer seeks there; every batch transaction fences and advances that node ({@link GraphPositions#advance}).
  * A zombie owner that applies records it fetched before losing the partition is fenced by the lock-then-compare:
  * its transaction rolls back, and it re-reads the position. A record that fails alone is dead-lettered (to the
  * dead-letter topic, acknowledged) before anything after it is applied; if a batch's last records were
@@ -62,32 +58,58 @@ final class KafkaApplier implements AutoCloseable {
 
     private final Consumer<byte[], byte[]> consumer;
     private final String topic;
-    private final GraphOffsets offsets;
-    private final BatchRunner runner;
-    private final Map<String, Template> templates;
-    private final DeadLetterSink deadLetters;
+    private final GraphPositions offsets;
+    private final RecordApplier<ConsumerRecord<byte[], byte[]>> applier;
     private final BiConsumer<Integer, Long> applied;
     private final Time time;
-    private final int maxRows;
     private final Thread thread;
     /** The next offset to apply of each partition this instance owns; written by the thread, read for /health. */
     private final Map<Integer, Long> positions = new ConcurrentHashMap<>();
     private volatile boolean stopping;
 
-    /** {@code applied} hears each partition's new position once a batch is committed there. */
-    KafkaApplier(Consumer<byte[], byte[]> consumer, String topic, GraphOffsets offsets, BatchRunner runner,
+    /**
+     * {@code applied} hears each partition's new position once a batch is committed there; {@code parts}: the apply
+     * loop's runner and row limits.
+     */
+    KafkaApplier(Consumer<byte[], byte[]> consumer, String topic, GraphPositions offsets, RecordApplier.Parts parts,
             Map<String, Template> templates, DeadLetterSink deadLetters, BiConsumer<Integer, Long> applied, Time time,
-            int maxRows, ThreadFactory threads) {
+            ThreadFactory threads) {
         this.consumer = consumer;
         this.topic = topic;
         this.offsets = offsets;
-        this.runner = runner;
-        this.templates = templates;
-        this.deadLetters = deadLetters;
         this.applied = applied;
         this.time = time;
-        this.maxRows = maxRows;
+        this.applier = parts.over(new Records(templates),
+                offsets, (partition, r, error) -> deadLetters.deadLetter(partition, r.offset(), r.value(), error),
+                (partition, next, rows, bytes) -> moved(partition, next), time);
         this.thread = threads.newThread(this::run);
+    }
+
+    /** A topic's records in sluice's own request format. */
+    private record Records(Map<String, Template> templates)
+            implements RecordApplier.Records<ConsumerRecord<byte[], byte[]>> {
+        @Override
+        public long offset(ConsumerRecord<byte[], byte[]> r) {
+            return r.offset();
+        }
+
+        @Override
+        public long bytes(ConsumerRecord<byte[], byte[]> r) {
+            return r.value() == null ? 0 : r.value().length;
+        }
+
+        @Override
+        public WriteRequest decode(ConsumerRecord<byte[], byte[]> r) throws RecordCodec.Undecodable {
+            if (r.value() == null) {
+                throw new RecordCodec.Undecodable("not a sluice request (no value)");
+            }
+            return RecordCodec.decode(r.value(), templates);
+        }
+    }
+
+    /** The apply loop's transient retries, per Neo4j status code. */
+    Map<String, Long> transientRetries() {
+        return applier.transientRetries();
     }
 
     KafkaApplier start() {
@@ -172,158 +194,19 @@ final class KafkaApplier implements AutoCloseable {
 
     private void applyPartition(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) {
         int partition = tp.partition();
-        int i = 0;
-        while (i < records.size() && !stopping) {
-            Long position = positions.get(partition);
-            if (position == null) {
-                return; // revoked meanwhile (or never assigned): its new owner applies these
-            }
-            while (i < records.size() && records.get(i).offset() < position) {
-                i++; // applied already (by this owner before a resync)
-            }
-            if (i == records.size()) {
-                return;
-            }
-            List<Pending> batch = new ArrayList<>();
-            Map<Pending, ConsumerRecord<byte[], byte[]>> source = new IdentityHashMap<>();
-            int rows = 0;
-            ConsumerRecord<byte[], byte[]> undecodable = null;
-            while (i < records.size()) {
-                ConsumerRecord<byte[], byte[]> r = records.get(i);
-                WriteRequest request;
-                try {
-                    request = RecordCodec.decode(r.value(), templates);
-                } catch (RecordCodec.Undecodable e) {
-                    if (batch.isEmpty()) {
-                        undecodable = r;
-                        i++;
-                    }
-                    break; // apply what came before it first
-                }
-                if (!batch.isEmpty() && rows + request.rows() > maxRows) {
-                    break;
-                }
-                Pending p = new Pending(request, time.nanos(), r.offset());
-                batch.add(p);
-                source.put(p, r);
-                rows += request.rows();
-                i++;
-            }
-            boolean moved = undecodable != null
-                    ? skipUndecodable(partition, position, undecodable)
-                    : apply(partition, position, batch, source);
-            if (!moved) {
-                resync(partition); // fenced, or the database went away: the graph says where it stands
-                return; // the rest of this poll's records for it are stale: the seek fetches them again
-            }
+        Long position = positions.get(partition);
+        if (position == null) {
+            return; // revoked meanwhile (or never assigned): its new owner applies these
         }
-    }
-
-    /** Dead-letters a record that is not a request at all and moves past it; false when that failed. */
-    private boolean skipUndecodable(int partition, long position, ConsumerRecord<byte[], byte[]> r) {
-        deadLetters.deadLetter(partition, r.offset(), r.value(),
-                Neo4jError.invalidFormat("partition " + partition + " offset " + r.offset() + ": not a sluice request"));
-        try {
-            offsets.advanceAlone(partition, position, r.offset() + 1);
-        } catch (SinkException e) {
-            log.warn("partition {}: moving past offset {}: {}", partition, r.offset(), e.getMessage());
-            return false;
-        }
-        moved(partition, r.offset() + 1);
-        return true;
-    }
-
-    /**
-     * Applies one batch of one partition; true when the partition's position moved past all of it (committed, or
-     * dead-lettered), false when it must be re-read from the graph.
-     */
-    private boolean apply(int partition, long position, List<Pending> batch,
-            Map<Pending, ConsumerRecord<byte[], byte[]>> source) {
-        Fence fence = new Fence(partition, position);
-        runner.apply(batch, new BatchRunner.Hooks() {
-            @Override
-            public void inTransaction(Sink.SinkTx tx, List<Pending> group) throws SinkException {
-                fence.advance(tx, group);
-            }
-
-            @Override
-            public boolean keepsResults() {
-                return false;
-            }
-
-            @Override
-            public void isolated(Pending p, Neo4jError error) {
-                deadLetters.deadLetter(partition, p.offset(), source.get(p).value(), error);
-            }
-        });
-        long committed = fence.committed();
-        Pending last = batch.getLast();
-        if (committed > position) {
-            moved(partition, committed);
-        }
-        if (committed == last.offset() + 1) {
-            return true;
-        }
-        if (last.future().join() instanceof Outcome.Failed f && (f.error().isTransient()
-                || f.error().code().equals(GraphOffsets.FENCED))) {
-            if (!stopping) {
-                log.warn("partition {}: batch up to offset {} not applied ({}); re-reading where it stands",
-                        partition, last.offset(), f.error().message());
-            }
-            return false;
-        }
-        // the last requests failed alone and are dead-lettered: move past them
-        try {
-            offsets.advanceAlone(partition, committed, last.offset() + 1);
-        } catch (SinkException e) {
-            return false;
-        }
-        moved(partition, last.offset() + 1);
-        return true;
+        if (applier.apply(partition, position, records, () -> stopping || !positions.containsKey(partition)).resync()
+                && !stopping) {
+            resync(partition); // fenced, or the database went away: the graph says where it stands
+        } // the rest of this poll's records for it are stale after a resync: the seek fetches them again
     }
 
     private void moved(int partition, long next) {
         positions.computeIfPresent(partition, (p, old) -> Math.max(old, next));
         applied.accept(partition, next);
-    }
-
-    /**
-     * Which offset the graph must hold when a group's transaction fences it: where the batch started, moved by
-     * every earlier group of the batch that committed (a group that failed alone committed nothing). The batch
-     * runner applies groups one after another, so at each call every earlier group has finished.
-     */
-    private final class Fence {
-        private final int partition;
-        private long expected;
-        private Pending lastOfPrevious;
-        private long nextOfPrevious;
-
-        Fence(int partition, long start) {
-            this.partition = partition;
-            this.expected = start;
-        }
-
-        void advance(Sink.SinkTx tx, List<Pending> group) throws SinkException {
-            settle();
-            long next = group.getLast().offset() + 1;
-            offsets.advance(tx, partition, expected, next);
-            lastOfPrevious = group.getLast();
-            nextOfPrevious = next;
-        }
-
-        /** The position after the last group that committed. */
-        long committed() {
-            settle();
-            return expected;
-        }
-
-        private void settle() {
-            if (lastOfPrevious != null && lastOfPrevious.future().isDone()
-                    && lastOfPrevious.future().join() instanceof Outcome.Committed) {
-                expected = nextOfPrevious;
-                lastOfPrevious = null;
-            }
-        }
     }
 
     @Override

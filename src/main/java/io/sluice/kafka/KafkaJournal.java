@@ -1,16 +1,14 @@
 package io.sluice.kafka;
 
-import io.sluice.apply.BatchRunner;
-import io.sluice.apply.RetryPolicy;
 import io.sluice.batch.Admission;
 import io.sluice.config.SluiceConfig;
 import io.sluice.durable.AsyncJournal;
+import io.sluice.durable.GraphPositions;
+import io.sluice.durable.RecordApplier;
 import io.sluice.durable.RecordCodec;
-import io.sluice.metrics.Metrics;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
-import io.sluice.time.Jitter;
 import io.sluice.time.Time;
 import io.sluice.write.Outcome;
 import io.sluice.write.Template;
@@ -76,6 +74,8 @@ public final class KafkaJournal implements AsyncJournal {
     static final Duration REFRESH = Duration.ofMillis(250);
     /** How long a start waits for topics it just created to be known where their partitions lead. */
     static final Duration TOPICS_READY = Duration.ofSeconds(30);
+    /** The topic's log name in the graph's positions ({@link GraphPositions}): {@code kafka:<topic>}. */
+    static final String SOURCE_PREFIX = "kafka:";
     /** The ordering key of every raw Cypher request: they keep their order among themselves. */
     static final byte[] CYPHER_KEY = "cypher".getBytes(StandardCharsets.UTF_8);
 
@@ -85,8 +85,7 @@ public final class KafkaJournal implements AsyncJournal {
     private final Admin admin;
     private final KafkaProducer<byte[], byte[]> producer;
     private final KafkaApplier applier;
-    private final GraphOffsets offsets;
-    private final BatchRunner runner;
+    private final GraphPositions offsets;
     private final Thread lagThread;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -98,7 +97,7 @@ public final class KafkaJournal implements AsyncJournal {
     private volatile boolean stopping;
 
     private KafkaJournal(SluiceConfig.Kafka config, Duration admissionTimeout, Time time, Admin admin,
-            KafkaProducer<byte[], byte[]> producer, GraphOffsets offsets, java.util.function.Function<Time, BatchRunner> runner,
+            KafkaProducer<byte[], byte[]> producer, GraphPositions offsets,
             java.util.function.Function<KafkaJournal, KafkaApplier> applier, ThreadFactory threads) {
         this.config = config;
         this.admissionTimeout = admissionTimeout;
@@ -106,19 +105,17 @@ public final class KafkaJournal implements AsyncJournal {
         this.admin = admin;
         this.producer = producer;
         this.offsets = offsets;
-        this.runner = runner.apply(this.time); // its backoffs end early at close, as the journal's own sleeps
         this.applier = applier.apply(this);
         this.lagThread = threads.newThread(this::refreshUntilClosed);
     }
 
     /**
-     * Creates the topics when missing, the offsets' constraint, and starts applying. {@code threads} names the
-     * applier's and the lag thread.
+     * Creates the topics when missing, the positions' constraint, and starts applying. {@code appliers} gives the
+     * apply loop its batch runner (made over the journal's clock, whose sleeps end at close) and row limits.
      */
-    public static KafkaJournal start(SluiceConfig.Kafka config, Duration admissionTimeout, int maxRows, RetryPolicy retry,
-            boolean coalesceCypher, Sink sink, Map<String, Template> templates, Metrics metrics, Time time,
-            String instance)
-            throws SinkException {
+    public static KafkaJournal start(SluiceConfig.Kafka config, Duration admissionTimeout, Sink sink,
+            Map<String, Template> templates, Time time, String instance,
+            RecordApplier.Parts appliers) throws SinkException {
         if (config.bootstrap() == null) {
             throw new IllegalArgumentException("journal.kafka needs bootstrap: HOST:PORT[,HOST:PORT...] (or --kafka)");
         }
@@ -128,7 +125,8 @@ public final class KafkaJournal implements AsyncJournal {
         KafkaConsumer<byte[], byte[]> consumer = null;
         try {
             createTopics(admin, config);
-            GraphOffsets offsets = new GraphOffsets(sink, config.topic());
+            GraphPositions offsets = new GraphPositions(sink, SOURCE_PREFIX + config.topic(),
+                    GraphPositions.Legacy.kafkaJournal(config.topic()));
             offsets.createSchema(time);
             long send = config.sendTimeout().toMillis();
             long request = Math.max(500, send / 2); // delivery.timeout.ms must exceed it (and linger.ms)
@@ -142,12 +140,11 @@ public final class KafkaJournal implements AsyncJournal {
                     ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
                     ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
                     ProducerConfig.CLIENT_ID_CONFIG, "sluice-" + instance), config.producer()));
-            consumer = consumer(config, maxRows, instance);
+            consumer = consumer(config, appliers.maxRows(), instance);
             KafkaConsumer<byte[], byte[]> applierConsumer = consumer;
             KafkaJournal j = new KafkaJournal(config, admissionTimeout, time, admin, producer, offsets,
-                    stoppable -> new BatchRunner(sink, retry, stoppable, Jitter.RANDOM, metrics, true, coalesceCypher),
-                    journal -> new KafkaApplier(applierConsumer, config.topic(), offsets, journal.runner, templates,
-                            journal::deadLetter, journal::appliedUpTo, journal.time, maxRows,
+                    journal -> new KafkaApplier(applierConsumer, config.topic(), offsets, appliers, templates,
+                            journal::deadLetter, journal::appliedUpTo, journal.time,
                             Thread.ofPlatform().name("sluice-kafka-applier").factory()),
                     Thread.ofPlatform().name("sluice-kafka-lag").factory());
             j.refreshOnceReady();
@@ -305,22 +302,16 @@ public final class KafkaJournal implements AsyncJournal {
      */
     private void refreshOnceReady() throws SinkException {
         long deadline = time.nanos() + TOPICS_READY.toNanos();
-        while (true) {
+        while (!refresh()) {
+            if (time.nanos() - deadline >= 0) {
+                throw new IllegalStateException("Kafka at " + config.bootstrap() + " did not know topic "
+                        + config.topic() + " within " + TOPICS_READY.toSeconds() + " s of its creation");
+            }
             try {
-                refresh();
-                return;
-            } catch (IllegalStateException e) {
-                if (!(e.getCause() instanceof ExecutionException ee && ee.getCause() instanceof RetriableException)
-                        || time.nanos() - deadline >= 0) {
-                    throw e;
-                }
-                log.debug("Kafka topics not ready yet: {}", e.getCause().getCause().toString());
-                try {
-                    time.sleep(Duration.ofMillis(50));
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("interrupted while waiting for the Kafka topics", ie);
-                }
+                time.sleep(Duration.ofMillis(50));
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the Kafka topics", ie);
             }
         }
     }
@@ -338,8 +329,11 @@ public final class KafkaJournal implements AsyncJournal {
         }
     }
 
-    /** Reads the topic's end offsets and the graph's positions: the lag over all partitions. */
-    private void refresh() throws SinkException {
+    /**
+     * Reads the topic's end offsets and the graph's positions: the lag over all partitions. False when Kafka's answer
+     * was retriable (a topic just created, a leader moving): nothing read, try again; any other failure throws.
+     */
+    private boolean refresh() throws SinkException {
         Map<TopicPartition, OffsetSpec> request = new HashMap<>();
         for (int p = 0; p < config.partitions(); p++) {
             request.put(new TopicPartition(config.topic(), p), OffsetSpec.latest());
@@ -351,11 +345,17 @@ public final class KafkaJournal implements AsyncJournal {
         try {
             admin.listOffsets(request).all().get(10, TimeUnit.SECONDS)
                     .forEach((tp, info) -> ends.put(tp, info.offset()));
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("listing Kafka offsets: " + e, e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RetriableException) {
+                log.debug("Kafka's offsets not readable yet: {}", e.getCause().toString());
+                return false;
+            }
+            throw new IllegalStateException("listing Kafka offsets: " + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("listing Kafka offsets: no answer within 10 s", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return;
+            return false;
         }
         Map<Integer, Long> graph = offsets.all();
         long total = 0;
@@ -373,6 +373,7 @@ public final class KafkaJournal implements AsyncJournal {
         } finally {
             lock.unlock();
         }
+        return true;
     }
 
     @Override
@@ -473,7 +474,7 @@ public final class KafkaJournal implements AsyncJournal {
 
     @Override
     public Map<String, Long> transientRetries() {
-        return runner.transientRetries();
+        return applier.transientRetries();
     }
 
     @Override

@@ -1,11 +1,11 @@
 package io.sluice.online;
 
 import io.sluice.config.SluiceConfig;
-import io.sluice.server.SluiceServer;
 import io.sluice.sink.StoreInUseException;
 import io.sluice.write.Mode;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
+import io.sluice.write.InProcess;
 import io.sluice.write.WritePath;
 import io.sluice.write.WriteRequest;
 import java.nio.file.Path;
@@ -18,31 +18,28 @@ import java.util.List;
  * admitted and shuts Neo4j down cleanly.
  */
 final class GatewayTarget implements Target {
-    private final SluiceServer server;
+    private final InProcess server;
     private final WritePath writes;
     private final Mode mode;
     private final Path dataDir;
     private final boolean owned;
 
-    private GatewayTarget(SluiceServer server, Mode mode, Path dataDir, boolean owned) {
+    private GatewayTarget(InProcess server, Mode mode, Path dataDir, boolean owned) {
         this.server = server;
-        this.writes = server.writePath();
+        this.writes = server.writes();
         this.mode = mode;
         this.dataDir = dataDir;
         this.owned = owned;
     }
 
     /** Over a sluice someone else started and will close (the import benchmark's). */
-    static GatewayTarget over(SluiceServer server, Path dataDir, boolean direct) {
+    static GatewayTarget over(InProcess server, Path dataDir, boolean direct) {
         return new GatewayTarget(server, direct ? Mode.DIRECT : Mode.SYNC, dataDir, false);
     }
 
-    static GatewayTarget start(Path dataDir, SluiceConfig config, boolean direct) {
+    static GatewayTarget start(InProcess.Starter starter, Path dataDir, SluiceConfig config, boolean direct) {
         try {
-            // an import takes no HTTP clients: no write-path rehearsal (an HTTPS listener from the config aside)
-            SluiceConfig c = config.withWarmup(config.warmup().withoutRehearsal());
-            return new GatewayTarget(SluiceServer.start(new SluiceServer.Options(c, dataDir, null, null)),
-                    direct ? Mode.DIRECT : Mode.SYNC, dataDir, true);
+            return new GatewayTarget(starter.start(dataDir, config), direct ? Mode.DIRECT : Mode.SYNC, dataDir, true);
         } catch (StoreInUseException e) {
             throw new IllegalStateException("the database in " + dataDir + " is in use (is 'sluice serve' running on it? "
                     + "then import through it: --online http://HOST:PORT)", e);
@@ -70,7 +67,7 @@ final class GatewayTarget implements Target {
 
     @Override
     public java.util.Map<String, Long> transientRetries() {
-        return writes.transientRetries();
+        return server.operations().transientRetries();
     }
 
     @Override

@@ -11,7 +11,6 @@ import io.sluice.csv.ReportFile;
 import io.sluice.csv.Row;
 import io.sluice.csv.RowParser;
 import io.sluice.csv.Tolerance;
-import io.sluice.server.SluiceServer;
 import io.sluice.time.Time;
 import io.sluice.write.Statement;
 import java.io.IOException;
@@ -123,6 +122,7 @@ public final class OnlineImport {
     private java.util.function.UnaryOperator<Target> decorate = t -> t;
     private Function<Supplier<Status>, Runnable> progress = status -> () -> { };
     private Target given;
+    private io.sluice.write.InProcess.Starter starter;
 
     /** @param err where warnings and notes go ({@code import: ...}) */
     public OnlineImport(Options options, PrintStream err, Time time) {
@@ -135,8 +135,17 @@ public final class OnlineImport {
      * Imports through the write path of this sluice, which the caller started and will close (the benchmark's),
      * instead of opening {@link Options#target()}.
      */
-    public OnlineImport over(SluiceServer server) {
+    public OnlineImport over(io.sluice.write.InProcess server) {
         this.given = GatewayTarget.over(server, Path.of(options.target()), options.direct());
+        return this;
+    }
+
+    /**
+     * Imports into a database directory ({@link Options#target()}) through a sluice this import starts with
+     * {@code starter} (the server package's, given by the command line) and closes at its end.
+     */
+    public OnlineImport startingWith(io.sluice.write.InProcess.Starter starter) {
+        this.starter = starter;
         return this;
     }
 
@@ -243,7 +252,11 @@ public final class OnlineImport {
         var a = c.admission();
         long rows = Math.max(a.maxPendingRows(), 4L * partitions * options.batchRows());
         c = c.withAdmission(new SluiceConfig.Admission(rows, a.maxPendingBytes(), a.timeout(), a.maxBodyBytes()));
-        return GatewayTarget.start(Path.of(options.target()), c, options.direct());
+        if (starter == null) {
+            throw new IllegalStateException("an import into " + options.target() + " needs a way to start sluice"
+                    + " in this process (OnlineImport.startingWith)");
+        }
+        return GatewayTarget.start(starter, Path.of(options.target()), c, options.direct());
     }
 
     /** The ID spaces' uniqueness constraints (created when missing) and the progress marks' index. */

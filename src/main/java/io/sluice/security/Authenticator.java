@@ -169,6 +169,14 @@ public final class Authenticator {
         };
     }
 
+    /**
+     * Who presents {@code credentials} from {@code client} (its address), for a protocol that carries them parsed
+     * (Bolt's LOGON); the same cache, rate limit and store as {@link #authenticate(String, String)}; may block.
+     */
+    public Result authenticate(Credentials credentials, String client) {
+        return store == null ? new Result.Authenticated(null) : check(credentials, client);
+    }
+
     private Result check(Credentials c, String client) {
         Key key = cacheKey(c);
         long version = store.version();

@@ -1,15 +1,12 @@
 package io.sluice.server;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.sluice.apply.BatchRunner;
-import io.sluice.apply.Partitions;
-import io.sluice.batch.Admission;
 import io.sluice.config.FieldType;
 import io.sluice.config.SluiceConfig;
-import io.sluice.cypher.StatementClassifier;
-import io.sluice.durable.AsyncJournal;
-import io.sluice.gateway.Gateway;
 import io.sluice.gateway.Warmer;
+import io.sluice.front.Callers;
+import io.sluice.gateway.Gateway;
+import io.sluice.http.Flavour;
 import io.sluice.http.HttpServer;
 import io.sluice.metrics.History;
 import io.sluice.metrics.PrometheusMetrics;
@@ -18,14 +15,11 @@ import io.sluice.security.Credentials;
 import io.sluice.security.InitialAuth;
 import io.sluice.security.UserStore;
 import io.sluice.sink.EmbeddedNeo4j;
-import io.sluice.sink.EmbeddedNeo4j.HostPort;
-import io.sluice.sink.Neo4jError;
+import io.sluice.config.HostPort;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
 import io.sluice.time.Time;
-import io.sluice.write.Outcome;
 import io.sluice.write.Template;
-import io.sluice.write.WriteRequest;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -58,10 +52,10 @@ import org.slf4j.LoggerFactory;
  * <h2>Design</h2>
  * The JIT compiles code, not instances, so the rehearsal builds a private copy of the write path from the same
  * classes the server's is built from and drives it as clients do: an {@link HttpServer} on an ephemeral loopback
- * port, a {@link Gateway}, {@link Admission}, a {@link BatchRunner} and {@link Partitions} (its own applier
+ * port, and a write path built by the same {@link WritePathBuilder} as the server's (its own applier
  * threads, {@code sluice-rehearsal-applier-N}), and its own metrics. Nothing is shared with the server's write
  * path: no rehearsal row can join a client's batch, the server's pending bounds and counters are untouched, and
- * the journal is never reached ({@link #NO_JOURNAL} refuses async writes). Clients that write meanwhile are
+ * the journal is never reached (it is built without one: async writes are refused). Clients that write meanwhile are
  * served by the server's path as usual.
  *
  * <p>Where the rows go: into a <em>scratch database</em>, a second embedded Neo4j in {@code scratch} (a
@@ -372,23 +366,20 @@ final class Rehearsal implements Warmer.Rehearsal {
                 time)).sink();
         SluiceServer.applySchema(config, target, time);
         PrometheusMetrics metrics = owned.add("the rehearsal's metrics", new PrometheusMetrics());
-        var a = config.admission();
-        Admission admission = new Admission(a.maxPendingRows(), a.maxPendingBytes().bytes(), time);
-        owned.add("the rehearsal's admission", admission::close);
-        BatchRunner runner = SluiceServer.runner(config, target, time, metrics);
-        Partitions partitions = owned.add("the rehearsal's appliers", SluiceServer.partitions(config, runner,
-                "sluice-rehearsal-applier-", time, DRAIN));
-        Gateway gateway = new Gateway(new Gateway.Parts(target, new StatementClassifier(target, 100),
-                admission, partitions, runner, NO_JOURNAL, templates), config, time);
-        owned.add("the rehearsal's gateway", gateway::close);
+        WritePathBuilder paths = new WritePathBuilder(config, target, metrics, time, owned, "sluice-rehearsal-");
+        WritePathBuilder.Built built = paths.build(templates, WritePathBuilder.Journal.NONE, null);
+        owned.add("the rehearsal's gateway", built.gateway()::close);
         Authenticator auth = new Authenticator(new OneUser(password), time, 0, Duration.ofSeconds(1),
                 Duration.ofHours(1), 16);
         History history = new History(metrics::scrape, time, History.INTERVAL, History.CAPACITY);
-        HttpServer http = new HttpServer(new HttpServer.Options(new HostPort("127.0.0.1", 0), null, null,
-                a.maxBodyBytes().bytes(), auth, new SluiceConfig.Access("templates", null),
-                SluiceConfig.Modes.DEFAULT, false, null, target.neo4jVersion(), config.http().ioThreads()),
-                gateway, metrics, metrics::scrape, history, time);
+        HttpServer http = HttpServer.create(new HttpServer.Options(new HostPort("127.0.0.1", 0), null, null,
+                config.admission().maxBodyBytes().bytes(), false, null, target.neo4jVersion(),
+                config.http().ioThreads()), new HttpServer.Services(built.gateway(), built.gateway(),
+                paths.transactions(built, Flavour.QUERY_API, null), paths.transactions(built, Flavour.CLASSIC, null),
+                new Callers(auth, new SluiceConfig.Access("templates", null), SluiceConfig.Modes.DEFAULT), metrics,
+                metrics::scrape, history), time);
         owned.add("the rehearsal's HTTP listener", () -> http.close(CLOSE_WAIT));
+        http.start();
         return http;
     }
 
@@ -420,59 +411,4 @@ final class Rehearsal implements Warmer.Rehearsal {
             return 0;
         }
     }
-
-    /** The rehearsal writes in sync mode only: an async write (never sent) is refused, the journal never reached. */
-    static final AsyncJournal NO_JOURNAL = new AsyncJournal() {
-        @Override
-        public Outcome submit(WriteRequest r) {
-            return new Outcome.Failed(new Neo4jError("Neo.ClientError.Request.Invalid",
-                    "the write path's rehearsal takes sync writes only"));
-        }
-
-        @Override
-        public boolean awaitApplied(int partition, long offset, Duration wait) {
-            return false;
-        }
-
-        @Override
-        public long appliedOffset(int partition) {
-            return -1;
-        }
-
-        @Override
-        public long lagRows() {
-            return 0;
-        }
-
-        @Override
-        public long lagBytes() {
-            return 0;
-        }
-
-        @Override
-        public long deadLetterCount() {
-            return 0;
-        }
-
-        @Override
-        public List<Map<String, Object>> deadLetters(long from, int limit) {
-            return List.of();
-        }
-
-        @Override
-        public Map<String, Long> transientRetries() {
-            return Map.of();
-        }
-
-        @Override
-        public Map<String, Object> describe() {
-            return Map.of("journal", "none (rehearsal)");
-        }
-
-        @Override
-        public void stopAccepting() {}
-
-        @Override
-        public void close() {}
-    };
 }

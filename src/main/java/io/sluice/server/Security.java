@@ -6,7 +6,7 @@ import io.sluice.security.InitialAuth;
 import io.sluice.security.Pem;
 import io.sluice.security.UserStore;
 import io.sluice.sink.EmbeddedNeo4j;
-import io.sluice.sink.EmbeddedNeo4j.HostPort;
+import io.sluice.config.HostPort;
 import io.sluice.time.Time;
 import java.io.IOException;
 import java.io.UncheckedIOException;

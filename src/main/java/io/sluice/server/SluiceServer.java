@@ -1,18 +1,15 @@
 package io.sluice.server;
 
-import io.sluice.apply.BatchRunner;
-import io.sluice.apply.BatchSizeController;
 import io.sluice.apply.Partitions;
-import io.sluice.apply.RetryPolicy;
 import io.sluice.batch.Admission;
 import io.sluice.config.SluiceConfig;
-import io.sluice.cypher.StatementClassifier;
 import io.sluice.durable.AsyncJournal;
 import io.sluice.durable.AsyncPath;
-import io.sluice.kafka.KafkaJournal;
+import io.sluice.front.Callers;
+import io.sluice.front.FrontEnd;
 import io.sluice.gateway.Gateway;
 import io.sluice.gateway.Warmer;
-import io.sluice.gateway.TransactionGate;
+import io.sluice.http.Flavour;
 import io.sluice.http.HttpServer;
 import io.sluice.metrics.History;
 import io.sluice.metrics.PrometheusMetrics;
@@ -20,14 +17,14 @@ import io.sluice.security.InitialAuth;
 import io.sluice.security.UserStore;
 import io.sluice.sink.BoltSink;
 import io.sluice.sink.EmbeddedNeo4j;
-import io.sluice.sink.EmbeddedNeo4j.HostPort;
+import io.sluice.config.HostPort;
 import io.sluice.sink.SchemaStatements;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
-import io.sluice.time.Jitter;
-import io.sluice.txn.Flavour;
-import io.sluice.txn.TxRegistry;
 import io.sluice.time.Time;
+import io.sluice.write.ExplicitTransactions;
+import io.sluice.write.InProcess;
+import io.sluice.write.Operations;
 import io.sluice.write.Template;
 import io.sluice.write.WritePath;
 import java.io.IOException;
@@ -55,15 +52,12 @@ import org.slf4j.LoggerFactory;
  * metrics, the sink, and embedded Neo4j. This is what {@code sluice serve} runs and what tests and benchmarks
  * start in-process.
  */
-public final class SluiceServer implements AutoCloseable {
+public final class SluiceServer implements InProcess {
     private static final Logger log = LoggerFactory.getLogger(SluiceServer.class);
     /** How long start-up waits for a remote Neo4j to answer (it may be starting alongside sluice). */
     private static final Duration REMOTE_WAIT = Duration.ofSeconds(60);
-    /** How long closing waits for in-flight HTTP requests to be answered. */
-    private static final Duration HTTP_WAIT = Duration.ofSeconds(30);
-    /** How long closing lets the appliers drain what was admitted. */
-    private static final Duration APPLIER_DRAIN = Duration.ofSeconds(60);
-    private static final int CLASSIFIER_CACHE = 10_000;
+    /** How long closing waits for a front end's in-flight requests to be answered. */
+    private static final Duration FRONT_END_DRAIN = Duration.ofSeconds(30);
 
     /**
      * Where and how to run. {@code remote} null: embedded Neo4j in {@code dataDir}, with a Bolt connector on
@@ -103,11 +97,12 @@ public final class SluiceServer implements AutoCloseable {
     private final Admission admission;
     private final AsyncJournal async;
     private final Gateway gateway;
+    private final List<FrontEnd> frontEnds;
     private final HttpServer http;
     private final String authentication;
 
     private SluiceServer(Owned owned, EmbeddedNeo4j neo4j, Sink sink, Admission admission, AsyncJournal async,
-            Gateway gateway, HttpServer http, String authentication) {
+            Gateway gateway, List<FrontEnd> frontEnds, String authentication) {
         this.authentication = authentication;
         this.owned = owned;
         this.neo4j = neo4j;
@@ -115,7 +110,9 @@ public final class SluiceServer implements AutoCloseable {
         this.admission = admission;
         this.async = async;
         this.gateway = gateway;
-        this.http = http;
+        this.frontEnds = List.copyOf(frontEnds);
+        this.http = frontEnds.stream().filter(HttpServer.class::isInstance).map(HttpServer.class::cast).findFirst()
+                .orElse(null);
     }
 
     public static SluiceServer start(Options o) {
@@ -167,81 +164,45 @@ public final class SluiceServer implements AutoCloseable {
         Map<String, Template> templates = compileTemplates(c, sink);
         PrometheusMetrics metrics = owned.add("metrics", new PrometheusMetrics());
 
-        var a = c.admission();
-        var b = c.batch();
-        var r = c.retry();
-        Admission admission = new Admission(a.maxPendingRows(), a.maxPendingBytes().bytes(), time);
-        BatchRunner runner = runner(c, sink, time, metrics);
-        Partitions partitions = owned.add("the appliers", partitions(c, runner, "sluice-applier-", time,
-                APPLIER_DRAIN));
-
-        var j = c.journal();
-        RetryPolicy forever = new RetryPolicy(Integer.MAX_VALUE, r.initialBackoff(), r.maxBackoff());
-        AsyncJournal async = j.kafka() != null
-                ? owned.add("the journal on Kafka", KafkaJournal.start(j.kafka(), a.timeout(), b.maxRows(), forever,
-                        c.apply().coalesceCypher(), sink, templates, metrics, time, instanceName(o)))
-                : owned.add("the journal", AsyncPath.start(new AsyncPath.Options(
-                        o.dataDir().resolve("journal"), o.dataDir().resolve("dead-letters"), j.maxLagRows(),
-                        j.maxLagBytes().bytes(), j.segmentBytes().bytes(), a.timeout(), b.maxRows(), forever,
-                        c.apply().coalesceCypher()),
-                        sink, templates, metrics, time, Thread.ofPlatform().name("sluice-journal-applier").factory(),
-                        b.adaptive() ? new BatchSizeController(b.minRows(), b.maxRows(), b.targetCommit(), b.maxRows())
-                                : null));
-
-        var t = c.transactions();
-        TransactionGate gate = new TransactionGate(admission, t.maxOpen(), a.timeout());
-        TxRegistry queryTransactions = owned.add("Query API transactions", TxRegistry.start(sink, gate,
-                TxRegistry.Options.of(Flavour.QUERY_API, t.idleTimeout(), t.maxOpen()), time));
-        TxRegistry classicTransactions = owned.add("classic API transactions", TxRegistry.start(sink, gate,
-                TxRegistry.Options.of(Flavour.CLASSIC, t.classicIdleTimeout(), t.maxOpen()), time));
-        metrics.gauge("sluice.transactions.open", "explicit transactions held open for their clients (both APIs)",
-                gate::open);
+        WritePathBuilder paths = new WritePathBuilder(c, sink, metrics, time, owned, "sluice-");
         // only a serving server with the embedded Neo4j rehearses (Rehearsal's note says why not over Bolt)
         boolean rehearse = !c.warmup().writePath().isZero() && !templates.isEmpty() && neo4j != null
                 && (http != null || https != null);
         Warmer warmer = owned.add("warm-up", new Warmer(sink, time, rehearse ? new Rehearsal(c,
                 o.dataDir().resolve("rehearsal"), templates, c.warmup().writePath(), time, Rehearsal::jitMillis)
                 : null));
+        WritePathBuilder.Built built = paths.build(templates, new WritePathBuilder.Journal(o.dataDir(),
+                instanceName(o)), warmer);
+        ExplicitTransactions queryTransactions = paths.transactions(built, Flavour.QUERY_API,
+                c.transactions().idleTimeout());
+        ExplicitTransactions classicTransactions = paths.transactions(built, Flavour.CLASSIC,
+                c.transactions().classicIdleTimeout());
+        metrics.gauge("sluice.transactions.open", "explicit transactions held open for their clients (both APIs)",
+                built.transactionGate()::open);
         metrics.gauge("sluice.warming", "1 while the server warms up (page cache, write path's rehearsal), else 0",
                 () -> warmer.warming() ? 1 : 0);
-        // before HTTP opens: otherwise the first /health answers could say UP (200) before the warm-up began
-        warmer.startOnStart(c.warmup().onStart());
-        Gateway gateway = new Gateway(new Gateway.Parts(sink, new StatementClassifier(sink, CLASSIFIER_CACHE),
-                admission, partitions, runner, async, templates, queryTransactions, classicTransactions, warmer), c,
-                time);
-        gauges(metrics, admission, partitions, async);
+        gauges(metrics, built.admission(), built.partitions(), built.async());
         metrics.gauge("sluice.sink.up", "1 while the database answers, else 0", () -> sink.isAvailable() ? 1 : 0);
         History history = owned.add("metrics history", new History(metrics::scrape, time, History.INTERVAL,
                 History.CAPACITY).start());
 
-        HttpServer server = null;
+        List<FrontEnd> frontEnds = new ArrayList<>();
         if (http != null || https != null) {
-            HttpServer h = new HttpServer(new HttpServer.Options(http, https, tls, a.maxBodyBytes().bytes(),
-                    security.authenticator(users, time), c.security().access(), c.modes(), c.security().metricsOpen(),
-                    boltForClients(o), sink.neo4jVersion(), c.http().ioThreads()),
-                    gateway, metrics, metrics::scrape, history, time);
-            owned.add("HTTP", () -> h.close(HTTP_WAIT));
-            server = h;
+            Callers callers = new Callers(security.authenticator(users, time), c.security().access(), c.modes());
+            HttpServer h = HttpServer.create(new HttpServer.Options(http, https, tls, c.admission().maxBodyBytes()
+                    .bytes(), c.security().metricsOpen(), boltForClients(o), sink.neo4jVersion(),
+                    c.http().ioThreads()), new HttpServer.Services(built.gateway(), built.gateway(), queryTransactions,
+                    classicTransactions, callers, metrics, metrics::scrape, history), time);
+            owned.add("HTTP", () -> h.close(FRONT_END_DRAIN));
+            frontEnds.add(h);
         }
-        return new SluiceServer(owned, neo4j, sink, admission, async, gateway, server, security.describe(o.dataDir()));
-    }
-
-    /** The batch runner of {@code c}'s retry, lock-order and coalescing settings over {@code sink}. */
-    static BatchRunner runner(SluiceConfig c, Sink sink, Time time, PrometheusMetrics metrics) {
-        var r = c.retry();
-        return new BatchRunner(sink, new RetryPolicy(r.maxAttempts(), r.initialBackoff(), r.maxBackoff()), time,
-                Jitter.RANDOM, metrics, c.apply().lockOrder(), c.apply().coalesceCypher());
-    }
-
-    /**
-     * {@code c}'s partitions (appliers and batch sizes) over {@code runner}, threads named {@code threads}N,
-     * closing within {@code drain}.
-     */
-    static Partitions partitions(SluiceConfig c, BatchRunner runner, String threads, Time time, Duration drain) {
-        var b = c.batch();
-        return Partitions.start(c.apply().appliers(), b.maxRows(), b.maxWait(), runner, i -> b.adaptive()
-                        ? new BatchSizeController(b.minRows(), b.maxRows(), b.targetCommit(), b.minRows() * 4) : null,
-                Thread.ofPlatform().name(threads, 0).factory(), time, drain);
+        // before the front ends open: otherwise the first /health answers could say UP (200) before the warm-up began
+        warmer.startOnStart(c.warmup().onStart());
+        for (FrontEnd f : frontEnds) {
+            f.start();
+        }
+        return new SluiceServer(owned, neo4j, sink, built.admission(), built.async(), built.gateway(), frontEnds,
+                security.describe(o.dataDir()));
     }
 
     /** The Bolt address clients should use: the embedded connector's, or the remote server's. */
@@ -264,7 +225,8 @@ public final class SluiceServer implements AutoCloseable {
         return host + "-" + (o.http() == null ? "nohttp" : o.http().port() + "-" + ProcessHandle.current().pid());
     }
 
-    private static void gauges(PrometheusMetrics metrics, Admission admission, Partitions partitions, AsyncJournal async) {
+    private static void gauges(PrometheusMetrics metrics, Admission admission, Partitions partitions,
+            AsyncJournal async) {
         metrics.gauge("sluice.pending.rows", "admitted rows not yet committed", admission::pendingRows);
         metrics.gauge("sluice.pending.bytes", "admitted request bytes not yet committed", admission::pendingBytes);
         for (int i = 0; i < partitions.count(); i++) {
@@ -344,14 +306,9 @@ public final class SluiceServer implements AutoCloseable {
         return "http://" + httpAddress().getHostString() + ":" + httpAddress().getPort();
     }
 
-    /** The listeners' base URLs, for the start-up line. */
+    /** The front ends' listeners, for the start-up line. */
     public String urls() {
-        if (http == null) {
-            return "no HTTP";
-        }
-        String plain = http.address() == null ? "" : "HTTP " + baseUrl();
-        String secure = http.httpsAddress() == null ? "" : "HTTPS " + httpsUrl();
-        return (plain + "  " + secure).strip();
+        return frontEnds.isEmpty() ? "no HTTP" : String.join("  ", frontEnds.stream().map(FrontEnd::describe).toList());
     }
 
     /** How callers authenticate, for the start-up line (never a secret). */
@@ -376,8 +333,26 @@ public final class SluiceServer implements AutoCloseable {
         return sink;
     }
 
-    /** The write path behind the HTTP API, for in-process callers (the online importer). */
+    /** The write path behind the front ends, for in-process callers (the online importer). */
     public WritePath writePath() {
+        return gateway;
+    }
+
+    @Override
+    public WritePath writes() {
+        return gateway;
+    }
+
+    /**
+     * Starts a sluice in this process with no listener, for in-process clients (the importer): the write path's
+     * rehearsal off, since no client waits for it.
+     */
+    public static final InProcess.Starter IN_PROCESS = (dataDir, config) -> start(new Options(
+            config.withWarmup(config.warmup().withoutRehearsal()), dataDir, null, null));
+
+    /** What an operator asks of the write path (health, dead letters ...), for in-process callers. */
+    @Override
+    public Operations operations() {
         return gateway;
     }
 
@@ -385,12 +360,12 @@ public final class SluiceServer implements AutoCloseable {
     @Override
     public void close() {
         log.info("sluice stopping: refusing new writes, applying what was admitted");
-        if (http != null) {
-            http.stopAccepting();
-        }
+        frontEnds.forEach(FrontEnd::stopAccepting);
         gateway.close();
         admission.close();
-        async.stopAccepting();
+        if (async != null) {
+            async.stopAccepting();
+        }
         owned.close();
         log.info("sluice stopped");
     }

@@ -1,5 +1,6 @@
 package io.sluice.sink;
 
+import io.sluice.config.HostPort;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -68,32 +69,6 @@ public final class EmbeddedNeo4j implements AutoCloseable {
 
     /** TLS on the Bolt connector from PEM files (Neo4j's bolt SSL policy); {@code required}: no plain Bolt. */
     public record BoltTls(Path certificate, Path privateKey, boolean required) {}
-
-    /** A host and port, parsed from {@code HOST:PORT}. */
-    public record HostPort(String host, int port) {
-        public HostPort {
-            if (port < 0 || port > 65535) {
-                throw new IllegalArgumentException("port out of range: " + port);
-            }
-        }
-
-        public static HostPort parse(String text) {
-            int colon = text.lastIndexOf(':');
-            if (colon <= 0) {
-                throw new IllegalArgumentException("expected HOST:PORT, got '" + text + "'");
-            }
-            try {
-                return new HostPort(text.substring(0, colon), Integer.parseInt(text.substring(colon + 1)));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("expected HOST:PORT, got '" + text + "'", e);
-            }
-        }
-
-        @Override
-        public String toString() {
-            return host + ":" + port;
-        }
-    }
 
     /** Sluice's default for {@code dbms.cypher.min_replan_interval} (Neo4j's: 10 s); see {@link #properties}. */
     public static final String MIN_REPLAN_INTERVAL = "10m";

@@ -1,6 +1,6 @@
 package io.sluice.sink;
 
-import io.sluice.sink.EmbeddedNeo4j.HostPort;
+import io.sluice.config.HostPort;
 import io.sluice.time.Time;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,5 +1,6 @@
 package io.sluice.txn;
 
+import io.sluice.sink.Neo4jError;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
@@ -20,8 +21,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Explicit transactions held open for HTTP clients between their requests, as Neo4j's HTTP APIs hold them: real
- * Neo4j transactions ({@link Sink#begin}), never part of a group commit.
+ * Explicit transactions held open for a front end's clients between their requests, as Neo4j holds them: real
+ * Neo4j transactions ({@link Sink#begin}), never part of a group commit. Protocol-neutral: the ids' form and the
+ * refusals' texts are the front end's {@link IdScheme}; one registry per scheme, all sharing one {@link Gate}.
  *
  * <p>Design. One lock guards the table of open transactions and each one's state (held by a request or idle,
  * its idle deadline); no call into Neo4j is ever made under it, so a slow statement or rollback holds up only its
@@ -47,9 +49,9 @@ public final class TxRegistry implements AutoCloseable {
      * {@code sweepEvery}: how often the sweeper looks (so a transaction may outlive its deadline by as much, unless
      * touched); {@code closeWait}: how long {@link #close} waits for requests still in a transaction.
      */
-    public record Options(Flavour flavour, Duration idleTimeout, int maxOpen, Duration sweepEvery, Duration closeWait) {
+    public record Options(IdScheme ids, Duration idleTimeout, int maxOpen, Duration sweepEvery, Duration closeWait) {
         public Options {
-            Objects.requireNonNull(flavour, "flavour");
+            Objects.requireNonNull(ids, "ids");
             if (!idleTimeout.isPositive()) {
                 throw new IllegalArgumentException("idle timeout must be positive, got " + idleTimeout);
             }
@@ -64,14 +66,10 @@ public final class TxRegistry implements AutoCloseable {
             }
         }
 
-        /**
-         * Neo4j's idle timeout for the flavour (or {@code idleTimeout} if given) and its sweep cadence: every 5 s
-         * for the Query API, every half timeout for the classic API.
-         */
-        public static Options of(Flavour flavour, Duration idleTimeout, int maxOpen) {
-            Duration idle = idleTimeout == null ? flavour.defaultIdleTimeout() : idleTimeout;
-            Duration sweep = flavour == Flavour.QUERY_API ? Duration.ofSeconds(5) : idle.dividedBy(2);
-            return new Options(flavour, idle, maxOpen, sweep.isPositive() ? sweep : idle, Duration.ofSeconds(10));
+        /** The scheme's idle timeout (or {@code idleTimeout} if given) and its sweep cadence. */
+        public static Options of(IdScheme ids, Duration idleTimeout, int maxOpen) {
+            Duration idle = idleTimeout == null ? ids.defaultIdleTimeout() : idleTimeout;
+            return new Options(ids, idle, maxOpen, ids.sweepEvery(idle), Duration.ofSeconds(10));
         }
     }
 
@@ -120,7 +118,7 @@ public final class TxRegistry implements AutoCloseable {
         this.sweeper = threads.newThread(this::sweepUntilClosed);
     }
 
-    /** A registry whose sweeper is a platform thread named {@code sluice-txn-sweeper-<flavour>}; no gate. */
+    /** A registry whose sweeper is a platform thread named {@code sluice-txn-sweeper-<scheme>}; no gate. */
     public static TxRegistry start(Sink sink, Options options, Time time) {
         return start(sink, Gate.NONE, options, time);
     }
@@ -128,7 +126,7 @@ public final class TxRegistry implements AutoCloseable {
     /** As {@link #start(Sink, Options, Time)}, each open transaction passing {@code gate}. */
     public static TxRegistry start(Sink sink, Gate gate, Options options, Time time) {
         return start(sink, gate, options, time, new SecureRandom(), Thread.ofPlatform()
-                .name("sluice-txn-sweeper-" + options.flavour().name().toLowerCase(java.util.Locale.ROOT)).factory());
+                .name("sluice-txn-sweeper-" + options.ids().label()).factory());
     }
 
     /** As {@link #start(Sink, Gate, Options, Time)}, with the ids' randomness and the sweeper's thread injected. */
@@ -147,10 +145,10 @@ public final class TxRegistry implements AutoCloseable {
         lock.lock();
         try {
             if (closed) {
-                throw new SinkException(Flavour.closed(), null);
+                throw new SinkException(closed(), null);
             }
             if (open.size() + beginning >= options.maxOpen()) {
-                throw new SinkException(Flavour.limitReached(options.maxOpen()), null);
+                throw new SinkException(limitReached(options.maxOpen()), null);
             }
             beginning++;
         } finally {
@@ -196,7 +194,7 @@ public final class TxRegistry implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        throw new SinkException(Flavour.closed(), null);
+        throw new SinkException(closed(), null);
     }
 
     /**
@@ -208,14 +206,14 @@ public final class TxRegistry implements AutoCloseable {
         lock.lock();
         try {
             if (closed) {
-                throw new SinkException(Flavour.closed(), null);
+                throw new SinkException(closed(), null);
             }
             Entry e = open.get(id);
             if (e == null || !Objects.equals(e.owner, owner)) {
-                throw new SinkException(options.flavour().notFound(id), null);
+                throw new SinkException(options.ids().notFound(id), null);
             }
             if (e.held) {
-                throw new SinkException(options.flavour().inUse(), null);
+                throw new SinkException(options.ids().inUse(), null);
             }
             if (time.nanos() - e.deadline < 0) {
                 e.held = true;
@@ -227,7 +225,7 @@ public final class TxRegistry implements AutoCloseable {
             lock.unlock();
         }
         rollBackExpired(expired); // the sweeper has not come by yet
-        throw new SinkException(options.flavour().notFound(id), null);
+        throw new SinkException(options.ids().notFound(id), null);
     }
 
     /** Commits transaction {@code id} (one request: acquire, commit). */
@@ -242,6 +240,11 @@ public final class TxRegistry implements AutoCloseable {
         try (Held h = acquire(id, owner)) {
             h.rollback();
         }
+    }
+
+    /** How this registry's ids look and its refusals read. */
+    public IdScheme ids() {
+        return options.ids();
     }
 
     /** Transactions open now, held or idle (for a gauge). */
@@ -366,14 +369,24 @@ public final class TxRegistry implements AutoCloseable {
     }
 
     private String newId() { // under lock
-        if (options.flavour() == Flavour.CLASSIC) {
-            return Long.toString(++sequence);
-        }
         String id;
         do {
-            id = String.format("%06x", random.nextInt(1 << 24));
+            id = options.ids().newId(++sequence, random);
         } while (open.containsKey(id));
         return id;
+    }
+
+    /** Past the bound on open transactions: Neo4j's kernel limit's code and message. */
+    public static Neo4jError limitReached(int max) {
+        return new Neo4jError("Neo.TransientError.Transaction.MaximumTransactionLimitReached",
+                "Unable to start new transaction since limit of concurrently executed transactions is reached."
+                        + " See sluice's limit on open explicit transactions (" + max + ").");
+    }
+
+    /** After {@link #close}: the transaction, if there was one, was rolled back. */
+    static Neo4jError closed() {
+        return new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
+                "sluice is shutting down: open transactions have been rolled back and no new one can begin");
     }
 
     /** When a transaction released now expires: now plus the idle timeout. */

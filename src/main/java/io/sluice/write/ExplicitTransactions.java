@@ -7,11 +7,12 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * Explicit transactions of one of Neo4j's HTTP APIs (the Query API's {@code /db/{db}/query/v2/tx...}, the classic
- * {@code /db/{db}/tx...}): real Neo4j transactions held open for one caller between requests, never part of a group
- * commit (the caller reads its results before it commits). Bounded, expiring when idle, rolled back at shutdown.
- * A failing statement rolls the transaction back and ends it, as Neo4j does: the step then carries the results of
- * the statements before it and the error. {@code owner} is whoever opened it; anyone else gets "not found".
+ * Explicit transactions, protocol-neutral: real Neo4j transactions held open for one caller between its requests
+ * (HTTP's {@code /tx} endpoints, Bolt's BEGIN ... COMMIT), never part of a group commit (the caller reads its results
+ * before it commits). Bounded over all front ends together, expiring when idle, rolled back at shutdown. A failing
+ * statement rolls the transaction back and ends it, as Neo4j does: the step then carries the results of the
+ * statements before it and the error. A transaction is its opener's ({@link Caller#owner()}); anyone else gets
+ * "not found". The id's form and the refusals' texts are the front end's (each front end has its own instance).
  * Thread-safe.
  */
 public interface ExplicitTransactions {
@@ -32,18 +33,18 @@ public interface ExplicitTransactions {
     }
 
     /**
-     * Opens one and runs {@code statements} in it; {@code access} decides read or write. Throws when none could be
-     * opened (the bound, shutdown, a user who may not).
+     * Opens one for {@code caller} and runs {@code statements} in it; the caller's access decides read or write.
+     * Throws when none could be opened (the bound, shutdown, a user who may not).
      */
-    Step open(List<Statement> statements, Access access, Object owner) throws SinkException;
+    Step open(List<Statement> statements, Caller caller) throws SinkException;
 
     /** Runs {@code statements} in it (none: only keeps it alive). Throws when it is not found or in use. */
-    Step run(String id, List<Statement> statements, Object owner) throws SinkException;
+    Step run(String id, List<Statement> statements, Caller caller) throws SinkException;
 
     /** Runs {@code statements}, then commits unless one failed (a failed commit is the step's failure). */
-    Step commit(String id, List<Statement> statements, Object owner) throws SinkException;
+    Step commit(String id, List<Statement> statements, Caller caller) throws SinkException;
 
-    void rollback(String id, Object owner) throws SinkException;
+    void rollback(String id, Caller caller) throws SinkException;
 
     /** Whether {@code e} says the transaction is unknown, expired, finished or another caller's (HTTP 404). */
     boolean isNotFound(Neo4jError e);

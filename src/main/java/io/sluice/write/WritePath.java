@@ -1,70 +1,47 @@
 package io.sluice.write;
 
+import io.sluice.sink.QueryKind;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /**
- * The one interface through which the HTTP layer reaches the write path. {@link #execute} blocks the calling
- * (virtual) thread until the request has its {@link Outcome}, and never throws for a client's mistake.
+ * The one interface through which a front end (HTTP, Bolt, an in-process client) runs a request in an implicit
+ * transaction: validated, classified, admitted and routed by {@link Mode} (batched for sync, journaled for async,
+ * alone for direct), answered with an {@link Outcome}. It never throws for a client's mistake, and it knows
+ * nothing of any protocol: ids, envelopes and error texts of a wire format are the front end's business.
+ * Explicit transactions are {@link ExplicitTransactions}; what an operator asks is {@link Operations}. Thread-safe.
  */
 public interface WritePath {
-    /** Runs {@code request} for a caller who may send everything (an in-process client such as the importer). */
+    /** Runs {@code request} for an in-process caller who may send everything (the importer, tests). */
     default Outcome execute(WriteRequest request, Mode mode) {
-        return execute(request, mode, Access.CYPHER);
+        return execute(request, mode, Caller.INTERNAL);
     }
 
-    /** Runs {@code request} if {@code access} allows it; a refusal is {@code Neo.ClientError.Security.Forbidden}. */
-    Outcome execute(WriteRequest request, Mode mode, Access access);
+    /**
+     * Runs {@code request} if {@code caller}'s access allows it (a refusal is
+     * {@code Neo.ClientError.Security.Forbidden}); blocks the calling (virtual) thread until its outcome.
+     */
+    Outcome execute(WriteRequest request, Mode mode, Caller caller);
 
     /**
      * {@link #execute} without blocking the caller where the write path can: the outcome's future. What cannot
-     * start without waiting (here, everything) runs on {@code blocking}, which may block.
+     * start without waiting runs on {@code blocking}, which may block. The future never completes exceptionally
+     * for a client's mistake.
      */
-    default java.util.concurrent.CompletableFuture<Outcome> submit(WriteRequest request, Mode mode, Access access,
-            java.util.concurrent.Executor blocking) {
-        return java.util.concurrent.CompletableFuture.supplyAsync(() -> execute(request, mode, access), blocking);
+    default CompletableFuture<Outcome> submit(WriteRequest request, Mode mode, Caller caller, Executor blocking) {
+        return CompletableFuture.supplyAsync(() -> execute(request, mode, caller), blocking);
     }
 
+    /** The named template, if the config has one. */
     Optional<Template> template(String name);
 
     /** The database name requests must address (Neo4j Community has one user database). */
     String database();
 
     /**
-     * Waits up to {@code wait} for the journal record at {@code offset} (of Kafka partition {@code partition}; -1
-     * for the local journal) to be applied; reports where the applier is.
-     */
-    Applied awaitApplied(int partition, long offset, java.time.Duration wait) throws InterruptedException;
-
-    /** What {@link #awaitApplied} found. */
-    record Applied(long offset, boolean applied, long appliedOffset) {}
-
-    /** Dead letters (writes that failed on apply), from the {@code from}-th, at most {@code limit}. */
-    java.util.List<java.util.Map<String, Object>> deadLetters(long from, int limit) throws java.io.IOException;
-
-    /**
-     * Transient retries (deadlocks, lock timeouts ...) the write path has made since it started, per Neo4j status
-     * code: what an in-process client such as the online importer reports.
-     */
-    java.util.Map<String, Long> transientRetries();
-
-    /**
      * What Neo4j plans {@code cypher} as (read, write, alone), or null when it does not compile: from the same
      * cache the write path classifies with.
      */
-    io.sluice.sink.QueryKind kind(String cypher);
-
-    /** The Query API's explicit transactions ({@code /db/{db}/query/v2/tx...}). */
-    ExplicitTransactions queryTransactions();
-
-    /** The classic transactional API's explicit transactions ({@code /db/{db}/tx...}). */
-    ExplicitTransactions classicTransactions();
-
-    /** A snapshot for /health. */
-    java.util.Map<String, Object> health();
-
-    /**
-     * Starts reading the database into Neo4j's page cache unless that runs already; answers at once:
-     * {@code started} (whether this call started it) and the warm-up's state. /health says WARMING until it ends.
-     */
-    java.util.Map<String, Object> warmUp();
+    QueryKind kind(String cypher);
 }

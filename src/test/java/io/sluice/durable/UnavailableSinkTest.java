@@ -83,9 +83,10 @@ class UnavailableSinkTest {
         SwitchableSink sink = new SwitchableSink(neo4j.sink());
         Template item = Template.compile("item", new TemplateConfig("CREATE (:Item {id: row.id})", List.of("id"), null));
         AsyncPath.Options o = new AsyncPath.Options(dir.resolve("journal"), dir.resolve("dead"), 20, 1 << 20, 1 << 20,
-                Duration.ofMillis(200), 1000, new RetryPolicy(Integer.MAX_VALUE, Duration.ofMillis(5), Duration.ofMillis(50)));
-        try (AsyncPath async = AsyncPath.start(o, sink, Map.of("item", item), Metrics.NONE, Time.SYSTEM,
-                Thread.ofPlatform().name("test-journal-applier").factory())) {
+                Duration.ofMillis(200));
+        try (AsyncPath async = AsyncPath.start(o, sink, Map.of("item", item), Time.SYSTEM,
+                Thread.ofPlatform().name("test-journal-applier").factory(), io.sluice.support.Appliers.parts(sink,
+                        new RetryPolicy(Integer.MAX_VALUE, Duration.ofMillis(5), Duration.ofMillis(50)), 1000))) {
             sink.down.set(true); // after start, which reads the offset; the journal is empty until the submits below
             long last = -1;
             for (long id = 0; id < 20; id++) {
@@ -117,9 +118,10 @@ class UnavailableSinkTest {
         SwitchableSink sink = new SwitchableSink(neo4j.sink());
         Template item = Template.compile("item", new TemplateConfig("CREATE (:Item {id: row.id})", List.of("id"), null));
         AsyncPath.Options o = new AsyncPath.Options(dir.resolve("journal"), dir.resolve("dead"), 1000, 1 << 20, 1 << 20,
-                Duration.ofMillis(200), 1000, new RetryPolicy(Integer.MAX_VALUE, Duration.ofMillis(5), Duration.ofMillis(50)));
-        try (AsyncPath async = AsyncPath.start(o, sink, Map.of("item", item), Metrics.NONE, Time.SYSTEM,
-                Thread.ofPlatform().name("test-journal-applier").factory())) {
+                Duration.ofMillis(200));
+        try (AsyncPath async = AsyncPath.start(o, sink, Map.of("item", item), Time.SYSTEM,
+                Thread.ofPlatform().name("test-journal-applier").factory(), io.sluice.support.Appliers.parts(sink,
+                        new RetryPolicy(Integer.MAX_VALUE, Duration.ofMillis(5), Duration.ofMillis(50)), 1000))) {
             sink.down.set(true); // journal everything first, so the applier takes all of it in one batch
             long last = -1;
             for (long id = 0; id < 20; id++) {

@@ -92,10 +92,11 @@ class UndecodableRecordTest {
                         List.of(Map.of("id", id)), 10)));
             }
             AsyncPath.Options o = new AsyncPath.Options(dir.resolve("journal"), dir.resolve("dead"), 1000, 1 << 20,
-                    1 << 20, Duration.ofMillis(200), 1000,
-                    new RetryPolicy(Integer.MAX_VALUE, Duration.ofMillis(5), Duration.ofMillis(50)));
-            try (AsyncPath async = AsyncPath.start(o, neo4j.sink(), Map.of("item", ITEM), Metrics.NONE, Time.SYSTEM,
-                    Thread.ofPlatform().name("test-journal-applier").factory())) {
+                    1 << 20, Duration.ofMillis(200));
+            try (AsyncPath async = AsyncPath.start(o, neo4j.sink(), Map.of("item", ITEM), Time.SYSTEM,
+                    Thread.ofPlatform().name("test-journal-applier").factory(), io.sluice.support.Appliers.parts(
+                            neo4j.sink(), new RetryPolicy(Integer.MAX_VALUE, Duration.ofMillis(5),
+                                    Duration.ofMillis(50)), 1000))) {
                 assertThat(async.awaitApplied(last, Duration.ofSeconds(30))).as("the stream moved past them").isTrue();
                 long items = neo4j.database().executeTransactionally("MATCH (i:Item) RETURN count(i) AS n", Map.of(),
                         r -> (Long) r.next().get("n"));

@@ -90,12 +90,12 @@ class GatewayTest {
         toClose.add(partitions);
         Path journal = Files.createTempDirectory(dir, "journal-");
         async = AsyncPath.start(new AsyncPath.Options(journal.resolve("j"), journal.resolve("dead"), 100, 1 << 20,
-                1 << 20, Duration.ofMillis(100), 100, new RetryPolicy(Integer.MAX_VALUE, Duration.ofMillis(1),
-                        Duration.ofMillis(5))), sink, Map.of("item", item), Metrics.NONE, Time.SYSTEM,
-                Thread.ofPlatform().name("test-journal-applier").factory());
+                1 << 20, Duration.ofMillis(100)), sink, Map.of("item", item), Time.SYSTEM,
+                Thread.ofPlatform().name("test-journal-applier").factory(), io.sluice.support.Appliers.parts(sink,
+                        new RetryPolicy(Integer.MAX_VALUE, Duration.ofMillis(1), Duration.ofMillis(5)), 100));
         toClose.add(async);
         gateway = new Gateway(new Gateway.Parts(sink, new StatementClassifier(sink, 100), admission, partitions,
-                runner, async, Map.of("item", item)), config, Time.SYSTEM);
+                runner, async, Map.of("item", item), null), config, Time.SYSTEM);
     }
 
     @AfterEach
@@ -201,25 +201,25 @@ class GatewayTest {
             clients.execute(task);
         };
         try (Transaction held = lock(1)) {
-            CompletableFuture<Outcome> first = gateway.submit(write(1, 1), Mode.SYNC, io.sluice.write.Access.CYPHER,
+            CompletableFuture<Outcome> first = gateway.submit(write(1, 1), Mode.SYNC, io.sluice.write.Caller.INTERNAL,
                     blocking);
             assertThat(handedOff).as("admitted at once: queued from the caller's thread").hasValue(0);
             Await.until("the write holds the applier", Duration.ofSeconds(10), this::appliedAlone);
             assertThat(first).as("answered when its batch commits, not before").isNotDone();
-            CompletableFuture<Outcome> second = gateway.submit(write(1, 2), Mode.SYNC, io.sluice.write.Access.CYPHER,
+            CompletableFuture<Outcome> second = gateway.submit(write(1, 2), Mode.SYNC, io.sluice.write.Caller.INTERNAL,
                     blocking);
             assertThat(admission.pendingRows()).isEqualTo(2);
-            CompletableFuture<Outcome> waits = gateway.submit(write(2, 1), Mode.SYNC, io.sluice.write.Access.CYPHER,
+            CompletableFuture<Outcome> waits = gateway.submit(write(2, 1), Mode.SYNC, io.sluice.write.Caller.INTERNAL,
                     blocking);
             assertThat(handedOff).as("a full bound: the wait for room runs on the blocking executor").hasValue(1);
             assertThat(waits.get(10, TimeUnit.SECONDS)).isInstanceOf(Outcome.Overloaded.class);
-            CompletableFuture<Outcome> async = gateway.submit(write(3, 1), Mode.ASYNC, io.sluice.write.Access.CYPHER,
+            CompletableFuture<Outcome> async = gateway.submit(write(3, 1), Mode.ASYNC, io.sluice.write.Caller.INTERNAL,
                     blocking);
             assertThat(async.get(10, TimeUnit.SECONDS)).as("async: journaled from the caller's thread, answered"
                     + " when its fsync returns").isInstanceOf(Outcome.Accepted.class);
             assertThat(handedOff).as("no thread waits for the fsync").hasValue(1);
             assertThat(gateway.submit(new WriteRequest.TemplateRequest(item, List.of(Map.of("v", 1L)), 10), Mode.SYNC,
-                    io.sluice.write.Access.CYPHER, blocking).get(10, TimeUnit.SECONDS))
+                    io.sluice.write.Caller.INTERNAL, blocking).get(10, TimeUnit.SECONDS))
                     .as("a bad row is refused at once").isInstanceOf(Outcome.Failed.class);
             held.rollback();
             assertThat(first.get(10, TimeUnit.SECONDS)).isInstanceOf(Outcome.Committed.class);
@@ -283,7 +283,7 @@ class GatewayTest {
             admission.close();
             assertThat(gateway.execute(write(3, 1), Mode.SYNC)).isSameAs(Outcome.SHUTTING_DOWN);
             assertThat(gateway.execute(write(3, 1), Mode.ASYNC)).isSameAs(Outcome.SHUTTING_DOWN);
-            assertThat(gateway.health().get("status")).isEqualTo("STOPPING");
+            assertThat(gateway.health().status()).isEqualTo(io.sluice.write.Health.Status.STOPPING);
             partitions.close(); // drains for 300 ms: the held applier cannot, so the queued write is answered
             assertThat(queued.get(5, TimeUnit.SECONDS)).isSameAs(Outcome.SHUTTING_DOWN);
             held.rollback();

@@ -1,5 +1,6 @@
 package io.sluice.gateway;
 
+import io.sluice.config.HostPort;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -176,7 +177,7 @@ class WarmupTest {
         java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("sluice-warmup-");
         var config = io.sluice.config.ConfigLoader.parse(CONFIG + "warmup: {on_start: true, write_path: 0s}\nneo4j: {pagecache: 64m}\n");
         var server = io.sluice.server.SluiceServer.start(new io.sluice.server.SluiceServer.Options(config, dir,
-                new io.sluice.sink.EmbeddedNeo4j.HostPort("127.0.0.1", port), null)
+                new io.sluice.config.HostPort("127.0.0.1", port), null)
                 .withInitialAuth(new io.sluice.security.InitialAuth.Given(TestServer.PASSWORD, false)), probe);
         try {
             assertThat(listeningWhenWarmUpBegan.get()).as("the warm-up began (the HTTP port then open?)").isNotNull();

@@ -78,7 +78,7 @@ class WriteApiTest {
     }
 
     /**
-     * A template write reaches its handler three ways (HttpServer.templateOnIoThread): a small body decoded on the
+     * A template write reaches its handler three ways (TemplateWrites): a small body decoded on the
      * I/O thread, one over the inline bound decoded on a virtual thread, and a chunked one; each in each mode is
      * answered once, as the blocking path answered, and stored.
      */
@@ -90,7 +90,7 @@ class WriteApiTest {
             assertThat(small.statusCode()).as(mode + " small").isEqualTo(mode.equals("async") ? 202 : 200);
             StringBuilder rows = new StringBuilder("[");
             long first = id;
-            while (rows.length() <= HttpServer.INLINE_BODY) {
+            while (rows.length() <= TemplateWrites.INLINE_BODY) {
                 rows.append(rows.length() > 1 ? "," : "").append("{\"id\":").append(id++).append(",\"name\":\"large\"}");
             }
             var large = s.post("/db/neo4j/write/person?mode=" + mode, rows.append(']').toString());

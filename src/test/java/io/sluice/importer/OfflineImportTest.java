@@ -39,6 +39,7 @@ class OfflineImportTest {
     ImportSummary run(List<InputGroup> groups, Tolerance t, SluiceConfig c, Path into) throws Exception {
         ImportOptions o = new ImportOptions(groups, CsvFormat.DEFAULT, t, dir.resolve("import.report"), 2, c, Duration.ofMillis(200));
         return new OfflineImport(o, new ImportOptions.Offline(into, false, false, "256m", false),
+                io.sluice.server.SluiceServer.IN_PROCESS,
                 new PrintStream(err, true, StandardCharsets.UTF_8), Time.SYSTEM, false).run();
     }
 

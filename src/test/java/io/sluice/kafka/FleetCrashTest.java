@@ -3,6 +3,7 @@ package io.sluice.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import io.sluice.durable.GraphPositions;
 import io.sluice.sink.BoltSink;
 import io.sluice.sink.SinkException;
 import io.sluice.support.Await;
@@ -66,7 +67,7 @@ import org.junit.jupiter.api.Timeout;
 class FleetCrashTest {
     static final String TOPIC = "fleet";
     static final int PARTITIONS = 4;
-    /** What KafkaApplier logs of a batch that GraphOffsets fenced. */
+    /** What KafkaApplier logs of a batch that GraphPositions fenced. */
     static final String FENCED_LOGGED = "another owner applied it";
     /**
      * How often a wait re-checks a condition that asks Neo4j or the broker (or reads a log): every 2 ms, it was
@@ -137,7 +138,7 @@ class FleetCrashTest {
         System.out.printf("fleet crash test: started in %d s%n", seconds(t0));
         try (BoltSink graph = BoltSink.connect(new BoltSink.Options(fleet.neo4j.uri(), null, null, "neo4j"),
                 Duration.ofSeconds(60), Time.SYSTEM)) {
-            Faults faults = new Faults(new GraphOffsets(graph, TOPIC), random, t0);
+            Faults faults = new Faults(KafkaRebalanceTest.positions(graph, TOPIC), random, t0);
             FleetLoad load = FleetLoad.start(fleet.urls(), 4, 3);
             try {
                 faults.cycles(cycles, load);
@@ -182,11 +183,11 @@ class FleetCrashTest {
 
     /** The faults, in the order the seed chose, done to {@link #fleet}; positions read through {@code offsets}. */
     private final class Faults {
-        private final GraphOffsets offsets;
+        private final GraphPositions offsets;
         private final Random random;
         private final long t0;
 
-        Faults(GraphOffsets offsets, Random random, long t0) {
+        Faults(GraphPositions offsets, Random random, long t0) {
             this.offsets = offsets;
             this.random = random;
             this.t0 = t0;

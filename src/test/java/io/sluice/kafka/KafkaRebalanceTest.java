@@ -3,6 +3,8 @@ package io.sluice.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.apply.BatchRunner;
+import io.sluice.durable.GraphPositions;
+import io.sluice.durable.RecordApplier;
 import io.sluice.apply.RetryPolicy;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TemplateConfig;
@@ -115,7 +117,7 @@ class KafkaRebalanceTest {
             race.a.sink.release();
             String outcome = race.a.sink.stalledOutcome();
             race.assertExactlyOnce();
-            assertThat(outcome).as("A's stalled batch").isEqualTo(GraphOffsets.FENCED);
+            assertThat(outcome).as("A's stalled batch").isEqualTo(GraphPositions.FENCED);
             race.aTakesOverAgainAndApplies();
         }
     }
@@ -141,7 +143,7 @@ class KafkaRebalanceTest {
         try (Race race = Race.start("before-commit", GatedSink.Point.BEFORE_COMMIT)) {
             race.startB();
             Await.until("B's locked read of the offset waits for A's transaction", Duration.ofSeconds(90),
-                    () -> blocked("SluiceKafkaOffset") >= 1);
+                    () -> blocked("SluicePosition") >= 1);
             race.a.sink.release();
             assertThat(race.a.sink.stalledOutcome()).as("A's stalled batch").isEqualTo("committed");
             Await.until("B owns the partition and every record is applied", Duration.ofSeconds(60),
@@ -195,7 +197,7 @@ class KafkaRebalanceTest {
             String topic = "rebalance-" + name;
             admin.createTopics(List.of(new NewTopic(topic, Optional.of(1), Optional.empty()))).all()
                     .get(30, TimeUnit.SECONDS);
-            new GraphOffsets(graph, topic).createSchema(Time.SYSTEM);
+            positions(graph, topic).createSchema(Time.SYSTEM);
             SluiceConfig.Kafka config = new SluiceConfig.Kafka(kafka.bootstrap(), topic, 1, topic, null, null, null,
                     null, null, Map.of());
             // A gives up its partition 3 s after it stops polling; B would wait a minute
@@ -240,7 +242,7 @@ class KafkaRebalanceTest {
         /** The partition's next offset to apply, as the graph says. */
         long position() {
             try {
-                return new GraphOffsets(graph, topic).all().getOrDefault(0, 0L);
+                return positions(graph, topic).all().getOrDefault(0, 0L);
             } catch (SinkException e) {
                 return -1;
             }
@@ -285,13 +287,13 @@ class KafkaRebalanceTest {
 
         private Owner(String name, SluiceConfig.Kafka config) {
             this.sink = new GatedSink(graph);
-            BatchRunner runner = new BatchRunner(sink,
-                    new RetryPolicy(5, Duration.ofMillis(20), Duration.ofMillis(500)), Time.SYSTEM, Jitter.RANDOM,
-                    Metrics.NONE);
+            RecordApplier.Parts parts = new RecordApplier.Parts(clock -> new BatchRunner(sink,
+                    new RetryPolicy(5, Duration.ofMillis(20), Duration.ofMillis(500)), clock, Jitter.RANDOM,
+                    Metrics.NONE), null, 100);
             this.applier = new KafkaApplier(KafkaJournal.consumer(config, 100, name), config.topic(),
-                    new GraphOffsets(sink, config.topic()), runner, Map.of(HIT.name(), HIT),
-                    (partition, offset, payload, error) -> deadLetters.add(offset), (partition, next) -> {},
-                    Time.SYSTEM, 100, Thread.ofPlatform().name("test-applier-" + name).factory());
+                    positions(sink, config.topic()),
+                    parts, Map.of(HIT.name(), HIT), (partition, offset, payload, error) -> deadLetters.add(offset),
+                    (partition, next) -> {}, Time.SYSTEM, Thread.ofPlatform().name("test-applier-" + name).factory());
         }
 
         static Owner start(String name, SluiceConfig.Kafka config) {
@@ -358,7 +360,7 @@ class KafkaRebalanceTest {
                 }
                 return value;
             } catch (SinkException e) {
-                if (e.error().code().equals(GraphOffsets.FENCED)) {
+                if (e.error().code().equals(GraphPositions.FENCED)) {
                     fenced.add(e.error().message());
                 }
                 if (gate.stopped) {
@@ -415,5 +417,10 @@ class KafkaRebalanceTest {
                 }
             }
         }
+    }
+
+    /** The topic's positions in the graph, as the Kafka journal keeps them. */
+    static GraphPositions positions(io.sluice.sink.Sink sink, String topic) {
+        return new GraphPositions(sink, KafkaJournal.SOURCE_PREFIX + topic, GraphPositions.Legacy.NONE);
     }
 }

@@ -84,7 +84,7 @@ final class Fixture {
     /** Runs it as {@code sluice import} does, progress lines every 100 ms, through {@code decorate}'s target. */
     ImportSummary online(OnlineImport.Options o, UnaryOperator<Target> decorate) throws Exception {
         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
-        return ImportSummary.online(new OnlineImport(o, e, Time.SYSTEM).decorate(decorate)
+        return ImportSummary.online(new OnlineImport(o, e, Time.SYSTEM).startingWith(io.sluice.server.SluiceServer.IN_PROCESS).decorate(decorate)
                 .showing(ImportProgress.online(false, e, Duration.ofMillis(100), Time.SYSTEM)).run());
     }
 

@@ -89,7 +89,7 @@ class OnlineImportTest {
         Path db = dir.resolve("db");
         try (Graph g = Graph.open(db)) {
             assertThat(g.count("RETURN 1")).as("the database is open here").isEqualTo(1);
-            assertThatThrownBy(() -> GatewayTarget.start(db, Fixture.smallConfig(), true))
+            assertThatThrownBy(() -> GatewayTarget.start(io.sluice.server.SluiceServer.IN_PROCESS, db, Fixture.smallConfig(), true))
                     .isInstanceOf(IllegalStateException.class).hasCauseInstanceOf(StoreInUseException.class)
                     .hasMessageContaining("is in use").hasMessageContaining("--online http://HOST:PORT");
         }

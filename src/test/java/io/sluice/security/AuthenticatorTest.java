@@ -213,12 +213,12 @@ class AuthenticatorTest {
         assertThat(as("fresh", "fresh-password-1", "10.0.0.6")).isInstanceOf(Authenticator.Result.Expired.class);
         assertThat(auth.authenticate("Bearer some.jwt.token", "10.0.0.6")).isEqualTo(new Authenticator.Result.Invalid(
                 "Unsupported authentication token, scheme 'bearer' is not supported."));
-        assertThat(auth.authenticate(null, "10.0.0.6")).isInstanceOf(Authenticator.Result.Missing.class);
+        assertThat(auth.authenticate((String) null, "10.0.0.6")).isInstanceOf(Authenticator.Result.Missing.class);
         assertThat(auth.authenticate("Basic !!!", "10.0.0.6")).isInstanceOf(Authenticator.Result.Malformed.class);
     }
 
     @Test
     void offLetsEveryoneInAnonymously() {
-        assertThat(Authenticator.OFF.authenticate(null, "x")).isEqualTo(new Authenticator.Result.Authenticated(null));
+        assertThat(Authenticator.OFF.authenticate((String) null, "x")).isEqualTo(new Authenticator.Result.Authenticated(null));
     }
 }

@@ -10,7 +10,7 @@ import io.sluice.config.ConfigLoader;
 import io.sluice.server.Security;
 import io.sluice.server.SluiceServer;
 import io.sluice.sink.EmbeddedNeo4j;
-import io.sluice.sink.EmbeddedNeo4j.HostPort;
+import io.sluice.config.HostPort;
 import io.sluice.support.TestServer;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.config.ConfigLoader;
 import io.sluice.server.SluiceServer;
 import io.sluice.sink.BoltSink;
-import io.sluice.sink.EmbeddedNeo4j.HostPort;
+import io.sluice.config.HostPort;
 import io.sluice.support.Neo4jProcess;
 import io.sluice.support.TestServer;
 import java.net.URI;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.config.ConfigLoader;
 import io.sluice.server.SluiceServer;
-import io.sluice.sink.EmbeddedNeo4j.HostPort;
+import io.sluice.config.HostPort;
 import io.sluice.support.TestCertificates;
 import io.sluice.support.TestServer;
 import java.io.IOException;

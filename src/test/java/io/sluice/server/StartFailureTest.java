@@ -7,7 +7,7 @@ import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
 import io.sluice.journal.Journal;
 import io.sluice.journal.JournalOptions;
-import io.sluice.sink.EmbeddedNeo4j.HostPort;
+import io.sluice.config.HostPort;
 import io.sluice.support.Await;
 import io.sluice.support.TestServer;
 import java.net.InetSocketAddress;

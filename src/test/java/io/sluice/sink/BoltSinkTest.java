@@ -1,5 +1,6 @@
 package io.sluice.sink;
 
+import io.sluice.config.HostPort;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -31,7 +32,7 @@ class BoltSinkTest {
     @BeforeAll
     static void start() throws Exception {
         dir = Files.createTempDirectory("sluice-bolt-sink-");
-        EmbeddedNeo4j.HostPort address = new EmbeddedNeo4j.HostPort("127.0.0.1", TestServer.freePort());
+        HostPort address = new HostPort("127.0.0.1", TestServer.freePort());
         neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(dir, address, 64L << 20, 0, "neo4j"));
         embedded = neo4j.sink();
         uri = "bolt://" + address;

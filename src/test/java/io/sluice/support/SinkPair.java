@@ -1,5 +1,6 @@
 package io.sluice.support;
 
+import io.sluice.config.HostPort;
 import io.sluice.sink.BoltSink;
 import io.sluice.sink.EmbeddedNeo4j;
 import io.sluice.sink.Sink;
@@ -29,7 +30,7 @@ public final class SinkPair implements AutoCloseable {
 
     public static SinkPair start(String prefix) throws IOException {
         Path dir = Files.createTempDirectory(prefix);
-        EmbeddedNeo4j.HostPort address = new EmbeddedNeo4j.HostPort("127.0.0.1", TestServer.freePort());
+        HostPort address = new HostPort("127.0.0.1", TestServer.freePort());
         EmbeddedNeo4j neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(dir, address, 64L << 20, 0, "neo4j"));
         try {
             return new SinkPair(dir, neo4j, BoltSink.connect(new BoltSink.Options("bolt://" + address, null, null,

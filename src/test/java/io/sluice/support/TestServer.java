@@ -7,7 +7,7 @@ import io.sluice.server.SluiceServer;
 import io.sluice.sink.BoltSink;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
-import io.sluice.sink.EmbeddedNeo4j.HostPort;
+import io.sluice.config.HostPort;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;

@@ -1,5 +1,7 @@
 package io.sluice.txn;
 
+import io.sluice.http.Flavour;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.sink.BoltSink;

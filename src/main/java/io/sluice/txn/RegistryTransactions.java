@@ -1,11 +1,10 @@
-package io.sluice.gateway;
+package io.sluice.txn;
 
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
-import io.sluice.txn.Flavour;
-import io.sluice.txn.TxRegistry;
 import io.sluice.write.Access;
+import io.sluice.write.Caller;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.Statement;
 import java.util.ArrayList;
@@ -16,38 +15,36 @@ import java.util.List;
  * runs (a second request at once is refused, as Neo4j does), and releasing it restarts its idle clock. A user who
  * may send only templates gets none; a read-only user gets read transactions. Thread-safe.
  */
-final class RegistryTransactions implements ExplicitTransactions {
+public final class RegistryTransactions implements ExplicitTransactions {
     private final TxRegistry registry;
-    private final Flavour flavour;
 
-    RegistryTransactions(TxRegistry registry, Flavour flavour) {
+    public RegistryTransactions(TxRegistry registry) {
         this.registry = registry;
-        this.flavour = flavour;
     }
 
     @Override
-    public Step open(List<Statement> statements, Access access, Object owner) throws SinkException {
-        if (access == Access.TEMPLATES) {
+    public Step open(List<Statement> statements, Caller caller) throws SinkException {
+        if (caller.access() == Access.TEMPLATES) {
             throw new SinkException(new Neo4jError("Neo.ClientError.Security.Forbidden",
                     "this user may send the named templates only (/db/{db}/write/{template}), not Cypher"), null);
         }
-        TxRegistry.Opened opened = registry.open(access != Access.READ, owner);
+        TxRegistry.Opened opened = registry.open(caller.access() != Access.READ, caller.owner());
         if (statements.isEmpty()) {
             return new Step(List.of(), null, opened.id(), opened.expires());
         }
-        return run(opened.id(), statements, owner);
+        return run(opened.id(), statements, caller);
     }
 
     @Override
-    public Step run(String id, List<Statement> statements, Object owner) throws SinkException {
-        try (TxRegistry.Held held = registry.acquire(id, owner)) {
+    public Step run(String id, List<Statement> statements, Caller caller) throws SinkException {
+        try (TxRegistry.Held held = registry.acquire(id, caller.owner())) {
             return runIn(held, statements);
         }
     }
 
     @Override
-    public Step commit(String id, List<Statement> statements, Object owner) throws SinkException {
-        try (TxRegistry.Held held = registry.acquire(id, owner)) {
+    public Step commit(String id, List<Statement> statements, Caller caller) throws SinkException {
+        try (TxRegistry.Held held = registry.acquire(id, caller.owner())) {
             Step ran = runIn(held, statements);
             if (ran.failed()) {
                 return ran;
@@ -62,7 +59,7 @@ final class RegistryTransactions implements ExplicitTransactions {
     }
 
     /** Runs each statement until one fails, which rolls the transaction back and ends the step. */
-    private Step runIn(TxRegistry.Held held, List<Statement> statements) {
+    private static Step runIn(TxRegistry.Held held, List<Statement> statements) {
         List<StatementResult> results = new ArrayList<>(statements.size());
         for (Statement s : statements) {
             try {
@@ -75,12 +72,12 @@ final class RegistryTransactions implements ExplicitTransactions {
     }
 
     @Override
-    public void rollback(String id, Object owner) throws SinkException {
-        registry.rollback(id, owner);
+    public void rollback(String id, Caller caller) throws SinkException {
+        registry.rollback(id, caller.owner());
     }
 
     @Override
     public boolean isNotFound(Neo4jError e) {
-        return flavour.isNotFound(e);
+        return registry.ids().isNotFound(e);
     }
 }

@@ -1,0 +1,313 @@
+package io.sluice.durable;
+
+import io.sluice.apply.BatchRunner;
+import io.sluice.apply.BatchSizeController;
+import io.sluice.batch.Pending;
+import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Sink;
+import io.sluice.sink.SinkException;
+import io.sluice.time.Time;
+import io.sluice.write.Outcome;
+import io.sluice.write.WriteRequest;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one apply loop for journaled records, whatever the log (the local journal, a Kafka partition, an
+ * application's topic): records of one partition, in offset order, applied in batches exactly once.
+ *
+ * <h2>Design</h2>
+ * Records are decoded ({@link Records#decode}) and gathered into a batch up to the partition's row limit (adaptive,
+ * one {@link BatchSizeController} per partition), then applied through the same {@link BatchRunner} as sync writes
+ * (coalescing, lock order, bisection, transient retries). Exactly once rests on three rules:
+ * <ol>
+ *   <li>every transaction that commits records also moves the partition's position past them
+ *       ({@link GraphPositions#advance}, fenced: it expects the position the batch started from, moved by each
+ *       earlier group of the batch that committed), so the graph and the position commit together;</li>
+ *   <li>a record that fails alone (after bisection), or cannot be decoded, is dead-lettered
+ *       ({@link DeadLetters#deadLetter}, durable when it returns) before anything after it is applied; if a
+ *       batch's last records were dead-lettered, the position moves past them in a transaction of its own;</li>
+ *   <li>a batch that was not applied (a transient error after the runner's retries, a lost connection while
+ *       committing, the fence) is not skipped: {@link #apply} stops there and says so ({@link Result#resync}), and
+ *       its caller re-reads the position from the graph ({@link GraphPositions#readLocked}, which waits for a
+ *       commit still in flight) and starts again from there.</li>
+ * </ol>
+ * Confined to its caller's thread (one applier thread per log); {@link #limit} may be read from any thread.
+ */
+public final class RecordApplier<R> {
+    private static final Logger log = LoggerFactory.getLogger(RecordApplier.class);
+
+    /** What the loop needs of a log's records. */
+    public interface Records<R> {
+        long offset(R record);
+
+        /** Its bytes, for the backlog's bound. */
+        long bytes(R record);
+
+        /** The write it carries; throws when it carries none (dead-lettered with the reason). */
+        WriteRequest decode(R record) throws RecordCodec.Undecodable;
+    }
+
+    /** Where records that failed go; returns only once the dead letter is durable, else throws. */
+    public interface DeadLetters<R> {
+        void deadLetter(int partition, R record, Neo4jError error);
+    }
+
+    /** Hears a partition's progress: it is applied up to {@code next} - 1, {@code rows} and {@code bytes} more. */
+    public interface Progress {
+        void applied(int partition, long next, long rows, long bytes);
+    }
+
+    /**
+     * What every log's applier gets from the one place that builds the write path: its batch runner, made over the
+     * applier's own clock (so its backoffs end at close), and its row limits ({@code sizes} makes a partition's
+     * adaptive limit; null: {@code maxRows}, fixed).
+     */
+    public record Parts(Function<Time, BatchRunner> runners, Supplier<BatchSizeController> sizes, int maxRows) {
+        /** An applier of {@code records}, its runner and sleeps on {@code time}. */
+        public <R> RecordApplier<R> over(Records<R> records, GraphPositions positions, DeadLetters<R> deadLetters,
+                Progress progress, Time time) {
+            return new RecordApplier<>(records, positions, runners.apply(time), deadLetters, progress, time, sizes,
+                    maxRows);
+        }
+    }
+
+    /** Where a call to {@link #apply} left the partition, and whether its position must be re-read from the graph. */
+    public record Result(long next, boolean resync) {}
+
+    private final Records<R> records;
+    private final GraphPositions positions;
+    private final BatchRunner runner;
+    private final DeadLetters<R> deadLetters;
+    private final Progress progress;
+    private final Time time;
+    private final Supplier<BatchSizeController> sizes;
+    private final int maxRows;
+    private final Map<Integer, BatchSizeController> limits = new ConcurrentHashMap<>();
+
+    /**
+     * {@code sizes} makes each partition's adaptive row limit (null: {@code maxRows}, fixed); {@code time} measures
+     * commits (its sleeps, the runner's backoffs, should end at the owner's close).
+     */
+    public RecordApplier(Records<R> records, GraphPositions positions, BatchRunner runner, DeadLetters<R> deadLetters,
+            Progress progress, Time time, Supplier<BatchSizeController> sizes, int maxRows) {
+        this.records = records;
+        this.positions = positions;
+        this.runner = runner;
+        this.deadLetters = deadLetters;
+        this.progress = progress;
+        this.time = time;
+        this.sizes = sizes;
+        this.maxRows = maxRows;
+    }
+
+    /** The partition's row limit per transaction now. */
+    public int limit(int partition) {
+        BatchSizeController c = controller(partition);
+        return c == null ? maxRows : c.limit();
+    }
+
+    private BatchSizeController controller(int partition) {
+        return sizes == null ? null : limits.computeIfAbsent(partition, p -> sizes.get());
+    }
+
+    /** The runner's transient retries, per Neo4j status code. */
+    public Map<String, Long> transientRetries() {
+        return runner.transientRetries();
+    }
+
+    /**
+     * Applies {@code batch} of {@code partition}'s records (in offset order; those before {@code position} were
+     * applied already and are skipped) from {@code position}, until all are applied, {@code stopping} says so, or a
+     * batch was not applied ({@link Result#resync}).
+     */
+    public Result apply(int partition, long position, List<R> batch, BooleanSupplier stopping) {
+        int i = 0;
+        while (i < batch.size() && !stopping.getAsBoolean()) {
+            while (i < batch.size() && records.offset(batch.get(i)) < position) {
+                i++;
+            }
+            if (i == batch.size()) {
+                break;
+            }
+            List<Pending> pending = new ArrayList<>();
+            Map<Pending, R> source = new IdentityHashMap<>();
+            long rows = 0;
+            R undecodable = null;
+            Neo4jError why = null;
+            int limit = limit(partition);
+            while (i < batch.size()) {
+                R r = batch.get(i);
+                WriteRequest request;
+                try {
+                    request = records.decode(r);
+                } catch (RecordCodec.Undecodable e) {
+                    if (pending.isEmpty()) {
+                        undecodable = r;
+                        why = Neo4jError.invalidFormat("partition " + partition + " offset " + records.offset(r)
+                                + ": " + e.getMessage());
+                        i++;
+                    }
+                    break; // apply what came before it first
+                }
+                if (!pending.isEmpty() && rows + request.rows() > limit) {
+                    break;
+                }
+                Pending p = new Pending(request, time.nanos(), records.offset(r));
+                pending.add(p);
+                source.put(p, r);
+                rows += request.rows();
+                i++;
+            }
+            long next = undecodable != null ? skip(partition, position, undecodable, why)
+                    : applyBatch(partition, position, pending, source);
+            if (next < 0) {
+                return new Result(position, true);
+            }
+            position = next;
+        }
+        return new Result(position, false);
+    }
+
+    /** Dead-letters a record that carries no write and moves past it; -1 when the position could not move. */
+    private long skip(int partition, long position, R r, Neo4jError why) {
+        deadLetters.deadLetter(partition, r, why);
+        long next = records.offset(r) + 1;
+        try {
+            positions.advanceAlone(partition, position, next);
+        } catch (SinkException e) {
+            log.warn("partition {} of {}: moving past offset {}: {}", partition, positions.source(), next - 1,
+                    e.getMessage());
+            return -1;
+        }
+        progress.applied(partition, next, 0, records.bytes(r));
+        return next;
+    }
+
+    /**
+     * Applies one batch; the position past all of it (committed, or dead-lettered), or -1 when the position must be
+     * re-read from the graph.
+     */
+    private long applyBatch(int partition, long position, List<Pending> batch, Map<Pending, R> source) {
+        long t0 = time.nanos();
+        Fence fence = new Fence(partition, position);
+        runner.apply(batch, new BatchRunner.Hooks() {
+            @Override
+            public void inTransaction(Sink.SinkTx tx, List<Pending> group) throws SinkException {
+                fence.advance(tx, group);
+            }
+
+            @Override
+            public boolean keepsResults() {
+                return false; // answered before they ran: nothing to hold, no result bound to fail on
+            }
+
+            @Override
+            public void isolated(Pending p, Neo4jError error) {
+                deadLetters.deadLetter(partition, source.get(p), error);
+            }
+        });
+        long committed = fence.committed();
+        Pending last = batch.getLast();
+        long end = last.offset() + 1;
+        BatchSizeController sizes = controller(partition);
+        if (committed < end && last.future().join() instanceof Outcome.Failed f && (f.error().isTransient()
+                || f.error().code().equals(GraphPositions.FENCED))) {
+            reportUpTo(partition, position, committed, batch, source);
+            log.warn("partition {} of {}: batch up to offset {} not applied ({}); re-reading where it stands",
+                    partition, positions.source(), last.offset(), f.error().message());
+            if (sizes != null) {
+                sizes.failed();
+            }
+            return -1;
+        }
+        if (committed < end) { // the last requests failed alone and are dead-lettered: move past them
+            try {
+                positions.advanceAlone(partition, committed, end);
+            } catch (SinkException e) {
+                reportUpTo(partition, position, committed, batch, source);
+                return -1;
+            }
+        }
+        long rows = 0;
+        for (Pending p : batch) {
+            rows += p.rows();
+        }
+        if (sizes != null) {
+            sizes.committed((int) Math.min(Integer.MAX_VALUE, rows), time.nanos() - t0);
+        }
+        progress.applied(partition, end, rows, bytes(batch, source, end));
+        return end;
+    }
+
+    /** Reports the part of a batch that committed before a group of it was not applied. */
+    private void reportUpTo(int partition, long position, long committed, List<Pending> batch, Map<Pending, R> source) {
+        if (committed <= position) {
+            return;
+        }
+        long rows = 0;
+        for (Pending p : batch) {
+            if (p.offset() < committed) {
+                rows += p.rows();
+            }
+        }
+        progress.applied(partition, committed, rows, bytes(batch, source, committed));
+    }
+
+    private long bytes(List<Pending> batch, Map<Pending, R> source, long below) {
+        long bytes = 0;
+        for (Pending p : batch) {
+            if (p.offset() < below) {
+                bytes += records.bytes(source.get(p));
+            }
+        }
+        return bytes;
+    }
+
+    /**
+     * Which position the graph must hold when a group's transaction fences it: where the batch started, moved by
+     * every earlier group of the batch that committed (a group that failed alone committed nothing). The batch
+     * runner applies groups one after another, so at each call every earlier group has finished.
+     */
+    private final class Fence {
+        private final int partition;
+        private long expected;
+        private Pending lastOfPrevious;
+        private long nextOfPrevious;
+
+        Fence(int partition, long start) {
+            this.partition = partition;
+            this.expected = start;
+        }
+
+        void advance(Sink.SinkTx tx, List<Pending> group) throws SinkException {
+            settle();
+            long next = group.getLast().offset() + 1;
+            positions.advance(tx, partition, expected, next);
+            lastOfPrevious = group.getLast();
+            nextOfPrevious = next;
+        }
+
+        /** The position after the last group that committed. */
+        long committed() {
+            settle();
+            return expected;
+        }
+
+        private void settle() {
+            if (lastOfPrevious != null && lastOfPrevious.future().isDone()
+                    && lastOfPrevious.future().join() instanceof Outcome.Committed) {
+                expected = nextOfPrevious;
+                lastOfPrevious = null;
+            }
+        }
+    }
+}

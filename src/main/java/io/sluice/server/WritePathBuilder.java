@@ -1,0 +1,142 @@
+package io.sluice.server;
+
+import io.sluice.apply.BatchRunner;
+import io.sluice.apply.BatchSizeController;
+import io.sluice.apply.Partitions;
+import io.sluice.apply.RetryPolicy;
+import io.sluice.batch.Admission;
+import io.sluice.config.SluiceConfig;
+import io.sluice.cypher.StatementClassifier;
+import io.sluice.durable.AsyncJournal;
+import io.sluice.durable.AsyncPath;
+import io.sluice.durable.RecordApplier;
+import io.sluice.gateway.Gateway;
+import io.sluice.gateway.TransactionGate;
+import io.sluice.gateway.Warmer;
+import io.sluice.kafka.KafkaJournal;
+import io.sluice.metrics.Metrics;
+import io.sluice.sink.Sink;
+import io.sluice.sink.SinkException;
+import io.sluice.time.Jitter;
+import io.sluice.time.Time;
+import io.sluice.txn.IdScheme;
+import io.sluice.txn.RegistryTransactions;
+import io.sluice.txn.TxRegistry;
+import io.sluice.write.ExplicitTransactions;
+import io.sluice.write.Template;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * The one place that builds the write path from a config, over a sink: admission, the batch runner (every runner:
+ * the sync appliers', direct writes', the journal's and Kafka's, each with the config's retry, lock-order and
+ * coalescing settings), the adaptive batch sizes (one start value for every applier), the partitions and their
+ * appliers, the async journal (local, on Kafka, or none), the gateway, and the explicit transactions of each front
+ * end (one registry per id scheme, all behind one {@link TransactionGate}). The server and the start-up rehearsal
+ * build theirs here, each part recorded in the caller's {@link Owned} as it exists, so a failure part-way closes
+ * what was built. Used by one thread, once.
+ */
+final class WritePathBuilder {
+    /** How long closing lets the appliers drain what was admitted. */
+    static final Duration APPLIER_DRAIN = Duration.ofSeconds(60);
+    private static final int CLASSIFIER_CACHE = 10_000;
+
+    /** Where async writes go: the config's journal (local, or Kafka when it says so) in {@code dataDir}, or none. */
+    record Journal(Path dataDir, String instance) {
+        static final Journal NONE = new Journal(null, null);
+    }
+
+    /** What was built. {@code async} is null without a journal. */
+    record Built(Admission admission, BatchRunner runner, Partitions partitions, AsyncJournal async, Gateway gateway,
+            TransactionGate transactionGate) {}
+
+    private final SluiceConfig config;
+    private final Sink sink;
+    private final Metrics metrics;
+    private final Time time;
+    private final Owned owned;
+    private final String threads;
+
+    /** {@code threads}: the prefix of the applier threads' names ({@code sluice-} gives {@code sluice-applier-N}). */
+    WritePathBuilder(SluiceConfig config, Sink sink, Metrics metrics, Time time, Owned owned, String threads) {
+        this.config = config;
+        this.sink = sink;
+        this.metrics = metrics;
+        this.time = time;
+        this.owned = owned;
+        this.threads = threads;
+    }
+
+    /** A batch runner with the config's retry, lock-order and coalescing settings, backing off on {@code clock}. */
+    BatchRunner runner(Time clock) {
+        var r = config.retry();
+        return new BatchRunner(sink, new RetryPolicy(r.maxAttempts(), r.initialBackoff(), r.maxBackoff()), clock,
+                Jitter.RANDOM, metrics, config.apply().lockOrder(), config.apply().coalesceCypher());
+    }
+
+    /**
+     * One applier's adaptive row limit, or null when {@code batch.adaptive} is off (then {@code max_rows}, fixed).
+     * Every applier starts at four times the minimum: the limit grows by a quarter a batch while that pays, so a
+     * backlog reaches {@code max_rows} within a dozen batches.
+     */
+    Supplier<BatchSizeController> sizes() {
+        var b = config.batch();
+        return b.adaptive() ? () -> new BatchSizeController(b.minRows(), b.maxRows(), b.targetCommit(),
+                b.minRows() * 4) : null;
+    }
+
+    /**
+     * Builds admission, the runner, the partitions, the journal and the gateway. The journal's appliers retry
+     * transient errors without limit: their records are durable, and giving up would lose one.
+     */
+    Built build(Map<String, Template> templates, Journal journal, Warmer warmer) throws IOException, SinkException {
+        var a = config.admission();
+        var b = config.batch();
+        Admission admission = new Admission(a.maxPendingRows(), a.maxPendingBytes().bytes(), time);
+        owned.add("admission", admission::close);
+        BatchRunner runner = runner(time);
+        Supplier<BatchSizeController> sizes = sizes();
+        Partitions partitions = owned.add("the appliers", Partitions.start(config.apply().appliers(), b.maxRows(),
+                b.maxWait(), runner, i -> sizes == null ? null : sizes.get(),
+                Thread.ofPlatform().name(threads + "applier-", 0).factory(), time, APPLIER_DRAIN));
+        AsyncJournal async = journal.dataDir() == null ? null : journal(templates, journal);
+        var t = config.transactions();
+        TransactionGate gate = new TransactionGate(admission, t.maxOpen(), a.timeout());
+        Gateway gateway = new Gateway(new Gateway.Parts(sink, new StatementClassifier(sink, CLASSIFIER_CACHE),
+                admission, partitions, runner, async, templates, warmer), config, time);
+        return new Built(admission, runner, partitions, async, gateway, gate);
+    }
+
+    private AsyncJournal journal(Map<String, Template> templates, Journal journal) throws IOException, SinkException {
+        var r = config.retry();
+        RetryPolicy forever = new RetryPolicy(Integer.MAX_VALUE, r.initialBackoff(), r.maxBackoff());
+        RecordApplier.Parts appliers = new RecordApplier.Parts(clock -> new BatchRunner(sink, forever, clock,
+                Jitter.RANDOM, metrics, config.apply().lockOrder(), config.apply().coalesceCypher()), sizes(),
+                config.batch().maxRows());
+        var j = config.journal();
+        var a = config.admission();
+        if (j.kafka() != null) {
+            return owned.add("the journal on Kafka", KafkaJournal.start(j.kafka(), a.timeout(), sink, templates, time,
+                    journal.instance(), appliers));
+        }
+        Path dir = journal.dataDir();
+        return owned.add("the journal", AsyncPath.start(new AsyncPath.Options(dir.resolve("journal"),
+                dir.resolve("dead-letters"), j.maxLagRows(), j.maxLagBytes().bytes(), j.segmentBytes().bytes(),
+                a.timeout()), sink, templates, time, Thread.ofPlatform().name(threads + "journal-applier").factory(),
+                appliers));
+    }
+
+    /**
+     * A front end's explicit transactions: a registry of {@code ids}' form (idle timeout {@code idleTimeout}, or
+     * the scheme's default when null), behind the write path's one gate (the bound over all front ends, one pending
+     * row each).
+     */
+    ExplicitTransactions transactions(Built built, IdScheme ids, Duration idleTimeout) {
+        TxRegistry registry = owned.add(ids.label() + " transactions", TxRegistry.start(sink, built.transactionGate(),
+                TxRegistry.Options.of(ids, idleTimeout, config.transactions().maxOpen()), time));
+        return new RegistryTransactions(registry);
+    }
+}
