@@ -102,6 +102,21 @@ public final class Admission {
         }
     }
 
+    /**
+     * Sets what is pending to a measurement taken elsewhere (a backlog applied by others too: the fleet's lag on
+     * Kafka, re-read from the broker and the graph); waiters see the new figure at once.
+     */
+    public void reset(long r, long b) {
+        lock.lock();
+        try {
+            rows = r;
+            bytes = b;
+            released.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Refuses every waiting and future {@link #acquire}; releases still work. */
     public void close() {
         lock.lock();

@@ -99,7 +99,7 @@ public final class HttpServer implements FrontEnd {
         AuthGate gate = new AuthGate(s.callers(), handlers);
         Bodies bodies = new Bodies(o.maxBodyBytes(), handlers);
         Meter meter = new Meter(s.metrics(), time, gate);
-        Api api = new Api(s.writes(), s.operations(), time);
+        Api api = new Api(s.writes(), time);
         String version = HttpServer.class.getPackage().getImplementationVersion();
         Routes routes = new Routes(api, new QueryTransactionsApi(s.writes(), s.queryTransactions(), time),
                 new ClassicTransactionsApi(s.writes(), s.classicTransactions()), s.writes(), s.operations(), gate,

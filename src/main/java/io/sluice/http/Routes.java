@@ -33,6 +33,7 @@ final class Routes implements HttpHandler {
     private static final Logger log = LoggerFactory.getLogger(Routes.class);
 
     private final Api api;
+    private final OperationsApi operationsApi;
     private final QueryTransactionsApi transactions;
     private final ClassicTransactionsApi classic;
     private final WritePath writes;
@@ -50,6 +51,7 @@ final class Routes implements HttpHandler {
             Operations operations, AuthGate gate, Meter meter, Bodies bodies, TemplateWrites templates,
             Discovery discovery, boolean metricsOpen, Supplier<String> scrape, History history) {
         this.api = api;
+        this.operationsApi = new OperationsApi(operations, writes.database());
         this.transactions = transactions;
         this.classic = classic;
         this.writes = writes;
@@ -202,7 +204,7 @@ final class Routes implements HttpHandler {
     }
 
     private Reply applied(HttpServerExchange ex, byte[] body) {
-        return meter.counted(ex, api.applied(param(ex, "db"), param(ex, "partition"), param(ex, "offset"),
+        return meter.counted(ex, operationsApi.applied(param(ex, "db"), param(ex, "partition"), param(ex, "offset"),
                 param(ex, "wait")), null);
     }
 
@@ -219,7 +221,7 @@ final class Routes implements HttpHandler {
     }
 
     private Reply deadLetters(HttpServerExchange ex, byte[] body) throws java.io.IOException {
-        return api.deadLetters(param(ex, "db"), param(ex, "from"), param(ex, "limit"));
+        return operationsApi.deadLetters(param(ex, "db"), param(ex, "from"), param(ex, "limit"));
     }
 
     /**

@@ -36,6 +36,10 @@ import org.slf4j.LoggerFactory;
  * frame and the page cache state is unknown. Appends are refused, waiters not yet covered get the failure,
  * and reopening runs recovery ({@link JournalLoader}), which keeps only frames that check out.
  *
+ * <p><b>Size.</b> Over 400 lines because appends, rolls, reads, retention and close all keep the segment map and
+ * the offsets' invariants together (under the write lock, or by reading {@code durableOffset} first); the force
+ * itself ({@link GroupCommit}), a segment's file ({@link Segment}) and recovery ({@link JournalLoader}) are apart.
+ *
  * <p><b>Reads and retention.</b> Segments live in a concurrent sorted map, so readers find them without
  * locks; a read first notes {@code durableOffset}, so it never returns a record an appender has not been told
  * about. Retention removes only segments entirely below {@code durableOffset}, one file at a time with a

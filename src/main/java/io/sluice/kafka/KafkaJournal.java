@@ -6,7 +6,6 @@ import io.sluice.durable.AsyncJournal;
 import io.sluice.durable.GraphPositions;
 import io.sluice.durable.RecordApplier;
 import io.sluice.durable.RecordCodec;
-import io.sluice.sink.Neo4jError;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
 import io.sluice.time.Time;
@@ -15,7 +14,6 @@ import io.sluice.write.Template;
 import io.sluice.write.WriteRequest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,7 +31,6 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -42,7 +39,6 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
@@ -60,14 +56,18 @@ import org.slf4j.LoggerFactory;
  *       accepted": a batch that timed out after it was sent may still have been written).</li>
  *   <li><b>Apply exactly once per partition</b>: {@link KafkaApplier}, one consumer in the group all instances
  *       share, positions and fences in the graph ({@link GraphOffsets}).</li>
- *   <li><b>Backpressure from the real lag</b>: one thread reads the topic's end offsets (Admin) and the graph's
- *       positions every {@code REFRESH}: their difference, over all partitions, is the fleet's unapplied records,
- *       plus what this instance produced since. At {@code max_lag_records} an async write waits up to the
- *       admission timeout, then 503.</li>
+ *   <li><b>Backpressure from the real lag</b>, bounded as the local journal's is (an {@link Admission} over the
+ *       unapplied backlog: at {@code max_lag_records} an async write waits up to the admission timeout, then
+ *       503): one thread reads the topic's end offsets (Admin) and the graph's positions every {@code REFRESH};
+ *       their difference, over all partitions, is the fleet's unapplied records, plus what this instance produced
+ *       since, and becomes the bound's pending figure ({@link Admission#reset}).</li>
  *   <li><b>Dead letters</b> go to their own topic (one partition), with the source partition, offset and error in
  *       headers, acknowledged before the applier moves past them.</li>
  * </ul>
- * Owns the producer, the admin client, the applier (its consumer and thread) and the lag thread.
+ * Owns the producer, the admin client, the applier (its consumer and thread), the dead-letter topic
+ * ({@link DeadLetterTopic}) and the lag thread. Its size (over 400 lines): producing, the lag's measurement and
+ * the applied positions (one lock and condition, which a refresh and an applied batch signal) are read together by
+ * the write path and /health; the topics' creation and the clients' settings are start-up's, kept beside them.
  */
 public final class KafkaJournal implements AsyncJournal {
     private static final Logger log = LoggerFactory.getLogger(KafkaJournal.class);
@@ -87,13 +87,17 @@ public final class KafkaJournal implements AsyncJournal {
     private final KafkaApplier applier;
     private final GraphPositions offsets;
     private final Thread lagThread;
+    private final DeadLetterTopic deadLetters;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private final Map<Integer, Long> applied = new HashMap<>(); // guarded by lock: next offset to apply per partition
-    private long lag; // guarded by lock: as of the last refresh
     private long deadLetterCount; // guarded by lock
     private final AtomicLong producedSinceRefresh = new AtomicLong();
-    private volatile boolean accepting = true;
+    /**
+     * The backlog's bound, as the local journal's: unapplied records over the whole topic, measured at each refresh
+     * (the fleet produces and applies them, not this instance alone), plus what this instance produced since.
+     */
+    private final Admission lag;
     private volatile boolean stopping;
 
     private KafkaJournal(SluiceConfig.Kafka config, Duration admissionTimeout, Time time, Admin admin,
@@ -105,6 +109,8 @@ public final class KafkaJournal implements AsyncJournal {
         this.admin = admin;
         this.producer = producer;
         this.offsets = offsets;
+        this.deadLetters = new DeadLetterTopic(config, producer, this.time, () -> stopping);
+        this.lag = new Admission(config.maxLagRecords(), Long.MAX_VALUE, this.time);
         this.applier = applier.apply(this);
         this.lagThread = threads.newThread(this::refreshUntilClosed);
     }
@@ -144,7 +150,7 @@ public final class KafkaJournal implements AsyncJournal {
             KafkaConsumer<byte[], byte[]> applierConsumer = consumer;
             KafkaJournal j = new KafkaJournal(config, admissionTimeout, time, admin, producer, offsets,
                     journal -> new KafkaApplier(applierConsumer, config.topic(), offsets, appliers, templates,
-                            journal::deadLetter, journal::appliedUpTo, journal.time,
+                            journal.deadLetters::add, journal::appliedUpTo, journal.time,
                             Thread.ofPlatform().name("sluice-kafka-applier").factory()),
                     Thread.ofPlatform().name("sluice-kafka-lag").factory());
             j.refreshOnceReady();
@@ -176,7 +182,7 @@ public final class KafkaJournal implements AsyncJournal {
                 ConsumerConfig.CLIENT_ID_CONFIG, "sluice-" + instance), config.consumer()));
     }
 
-    private static Properties properties(SluiceConfig.Kafka c, Map<String, String> sluice, Map<String, String> kind) {
+    static Properties properties(SluiceConfig.Kafka c, Map<String, String> sluice, Map<String, String> kind) {
         Properties p = new Properties();
         p.put("bootstrap.servers", c.bootstrap());
         p.putAll(sluice);
@@ -207,13 +213,23 @@ public final class KafkaJournal implements AsyncJournal {
 
     @Override
     public Outcome submit(WriteRequest r) {
-        if (!accepting) {
+        Admission.Result admit;
+        try {
+            admit = lag.acquire(1, 0, admissionTimeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
             return Outcome.SHUTTING_DOWN;
         }
-        if (!awaitRoom()) {
-            return accepting ? new Outcome.Overloaded("unapplied records on Kafka are at their bound ("
-                    + config.maxLagRecords() + "); waited " + admissionTimeout,
-                    Duration.ofSeconds(Admission.retryAfterSeconds(admissionTimeout))) : Outcome.SHUTTING_DOWN;
+        switch (admit) {
+            case FULL -> {
+                return new Outcome.Overloaded("unapplied records on Kafka are at their bound ("
+                        + config.maxLagRecords() + "); waited " + admissionTimeout,
+                        Duration.ofSeconds(Admission.retryAfterSeconds(admissionTimeout)));
+            }
+            case CLOSED -> {
+                return Outcome.SHUTTING_DOWN;
+            }
+            case ADMITTED -> { }
         }
         byte[] payload = RecordCodec.encode(r);
         byte[] key = switch (r) {
@@ -228,32 +244,13 @@ public final class KafkaJournal implements AsyncJournal {
             return new Outcome.Accepted(m.offset(), r.rows(), m.partition());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            lag.release(1, 0);
             return Outcome.SHUTTING_DOWN;
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            lag.release(1, 0);
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
             return new Outcome.Overloaded("Kafka did not acknowledge the write within " + config.sendTimeout()
                     + " (" + cause + "); it is not known to be accepted", Duration.ofSeconds(1));
-        }
-    }
-
-    /** Waits while the lag is at its bound, up to the admission timeout; false when there is still no room. */
-    private boolean awaitRoom() {
-        lock.lock();
-        try {
-            long deadline = time.nanos() + admissionTimeout.toNanos();
-            while (accepting && lag + producedSinceRefresh.get() >= config.maxLagRecords()) {
-                long left = deadline - time.nanos();
-                if (left <= 0) {
-                    return false;
-                }
-                changed.awaitNanos(left);
-            }
-            return accepting;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -265,33 +262,6 @@ public final class KafkaJournal implements AsyncJournal {
             changed.signalAll();
         } finally {
             lock.unlock();
-        }
-    }
-
-    private void deadLetter(int partition, long offset, byte[] payload, Neo4jError error) {
-        ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(config.deadLetterTopic(),
-                (partition + ":" + offset).getBytes(StandardCharsets.UTF_8), payload);
-        r.headers().add("sluice.partition", Integer.toString(partition).getBytes(StandardCharsets.UTF_8));
-        r.headers().add("sluice.offset", Long.toString(offset).getBytes(StandardCharsets.UTF_8));
-        r.headers().add("sluice.code", error.code().getBytes(StandardCharsets.UTF_8));
-        r.headers().add("sluice.message", error.message().getBytes(StandardCharsets.UTF_8));
-        r.headers().add("sluice.at", time.now().toString().getBytes(StandardCharsets.UTF_8));
-        while (true) { // the applier must not move past a failure it could not record
-            try {
-                producer.send(r).get(config.sendTimeout().toMillis(), TimeUnit.MILLISECONDS);
-                log.warn("dead letter: partition {} offset {}: {} {}", partition, offset, error.code(), error.message());
-                return;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while dead-lettering partition " + partition + " offset "
-                        + offset, e);
-            } catch (ExecutionException | TimeoutException e) {
-                log.warn("cannot dead-letter partition {} offset {} yet: {}", partition, offset, e.toString());
-                if (stopping) {
-                    throw new IllegalStateException("stopping before dead-lettering partition " + partition
-                            + " offset " + offset);
-                }
-            }
         }
     }
 
@@ -365,8 +335,8 @@ public final class KafkaJournal implements AsyncJournal {
         }
         lock.lock();
         try {
-            lag = total;
-            producedSinceRefresh.addAndGet(-produced); // those are in the end offsets now
+            // those produced before the end offsets were read are in them now; the rest are added to the measurement
+            lag.reset(total + producedSinceRefresh.addAndGet(-produced), 0);
             deadLetterCount = ends.getOrDefault(dead, 0L);
             graph.forEach((p, next) -> applied.merge(p, next, Math::max));
             changed.signalAll();
@@ -406,12 +376,7 @@ public final class KafkaJournal implements AsyncJournal {
 
     @Override
     public long lagRows() {
-        lock.lock();
-        try {
-            return lag + producedSinceRefresh.get();
-        } finally {
-            lock.unlock();
-        }
+        return lag.pendingRows();
     }
 
     @Override
@@ -431,45 +396,7 @@ public final class KafkaJournal implements AsyncJournal {
 
     @Override
     public List<Map<String, Object>> deadLetters(long from, int limit) {
-        List<Map<String, Object>> out = new ArrayList<>();
-        long end = deadLetterCount();
-        if (from >= end || limit == 0) {
-            return out;
-        }
-        TopicPartition tp = new TopicPartition(config.deadLetterTopic(), 0);
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(properties(config, Map.of(
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName()), Map.of()))) {
-            c.assign(List.of(tp));
-            c.seek(tp, from);
-            long deadline = time.nanos() + Duration.ofSeconds(10).toNanos();
-            while (out.size() < limit && c.position(tp) < end && time.nanos() - deadline < 0) {
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-                    if (out.size() < limit) {
-                        out.add(deadLetterEntry(r));
-                    }
-                }
-            }
-        }
-        return out;
-    }
-
-    private static Map<String, Object> deadLetterEntry(ConsumerRecord<byte[], byte[]> r) {
-        Map<String, Object> e = new LinkedHashMap<>();
-        e.put("offset", r.offset());
-        e.put("partition", Integer.parseInt(header(r, "sluice.partition")));
-        e.put("source_offset", Long.parseLong(header(r, "sluice.offset")));
-        e.put("at", header(r, "sluice.at"));
-        e.put("code", header(r, "sluice.code"));
-        e.put("message", header(r, "sluice.message"));
-        e.put("request", RecordCodec.toMap(r.value()));
-        return e;
-    }
-
-    private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
-        Header h = r.headers().lastHeader(name);
-        return h == null ? "" : new String(h.value(), StandardCharsets.UTF_8);
+        return deadLetters.list(from, limit, deadLetterCount());
     }
 
     @Override
@@ -490,13 +417,7 @@ public final class KafkaJournal implements AsyncJournal {
 
     @Override
     public void stopAccepting() {
-        lock.lock();
-        try {
-            accepting = false;
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        lag.close(); // waiters and later writes: shutting down
     }
 
     /** Refuses new writes, stops applying after the batch in flight (leaving the group), closes the clients. */

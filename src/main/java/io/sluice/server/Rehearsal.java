@@ -86,6 +86,9 @@ import org.slf4j.LoggerFactory;
  * second: what it still does is background); or when {@code stop} says so (the server is closing). Then the
  * clients stop, and everything it built is closed in reverse order.
  *
+ * <p>Over 400 lines with this note: the synthetic rows, the clients and the pacing are one procedure, each part
+ * read only by the others.
+ *
  * <p>Used once, by the warmer's thread ({@link Warmer}); owns everything it starts, all of it closed before
  * {@link #run} returns.
  */

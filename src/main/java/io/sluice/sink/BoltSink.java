@@ -52,6 +52,10 @@ import org.slf4j.LoggerFactory;
  * have committed: that error is marked {@link SinkException#commitOutcomeUnknown()} and must not be blindly
  * retried.
  *
+ * <p>Its size (over 400 lines): every {@link Sink} operation is here over one driver, with the one error
+ * translation they all share ({@code translate}: the driver's exceptions to Neo4j's codes and the commit-outcome
+ * flag); values are {@code BoltValues}', users {@code RemoteUsers}'.
+ *
  * <p>Thread-safe (the driver is); a transaction is confined to the thread that runs its work.
  */
 public final class BoltSink implements Sink {

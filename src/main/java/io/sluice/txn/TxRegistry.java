@@ -39,6 +39,11 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #close} stops the sweeper, refuses every later call with a clear error, rolls back the idle
  * transactions, and waits (bounded) for held ones, which their requests roll back when they release them.
  *
+ * <p>Its size (over 400 lines, a third of them this note and the others' javadoc): the table, the {@link Held}
+ * handle, the sweeper and the close protocol share one lock and its invariants (what {@code beginning} counts,
+ * who gives a place back to the gate, when a release rolls back instead); split, each part would have to expose
+ * them to the others.
+ *
  * <p>Thread-safe. A {@link Held} is one request's and not thread-safe.
  */
 public final class TxRegistry implements AutoCloseable {
