@@ -1,11 +1,11 @@
 package io.sluice.gateway;
 
+import io.sluice.config.Access;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
 import io.sluice.txn.Flavour;
 import io.sluice.txn.TxRegistry;
-import io.sluice.write.Access;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.Statement;
 import java.util.ArrayList;

@@ -1,10 +1,10 @@
 package io.sluice.http;
 
+import io.sluice.config.Access;
+import io.sluice.config.Mode;
 import io.sluice.config.SluiceConfig;
 import io.sluice.security.Authenticator;
 import io.sluice.sink.Neo4jError;
-import io.sluice.write.Access;
-import io.sluice.write.Mode;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.AttachmentKey;
 import io.undertow.util.Headers;

@@ -1,12 +1,12 @@
 package io.sluice.http;
 
+import io.sluice.config.Mode;
 import io.sluice.config.SluiceConfig;
 import io.sluice.metrics.History;
 import io.sluice.metrics.Metrics;
 import io.sluice.security.Authenticator;
 import io.sluice.sink.EmbeddedNeo4j.HostPort;
 import io.sluice.sink.Neo4jError;
-import io.sluice.write.Mode;
 import io.sluice.time.Time;
 import io.sluice.write.Outcome;
 import io.sluice.write.WritePath;

@@ -7,6 +7,7 @@ import io.sluice.apply.Partitions;
 import io.sluice.apply.RetryPolicy;
 import io.sluice.batch.Admission;
 import io.sluice.config.ConfigLoader;
+import io.sluice.config.Mode;
 import io.sluice.config.SluiceConfig;
 import io.sluice.cypher.StatementClassifier;
 import io.sluice.durable.AsyncPath;
@@ -16,7 +17,6 @@ import io.sluice.support.Await;
 import io.sluice.support.TestServer;
 import io.sluice.time.Jitter;
 import io.sluice.time.Time;
-import io.sluice.write.Mode;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
 import io.sluice.write.Template;
@@ -201,25 +201,25 @@ class GatewayTest {
             clients.execute(task);
         };
         try (Transaction held = lock(1)) {
-            CompletableFuture<Outcome> first = gateway.submit(write(1, 1), Mode.SYNC, io.sluice.write.Access.CYPHER,
+            CompletableFuture<Outcome> first = gateway.submit(write(1, 1), Mode.SYNC, io.sluice.config.Access.CYPHER,
                     blocking);
             assertThat(handedOff).as("admitted at once: queued from the caller's thread").hasValue(0);
             Await.until("the write holds the applier", Duration.ofSeconds(10), this::appliedAlone);
             assertThat(first).as("answered when its batch commits, not before").isNotDone();
-            CompletableFuture<Outcome> second = gateway.submit(write(1, 2), Mode.SYNC, io.sluice.write.Access.CYPHER,
+            CompletableFuture<Outcome> second = gateway.submit(write(1, 2), Mode.SYNC, io.sluice.config.Access.CYPHER,
                     blocking);
             assertThat(admission.pendingRows()).isEqualTo(2);
-            CompletableFuture<Outcome> waits = gateway.submit(write(2, 1), Mode.SYNC, io.sluice.write.Access.CYPHER,
+            CompletableFuture<Outcome> waits = gateway.submit(write(2, 1), Mode.SYNC, io.sluice.config.Access.CYPHER,
                     blocking);
             assertThat(handedOff).as("a full bound: the wait for room runs on the blocking executor").hasValue(1);
             assertThat(waits.get(10, TimeUnit.SECONDS)).isInstanceOf(Outcome.Overloaded.class);
-            CompletableFuture<Outcome> async = gateway.submit(write(3, 1), Mode.ASYNC, io.sluice.write.Access.CYPHER,
+            CompletableFuture<Outcome> async = gateway.submit(write(3, 1), Mode.ASYNC, io.sluice.config.Access.CYPHER,
                     blocking);
             assertThat(async.get(10, TimeUnit.SECONDS)).as("async: journaled from the caller's thread, answered"
                     + " when its fsync returns").isInstanceOf(Outcome.Accepted.class);
             assertThat(handedOff).as("no thread waits for the fsync").hasValue(1);
             assertThat(gateway.submit(new WriteRequest.TemplateRequest(item, List.of(Map.of("v", 1L)), 10), Mode.SYNC,
-                    io.sluice.write.Access.CYPHER, blocking).get(10, TimeUnit.SECONDS))
+                    io.sluice.config.Access.CYPHER, blocking).get(10, TimeUnit.SECONDS))
                     .as("a bad row is refused at once").isInstanceOf(Outcome.Failed.class);
             held.rollback();
             assertThat(first.get(10, TimeUnit.SECONDS)).isInstanceOf(Outcome.Committed.class);
