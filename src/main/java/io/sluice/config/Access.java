@@ -6,7 +6,7 @@ import java.util.Locale;
  * What a caller may send (Neo4j Community has no roles; this is the one distinction a write gateway needs).
  * The write path enforces it after classifying a request; a refusal is 403 {@code Neo.ClientError.Security.Forbidden}
  * and changes nothing. It lives here, not in {@code write} where most of its users are, because the config holds
- * each user's level parsed ({@code security.access}) and {@code write} depends on
+ * each user's level parsed ({@link AccessLevels}) and {@code write} depends on
  * {@code config} (never the reverse): one enum for both.
  */
 public enum Access {

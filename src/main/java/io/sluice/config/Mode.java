@@ -3,7 +3,7 @@ package io.sluice.config;
 import java.util.Locale;
 
 /**
- * How a write is acknowledged; chosen per request with {@code ?mode=}, or by the config's {@code modes} when the
+ * How a write is acknowledged; chosen per request with {@code ?mode=}, or by the config's {@link Modes} when the
  * request names none. It lives here, not in {@code write} where most of its users are, because the config holds
  * modes parsed and {@code write} depends on {@code config} (never the reverse): one enum for both.
  */

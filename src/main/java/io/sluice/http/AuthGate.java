@@ -1,8 +1,9 @@
 package io.sluice.http;
 
 import io.sluice.config.Access;
+import io.sluice.config.AccessLevels;
 import io.sluice.config.Mode;
-import io.sluice.config.SluiceConfig;
+import io.sluice.config.Modes;
 import io.sluice.security.Authenticator;
 import io.sluice.sink.Neo4jError;
 import io.undertow.server.HttpServerExchange;
@@ -45,15 +46,15 @@ final class AuthGate {
     static final String CHALLENGE = "Basic realm=\"Neo4j\", Bearer realm=\"Neo4j\"";
 
     private final Authenticator auth;
-    private final SluiceConfig.Access access;
-    private final SluiceConfig.Modes modes;
+    private final AccessLevels access;
+    private final Modes modes;
     private final Executor blocking;
 
     /** Each user's {@link Caller}, made once (the config does not change while sluice runs). */
     private final java.util.concurrent.ConcurrentHashMap<String, Caller> callers = new java.util.concurrent.ConcurrentHashMap<>();
     private final Caller anonymous;
 
-    AuthGate(Authenticator auth, SluiceConfig.Access access, SluiceConfig.Modes modes, Executor blocking) {
+    AuthGate(Authenticator auth, AccessLevels access, Modes modes, Executor blocking) {
         this.auth = auth;
         this.access = access;
         this.modes = modes;
@@ -62,7 +63,7 @@ final class AuthGate {
     }
 
     private Caller caller(String user) {
-        return new Caller(user, Access.parse(access.of(user)), Mode.parse(modes.of(user)));
+        return new Caller(user, access.of(user), modes.of(user));
     }
 
     boolean enabled() {

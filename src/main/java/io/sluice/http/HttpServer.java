@@ -1,7 +1,8 @@
 package io.sluice.http;
 
+import io.sluice.config.AccessLevels;
 import io.sluice.config.Mode;
-import io.sluice.config.SluiceConfig;
+import io.sluice.config.Modes;
 import io.sluice.metrics.History;
 import io.sluice.metrics.Metrics;
 import io.sluice.security.Authenticator;
@@ -80,10 +81,10 @@ public final class HttpServer implements AutoCloseable {
      * {@code /} and {@code /health} (and {@code /metrics} when {@code metricsOpen}); {@code access} says what
      * each user may send. {@code bolt} ({@code host:port}, or null) and {@code neo4jVersion} go in the discovery
      * document at {@code /}. {@code ioThreads}: Undertow's I/O threads, which parse and answer (see
-     * {@link SluiceConfig.Http}).
+     * {@link io.sluice.config.Http}).
      */
     public record Options(HostPort http, HostPort https, SSLContext tls, long maxBodyBytes, Authenticator auth,
-            SluiceConfig.Access access, SluiceConfig.Modes modes, boolean metricsOpen, String bolt,
+            AccessLevels access, Modes modes, boolean metricsOpen, String bolt,
             String neo4jVersion, int ioThreads) {
         public Options {
             if (ioThreads < 1) {

@@ -87,7 +87,7 @@ final class OfflineImport {
         }
         if (!options.config().schema().isEmpty()) {
             err.println("import: creating " + options.config().schema().size() + " schema statement(s) of the config");
-            SluiceServer.start(new SluiceServer.Options(options.config().withWarmup(options.config().warmup()
+            SluiceServer.start(new SluiceServer.Options(options.config().with(options.config().warmup()
                     .withoutRehearsal()), home, null, null)).close();
         }
         long nodes = Math.max(0, output.nodes());

@@ -3,7 +3,7 @@ package io.sluice.kafka;
 import io.sluice.apply.BatchRunner;
 import io.sluice.apply.RetryPolicy;
 import io.sluice.batch.Admission;
-import io.sluice.config.SluiceConfig;
+import io.sluice.config.Kafka;
 import io.sluice.durable.AsyncJournal;
 import io.sluice.durable.RecordCodec;
 import io.sluice.metrics.Metrics;
@@ -79,7 +79,7 @@ public final class KafkaJournal implements AsyncJournal {
     /** The ordering key of every raw Cypher request: they keep their order among themselves. */
     static final byte[] CYPHER_KEY = "cypher".getBytes(StandardCharsets.UTF_8);
 
-    private final SluiceConfig.Kafka config;
+    private final Kafka config;
     private final Duration admissionTimeout;
     private final Time time;
     private final Admin admin;
@@ -97,7 +97,7 @@ public final class KafkaJournal implements AsyncJournal {
     private volatile boolean accepting = true;
     private volatile boolean stopping;
 
-    private KafkaJournal(SluiceConfig.Kafka config, Duration admissionTimeout, Time time, Admin admin,
+    private KafkaJournal(Kafka config, Duration admissionTimeout, Time time, Admin admin,
             KafkaProducer<byte[], byte[]> producer, GraphOffsets offsets, java.util.function.Function<Time, BatchRunner> runner,
             java.util.function.Function<KafkaJournal, KafkaApplier> applier, ThreadFactory threads) {
         this.config = config;
@@ -115,7 +115,7 @@ public final class KafkaJournal implements AsyncJournal {
      * Creates the topics when missing, the offsets' constraint, and starts applying. {@code threads} names the
      * applier's and the lag thread.
      */
-    public static KafkaJournal start(SluiceConfig.Kafka config, Duration admissionTimeout, int maxRows, RetryPolicy retry,
+    public static KafkaJournal start(Kafka config, Duration admissionTimeout, int maxRows, RetryPolicy retry,
             boolean coalesceCypher, Sink sink, Map<String, Template> templates, Metrics metrics, Time time,
             String instance)
             throws SinkException {
@@ -167,7 +167,7 @@ public final class KafkaJournal implements AsyncJournal {
     }
 
     /** The applier's consumer: in the group all instances share, never committing, never resetting on its own. */
-    static KafkaConsumer<byte[], byte[]> consumer(SluiceConfig.Kafka config, int maxRows, String instance) {
+    static KafkaConsumer<byte[], byte[]> consumer(Kafka config, int maxRows, String instance) {
         return new KafkaConsumer<>(properties(config, Map.of(
                 ConsumerConfig.GROUP_ID_CONFIG, config.group(),
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
@@ -179,7 +179,7 @@ public final class KafkaJournal implements AsyncJournal {
                 ConsumerConfig.CLIENT_ID_CONFIG, "sluice-" + instance), config.consumer()));
     }
 
-    private static Properties properties(SluiceConfig.Kafka c, Map<String, String> sluice, Map<String, String> kind) {
+    private static Properties properties(Kafka c, Map<String, String> sluice, Map<String, String> kind) {
         Properties p = new Properties();
         p.put("bootstrap.servers", c.bootstrap());
         p.putAll(sluice);
@@ -188,7 +188,7 @@ public final class KafkaJournal implements AsyncJournal {
         return p;
     }
 
-    private static void createTopics(Admin admin, SluiceConfig.Kafka c) {
+    private static void createTopics(Admin admin, Kafka c) {
         for (NewTopic t : List.of(new NewTopic(c.topic(), java.util.Optional.of(c.partitions()), java.util.Optional.empty()),
                 new NewTopic(c.deadLetterTopic(), java.util.Optional.of(1), java.util.Optional.empty()))) {
             try {

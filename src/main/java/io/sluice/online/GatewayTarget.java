@@ -40,7 +40,7 @@ final class GatewayTarget implements Target {
     static GatewayTarget start(Path dataDir, SluiceConfig config, boolean direct) {
         try {
             // an import takes no HTTP clients: no write-path rehearsal (an HTTPS listener from the config aside)
-            SluiceConfig c = config.withWarmup(config.warmup().withoutRehearsal());
+            SluiceConfig c = config.with(config.warmup().withoutRehearsal());
             return new GatewayTarget(SluiceServer.start(new SluiceServer.Options(c, dataDir, null, null)),
                     direct ? Mode.DIRECT : Mode.SYNC, dataDir, true);
         } catch (StoreInUseException e) {

@@ -242,7 +242,7 @@ public final class OnlineImport {
         SluiceConfig c = options.config();
         var a = c.admission();
         long rows = Math.max(a.maxPendingRows(), 4L * partitions * options.batchRows());
-        c = c.withAdmission(new SluiceConfig.Admission(rows, a.maxPendingBytes(), a.timeout(), a.maxBodyBytes()));
+        c = c.with(a.withMaxPendingRows(rows));
         return GatewayTarget.start(Path.of(options.target()), c, options.direct());
     }
 

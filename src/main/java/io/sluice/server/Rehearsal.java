@@ -4,7 +4,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.apply.BatchRunner;
 import io.sluice.apply.Partitions;
 import io.sluice.batch.Admission;
+import io.sluice.config.Access;
+import io.sluice.config.AccessLevels;
 import io.sluice.config.FieldType;
+import io.sluice.config.Modes;
 import io.sluice.config.SluiceConfig;
 import io.sluice.cypher.StatementClassifier;
 import io.sluice.durable.AsyncJournal;
@@ -385,8 +388,8 @@ final class Rehearsal implements Warmer.Rehearsal {
                 Duration.ofHours(1), 16);
         History history = new History(metrics::scrape, time, History.INTERVAL, History.CAPACITY);
         HttpServer http = new HttpServer(new HttpServer.Options(new HostPort("127.0.0.1", 0), null, null,
-                a.maxBodyBytes().bytes(), auth, new SluiceConfig.Access("templates", null),
-                SluiceConfig.Modes.DEFAULT, false, null, target.neo4jVersion(), config.http().ioThreads()),
+                a.maxBodyBytes().bytes(), auth, new AccessLevels(Access.TEMPLATES, Map.of()),
+                Modes.DEFAULT, false, null, target.neo4jVersion(), config.http().ioThreads()),
                 gateway, metrics, metrics::scrape, history, time);
         owned.add("the rehearsal's HTTP listener", () -> http.close(CLOSE_WAIT));
         return http;
