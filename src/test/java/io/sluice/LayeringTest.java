@@ -45,7 +45,7 @@ class LayeringTest {
             // the appliers; cypher for the coalesced form of raw statements (Coalescing)
             Map.entry("apply", Set.of("batch", "cypher", "write", "sink", "metrics")),
             // explicit transactions held open between a client's requests: over the sink, ids by the front end
-            Map.entry("txn", Set.of("sink", "write")),
+            Map.entry("txn", Set.of("config", "sink", "write")),
             // the journals' one apply loop, positions in the graph, the local journal
             Map.entry("durable", Set.of("journal", "apply", "batch", "write", "sink")),
             // Kafka as the journal of a fleet, through durable's apply loop

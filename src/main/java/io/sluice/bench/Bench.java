@@ -171,12 +171,9 @@ public final class Bench {
         if (!ModeResult.KAFKA.equals(run.journal())) {
             return c;
         }
-        io.sluice.config.SluiceConfig.Kafka k = c.journal().withKafka(kafka).kafka();
+        var k = c.journal().withKafka(kafka).kafka();
         String name = "sluice-bench-" + options.scenario().name() + "-" + Long.toHexString(time.nanos());
-        return c.withJournal(new io.sluice.config.SluiceConfig.Journal(c.journal().maxLagRows(),
-                c.journal().maxLagBytes(), c.journal().segmentBytes(), new io.sluice.config.SluiceConfig.Kafka(
-                k.bootstrap(), name, k.partitions(), name, k.maxLagRecords(), k.sendTimeout(), null, k.properties(),
-                k.producer(), k.consumer())));
+        return c.with(c.journal().withKafka(k.withTopic(name).withGroup(name)));
     }
 
     /**
@@ -362,7 +359,7 @@ public final class Bench {
             throws InterruptedException {
         Path dir = tempDir(mode);
         // the bench warms the JIT itself (the prime), and measures from the first request: no rehearsal
-        config = config.withWarmup(config.warmup().withoutRehearsal());
+        config = config.with(config.warmup().withoutRehearsal());
         try {
             SluiceServer.Options so = new SluiceServer.Options(config, dir, new HostPort("127.0.0.1", 0), null);
             if (options.remote() != null) {

@@ -1,5 +1,6 @@
 package io.sluice.bench;
 
+import io.sluice.config.Apply;
 import io.sluice.config.SluiceConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -225,7 +226,7 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
     /** The server config of {@link #serverConfig(int, boolean)} with {@code variant}'s Neo4j settings on top. */
     public SluiceConfig serverConfig(int n, boolean coalesceCypher, java.util.Map<String, String> variant) {
         SluiceConfig c = serverConfig(n, coalesceCypher);
-        return variant.isEmpty() ? c : c.withNeo4j(c.neo4j().withSettings(variant));
+        return variant.isEmpty() ? c : c.with(c.neo4j().withSettings(variant));
     }
 
     /** Where async writes are journaled in this run: local, and Kafka when {@link #kafka} is given. */
@@ -245,6 +246,6 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
 
     /** The same with {@code n} appliers, raw Cypher coalesced or not. */
     public SluiceConfig serverConfig(int n, boolean coalesceCypher) {
-        return serverConfig().withApply(new SluiceConfig.Apply(n, config.apply().lockOrder(), coalesceCypher));
+        return serverConfig().with(new Apply(n, config.apply().lockOrder(), coalesceCypher));
     }
 }

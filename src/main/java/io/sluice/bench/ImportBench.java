@@ -2,6 +2,7 @@ package io.sluice.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.sluice.config.Neo4j;
 import io.sluice.config.SluiceConfig;
 import io.sluice.csv.CsvFormat;
 import io.sluice.csv.CsvSource;
@@ -237,7 +238,7 @@ public final class ImportBench {
     private SluiceServer server(Path dir, String name, List<String> schema) {
         // LOAD CSV's file URLs are confined to the import folder: here the bench's work folder
         SluiceConfig c = SluiceConfig.defaults().withTemplates(Map.of(), schema)
-                .withNeo4j(new SluiceConfig.Neo4j(null, null, null, dir.toAbsolutePath().toString()));
+                .with(Neo4j.DEFAULT.withImportDir(dir.toAbsolutePath().toString()));
         return SluiceServer.start(new SluiceServer.Options(c, dir.resolve("db-" + name + "-" + (++servers)), null, null));
     }
 

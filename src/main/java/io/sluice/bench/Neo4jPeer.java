@@ -117,7 +117,7 @@ final class Neo4jPeer implements AutoCloseable {
 
     /** The {@code neo4j.conf} lines of the bench's: its user log on stderr, the config's database and limits. */
     private static Map<String, String> settings(Path home, SluiceConfig config) {
-        SluiceConfig.Neo4j n = config.neo4j();
+        var n = config.neo4j();
         Map<String, String> settings = new LinkedHashMap<>();
         Path userLogs = home.toAbsolutePath().resolve("conf").resolve("user-logs.xml");
         try {

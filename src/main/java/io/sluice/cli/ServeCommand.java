@@ -69,19 +69,16 @@ final class ServeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
         if (warmupWritePath != null) {
-            c = c.withWarmup(new SluiceConfig.Warmup(c.warmup().onStart(), io.sluice.config.Sizes.duration(
-                    warmupWritePath)));
+            c = c.with(c.warmup().withWritePath(io.sluice.config.Sizes.duration(warmupWritePath)));
         }
         if (kafka != null) {
-            c = c.withJournal(c.journal().withKafka(kafka));
+            c = c.with(c.journal().withKafka(kafka));
         }
         if (https != null) {
-            var t = c.tls();
-            c = c.withTls(new SluiceConfig.Tls(t.certificate(), t.privateKey(), https, t.http(), t.bolt()));
+            c = c.with(c.tls().withHttps(https));
         }
         if (database != null) {
-            c = c.withNeo4j(new SluiceConfig.Neo4j(c.neo4j().pagecache(), c.neo4j().txMemoryMax(), database,
-                    c.neo4j().importDir(), c.neo4j().settings()));
+            c = c.with(c.neo4j().withDatabase(database));
         }
         SluiceServer.Options options;
         String where;

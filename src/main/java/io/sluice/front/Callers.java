@@ -3,9 +3,9 @@ package io.sluice.front;
 import io.sluice.config.SluiceConfig;
 import io.sluice.security.Authenticator;
 import io.sluice.security.Credentials;
-import io.sluice.write.Access;
+import io.sluice.config.Access;
 import io.sluice.write.Caller;
-import io.sluice.write.Mode;
+import io.sluice.config.Mode;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -21,12 +21,12 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class Callers {
     private final Authenticator auth;
-    private final SluiceConfig.Access access;
-    private final SluiceConfig.Modes modes;
+    private final io.sluice.config.AccessLevels access;
+    private final io.sluice.config.Modes modes;
     private final ConcurrentHashMap<String, Caller> byUser = new ConcurrentHashMap<>();
     private final Caller anonymous;
 
-    public Callers(Authenticator auth, SluiceConfig.Access access, SluiceConfig.Modes modes) {
+    public Callers(Authenticator auth, io.sluice.config.AccessLevels access, io.sluice.config.Modes modes) {
         this.auth = auth;
         this.access = access;
         this.modes = modes;
@@ -34,7 +34,7 @@ public final class Callers {
     }
 
     private Caller make(String user) {
-        return new Caller(user, Access.parse(access.of(user)), Mode.parse(modes.of(user)));
+        return new Caller(user, access.of(user), modes.of(user));
     }
 
     /** Whether credentials are asked for at all (off with {@code NEO4J_AUTH=none}). */

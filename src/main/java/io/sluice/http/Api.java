@@ -1,11 +1,13 @@
 package io.sluice.http;
 
+import io.sluice.config.Access;
+import io.sluice.config.Mode;
 import io.sluice.http.Json.BadRequest;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.StatementResult;
 import io.sluice.time.Time;
 import io.sluice.write.Caller;
-import io.sluice.write.Mode;
+import io.sluice.config.Mode;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
 import io.sluice.write.Template;

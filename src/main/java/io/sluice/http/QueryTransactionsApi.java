@@ -1,10 +1,11 @@
 package io.sluice.http;
 
+import io.sluice.config.Access;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
 import io.sluice.time.Time;
-import io.sluice.write.Access;
+import io.sluice.config.Access;
 import io.sluice.write.Caller;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.Statement;
@@ -95,7 +96,7 @@ final class QueryTransactionsApi {
     }
 
     /** No one: a user name no user has (NUL is not allowed in Neo4j's user names). */
-    private static final Caller ANOTHER_DATABASE = new Caller("\0another database", Access.READ, io.sluice.write.Mode.SYNC);
+    private static final Caller ANOTHER_DATABASE = new Caller("\0another database", Access.READ, io.sluice.config.Mode.SYNC);
 
     /** The body is read first, as Neo4j reads it before its handler runs: a bad one is 400 whatever the path. */
     private Reply answer(byte[] body, QueryRequest.Shape shape, QueryMedia media, Step step) {

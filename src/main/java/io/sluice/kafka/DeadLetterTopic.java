@@ -33,12 +33,12 @@ import org.slf4j.LoggerFactory;
 final class DeadLetterTopic {
     private static final Logger log = LoggerFactory.getLogger(DeadLetterTopic.class);
 
-    private final SluiceConfig.Kafka config;
+    private final io.sluice.config.Kafka config;
     private final KafkaProducer<byte[], byte[]> producer;
     private final Time time;
     private final BooleanSupplier stopping;
 
-    DeadLetterTopic(SluiceConfig.Kafka config, KafkaProducer<byte[], byte[]> producer, Time time,
+    DeadLetterTopic(io.sluice.config.Kafka config, KafkaProducer<byte[], byte[]> producer, Time time,
             BooleanSupplier stopping) {
         this.config = config;
         this.producer = producer;

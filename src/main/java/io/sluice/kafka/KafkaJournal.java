@@ -1,7 +1,7 @@
 package io.sluice.kafka;
 
 import io.sluice.batch.Admission;
-import io.sluice.config.SluiceConfig;
+import io.sluice.config.Kafka;
 import io.sluice.durable.AsyncJournal;
 import io.sluice.durable.GraphPositions;
 import io.sluice.durable.RecordApplier;
@@ -79,7 +79,7 @@ public final class KafkaJournal implements AsyncJournal {
     /** The ordering key of every raw Cypher request: they keep their order among themselves. */
     static final byte[] CYPHER_KEY = "cypher".getBytes(StandardCharsets.UTF_8);
 
-    private final SluiceConfig.Kafka config;
+    private final Kafka config;
     private final Duration admissionTimeout;
     private final Time time;
     private final Admin admin;
@@ -100,7 +100,7 @@ public final class KafkaJournal implements AsyncJournal {
     private final Admission lag;
     private volatile boolean stopping;
 
-    private KafkaJournal(SluiceConfig.Kafka config, Duration admissionTimeout, Time time, Admin admin,
+    private KafkaJournal(io.sluice.config.Kafka config, Duration admissionTimeout, Time time, Admin admin,
             KafkaProducer<byte[], byte[]> producer, GraphPositions offsets,
             java.util.function.Function<KafkaJournal, KafkaApplier> applier, ThreadFactory threads) {
         this.config = config;
@@ -119,7 +119,7 @@ public final class KafkaJournal implements AsyncJournal {
      * Creates the topics when missing, the positions' constraint, and starts applying. {@code appliers} gives the
      * apply loop its batch runner (made over the journal's clock, whose sleeps end at close) and row limits.
      */
-    public static KafkaJournal start(SluiceConfig.Kafka config, Duration admissionTimeout, Sink sink,
+    public static KafkaJournal start(io.sluice.config.Kafka config, Duration admissionTimeout, Sink sink,
             Map<String, Template> templates, Time time, String instance,
             RecordApplier.Parts appliers) throws SinkException {
         if (config.bootstrap() == null) {
@@ -170,7 +170,7 @@ public final class KafkaJournal implements AsyncJournal {
     }
 
     /** The applier's consumer: in the group all instances share, never committing, never resetting on its own. */
-    static KafkaConsumer<byte[], byte[]> consumer(SluiceConfig.Kafka config, int maxRows, String instance) {
+    static KafkaConsumer<byte[], byte[]> consumer(Kafka config, int maxRows, String instance) {
         return new KafkaConsumer<>(properties(config, Map.of(
                 ConsumerConfig.GROUP_ID_CONFIG, config.group(),
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
@@ -182,7 +182,7 @@ public final class KafkaJournal implements AsyncJournal {
                 ConsumerConfig.CLIENT_ID_CONFIG, "sluice-" + instance), config.consumer()));
     }
 
-    static Properties properties(SluiceConfig.Kafka c, Map<String, String> sluice, Map<String, String> kind) {
+    static Properties properties(io.sluice.config.Kafka c, Map<String, String> sluice, Map<String, String> kind) {
         Properties p = new Properties();
         p.put("bootstrap.servers", c.bootstrap());
         p.putAll(sluice);
@@ -191,7 +191,7 @@ public final class KafkaJournal implements AsyncJournal {
         return p;
     }
 
-    private static void createTopics(Admin admin, SluiceConfig.Kafka c) {
+    private static void createTopics(Admin admin, Kafka c) {
         for (NewTopic t : List.of(new NewTopic(c.topic(), java.util.Optional.of(c.partitions()), java.util.Optional.empty()),
                 new NewTopic(c.deadLetterTopic(), java.util.Optional.of(1), java.util.Optional.empty()))) {
             try {

@@ -1,8 +1,8 @@
 package io.sluice.online;
 
+import io.sluice.config.Mode;
 import io.sluice.config.SluiceConfig;
 import io.sluice.sink.StoreInUseException;
-import io.sluice.write.Mode;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
 import io.sluice.write.InProcess;

@@ -251,7 +251,7 @@ public final class OnlineImport {
         SluiceConfig c = options.config();
         var a = c.admission();
         long rows = Math.max(a.maxPendingRows(), 4L * partitions * options.batchRows());
-        c = c.withAdmission(new SluiceConfig.Admission(rows, a.maxPendingBytes(), a.timeout(), a.maxBodyBytes()));
+        c = c.with(a.withMaxPendingRows(rows));
         if (starter == null) {
             throw new IllegalStateException("an import into " + options.target() + " needs a way to start sluice"
                     + " in this process (OnlineImport.startingWith)");

@@ -1,7 +1,11 @@
 package io.sluice.server;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.config.Access;
+import io.sluice.config.AccessLevels;
 import io.sluice.config.FieldType;
+import io.sluice.config.Modes;
+import io.sluice.config.Modes;
 import io.sluice.config.SluiceConfig;
 import io.sluice.gateway.Warmer;
 import io.sluice.front.Callers;
@@ -379,8 +383,8 @@ final class Rehearsal implements Warmer.Rehearsal {
                 config.admission().maxBodyBytes().bytes(), false, null, target.neo4jVersion(),
                 config.http().ioThreads()), new HttpServer.Services(built.gateway(), built.gateway(),
                 paths.transactions(built, Flavour.QUERY_API, null), paths.transactions(built, Flavour.CLASSIC, null),
-                new Callers(auth, new SluiceConfig.Access("templates", null), SluiceConfig.Modes.DEFAULT), metrics,
-                metrics::scrape, history), time);
+                new Callers(auth, new AccessLevels(Access.TEMPLATES, Map.of()), Modes.DEFAULT), metrics, metrics::scrape,
+                history), time);
         owned.add("the rehearsal's HTTP listener", () -> http.close(CLOSE_WAIT));
         http.start();
         return http;

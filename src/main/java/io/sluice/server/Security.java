@@ -1,6 +1,7 @@
 package io.sluice.server;
 
 import io.sluice.config.SluiceConfig;
+import io.sluice.config.Tls;
 import io.sluice.security.Authenticator;
 import io.sluice.security.InitialAuth;
 import io.sluice.security.Pem;
@@ -109,14 +110,14 @@ public final class Security {
     }
 
     private EmbeddedNeo4j.BoltTls boltTls() {
-        SluiceConfig.Tls t = config.tls();
-        return t.bolt().equals("off") ? null
-                : new EmbeddedNeo4j.BoltTls(Path.of(t.certificate()), Path.of(t.privateKey()), t.bolt().equals("required"));
+        Tls t = config.tls();
+        return t.bolt() == Tls.Bolt.OFF ? null : new EmbeddedNeo4j.BoltTls(Path.of(t.certificate()),
+                Path.of(t.privateKey()), t.bolt() == Tls.Bolt.REQUIRED);
     }
 
     /** The HTTPS listener's context, or null when there is none. */
     SSLContext httpsContext() {
-        SluiceConfig.Tls t = config.tls();
+        Tls t = config.tls();
         return t.https() == null ? null : Pem.serverContext(Path.of(t.certificate()), Path.of(t.privateKey()));
     }
 

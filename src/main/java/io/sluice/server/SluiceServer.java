@@ -348,7 +348,7 @@ public final class SluiceServer implements InProcess {
      * rehearsal off, since no client waits for it.
      */
     public static final InProcess.Starter IN_PROCESS = (dataDir, config) -> start(new Options(
-            config.withWarmup(config.warmup().withoutRehearsal()), dataDir, null, null));
+            config.with(config.warmup().withoutRehearsal()), dataDir, null, null));
 
     /** What an operator asks of the write path (health, dead letters ...), for in-process callers. */
     @Override

@@ -1,9 +1,10 @@
 package io.sluice.txn;
 
+import io.sluice.config.Access;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
-import io.sluice.write.Access;
+import io.sluice.config.Access;
 import io.sluice.write.Caller;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.Statement;

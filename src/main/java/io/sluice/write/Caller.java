@@ -1,5 +1,7 @@
 package io.sluice.write;
 
+import io.sluice.config.Access;
+import io.sluice.config.Mode;
 import java.util.Objects;
 
 /**

@@ -1,5 +1,6 @@
 package io.sluice.write;
 
+import io.sluice.config.Mode;
 import io.sluice.sink.QueryKind;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

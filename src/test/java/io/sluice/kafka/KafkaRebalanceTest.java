@@ -6,7 +6,7 @@ import io.sluice.apply.BatchRunner;
 import io.sluice.durable.GraphPositions;
 import io.sluice.durable.RecordApplier;
 import io.sluice.apply.RetryPolicy;
-import io.sluice.config.SluiceConfig;
+import io.sluice.config.Kafka;
 import io.sluice.config.TemplateConfig;
 import io.sluice.durable.RecordCodec;
 import io.sluice.metrics.Metrics;
@@ -180,14 +180,14 @@ class KafkaRebalanceTest {
      */
     static final class Race implements AutoCloseable {
         final String topic;
-        final SluiceConfig.Kafka config;
+        final Kafka config;
         final Owner a;
         Owner b;
         /** Records produced so far, each key's sequence numbers 0, 1, ... in order. */
         long produced;
         private int rounds;
 
-        private Race(String topic, Owner a, SluiceConfig.Kafka config) {
+        private Race(String topic, Owner a, Kafka config) {
             this.topic = topic;
             this.a = a;
             this.config = config;
@@ -198,8 +198,8 @@ class KafkaRebalanceTest {
             admin.createTopics(List.of(new NewTopic(topic, Optional.of(1), Optional.empty()))).all()
                     .get(30, TimeUnit.SECONDS);
             positions(graph, topic).createSchema(Time.SYSTEM);
-            SluiceConfig.Kafka config = new SluiceConfig.Kafka(kafka.bootstrap(), topic, 1, topic, null, null, null,
-                    null, null, Map.of());
+            Kafka config = Kafka.DEFAULT.withBootstrap(kafka.bootstrap()).withTopic(topic).withPartitions(1)
+                    .withGroup(topic);
             // A gives up its partition 3 s after it stops polling; B would wait a minute
             Owner a = Owner.start("a", withPollInterval(config, 3_000));
             Race race = new Race(topic, a, withPollInterval(config, 60_000));
@@ -217,9 +217,8 @@ class KafkaRebalanceTest {
             }
         }
 
-        static SluiceConfig.Kafka withPollInterval(SluiceConfig.Kafka c, int ms) {
-            return new SluiceConfig.Kafka(c.bootstrap(), c.topic(), c.partitions(), c.group(), null, null, null, null,
-                    null, Map.of("max.poll.interval.ms", Integer.toString(ms)));
+        static Kafka withPollInterval(Kafka c, int ms) {
+            return c.withConsumer(Map.of("max.poll.interval.ms", Integer.toString(ms)));
         }
 
         void startB() {
@@ -285,7 +284,7 @@ class KafkaRebalanceTest {
         final KafkaApplier applier;
         final Queue<Long> deadLetters = new ConcurrentLinkedQueue<>();
 
-        private Owner(String name, SluiceConfig.Kafka config) {
+        private Owner(String name, Kafka config) {
             this.sink = new GatedSink(graph);
             RecordApplier.Parts parts = new RecordApplier.Parts(clock -> new BatchRunner(sink,
                     new RetryPolicy(5, Duration.ofMillis(20), Duration.ofMillis(500)), clock, Jitter.RANDOM,
@@ -296,7 +295,7 @@ class KafkaRebalanceTest {
                     (partition, next) -> {}, Time.SYSTEM, Thread.ofPlatform().name("test-applier-" + name).factory());
         }
 
-        static Owner start(String name, SluiceConfig.Kafka config) {
+        static Owner start(String name, Kafka config) {
             Owner o = new Owner(name, config);
             o.applier.start();
             return o;

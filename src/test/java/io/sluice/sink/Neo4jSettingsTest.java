@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.config.ConfigLoader;
+import io.sluice.config.Neo4j;
 import io.sluice.config.SluiceConfig;
 import io.sluice.support.TestServer;
 import java.nio.file.Files;
@@ -39,7 +40,7 @@ class Neo4jSettingsTest {
         return ((GraphDatabaseAPI) neo4j.database()).getDependencyResolver().resolveDependency(Config.class);
     }
 
-    static EmbeddedNeo4j start(Path dir, SluiceConfig.Neo4j n) {
+    static EmbeddedNeo4j start(Path dir, Neo4j n) {
         return EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(dir, null, 16L << 20, 0, n.database(), null, null,
                 n.settings()));
     }
@@ -62,7 +63,7 @@ class Neo4jSettingsTest {
 
     @Test
     void withoutSettingsSluicesDefaultsHold() {
-        try (EmbeddedNeo4j neo4j = start(dir, SluiceConfig.Neo4j.DEFAULT)) {
+        try (EmbeddedNeo4j neo4j = start(dir, Neo4j.DEFAULT)) {
             Config config = config(neo4j);
             assertThat(config.get(GraphDatabaseSettings.keep_logical_logs)).isEqualTo("1 files");
             assertThat(config.get(GraphDatabaseSettings.auth_max_failed_attempts)).isEqualTo(3);
@@ -78,7 +79,7 @@ class Neo4jSettingsTest {
         SluiceConfig bad = ConfigLoader.parse("neo4j:\n  settings:\n    db.tx_log.buffer.size: lots\n");
         assertThatThrownBy(() -> start(dir.resolve("again"), bad.neo4j())).hasStackTraceContaining("lots");
         // nothing held: the same directory starts cleanly afterwards
-        start(dir, SluiceConfig.Neo4j.DEFAULT).close();
+        start(dir, Neo4j.DEFAULT).close();
     }
 
     @Test

@@ -93,7 +93,7 @@ public final class TestServer implements AutoCloseable {
      * test's start) unless their YAML asks for it ({@code write_path}).
      */
     private static SluiceConfig withoutRehearsal(String yaml, SluiceConfig c) {
-        return yaml.contains("write_path") ? c : c.withWarmup(c.warmup().withoutRehearsal());
+        return yaml.contains("write_path") ? c : c.with(c.warmup().withoutRehearsal());
     }
 
     public static int freePort() throws IOException {

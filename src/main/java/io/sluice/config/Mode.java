@@ -1,8 +1,12 @@
-package io.sluice.write;
+package io.sluice.config;
 
 import java.util.Locale;
 
-/** How a write is acknowledged; chosen per request with {@code ?mode=}. */
+/**
+ * How a write is acknowledged; chosen per request with {@code ?mode=}, or by the config's {@link Modes} when the
+ * request names none. It lives here, not in {@code write} where most of its users are, because the config holds
+ * modes parsed and {@code write} depends on {@code config} (never the reverse): one enum for both.
+ */
 public enum Mode {
     /** Acknowledged after the transaction holding it commits; concurrent writes share transactions. */
     SYNC,

@@ -1,11 +1,11 @@
-package io.sluice.write;
-
-import java.util.Locale;
+package io.sluice.config;
 
 /**
  * What a caller may send (Neo4j Community has no roles; this is the one distinction a write gateway needs).
  * The write path enforces it after classifying a request; a refusal is 403 {@code Neo.ClientError.Security.Forbidden}
- * and changes nothing.
+ * and changes nothing. It lives here, not in {@code write} where most of its users are, because the config holds
+ * each user's level parsed ({@link AccessLevels}) and {@code write} depends on {@code config} (never the reverse):
+ * one enum for both.
  */
 public enum Access {
     /** Everything: raw Cypher (reads, writes, schema) and the named templates. */
@@ -13,14 +13,5 @@ public enum Access {
     /** Only the named templates ({@code /write/{template}}); no raw Cypher, not even reads. */
     TEMPLATES,
     /** Only raw Cypher that Neo4j plans as read-only; no writes, no templates. */
-    READ;
-
-    /** {@code cypher}, {@code templates} or {@code read}, any case. */
-    public static Access parse(String text) {
-        try {
-            return valueOf(text.trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("access must be cypher, templates or read, got '" + text + "'");
-        }
-    }
+    READ
 }

@@ -1,0 +1,218 @@
+package io.sluice.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.lang.reflect.RecordComponent;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The config file as README.md documents it: every key, its default, its refusals; and changing one setting. */
+@Timeout(10)
+class ConfigTest {
+    /** Every section, every key, none at its default. */
+    static final String FULL = """
+            templates:
+              visited:
+                cypher: "MERGE (u:User {id: row.user})"
+                key: [user]
+                types: {user: integer}
+            schema:
+              - CREATE INDEX user_id IF NOT EXISTS FOR (u:User) ON (u.id)
+            batch: {max_rows: 500, max_wait: 1ms, adaptive: false, min_rows: 20, target_commit: 50ms}
+            apply: {appliers: 4, lock_order: false, coalesce_cypher: false}
+            admission: {max_pending_rows: 1000, max_pending_bytes: 32mb, timeout: 3s, max_body_bytes: 1mb}
+            neo4j:
+              pagecache: 1g
+              tx_memory_max: 256m
+              import_dir: /srv/csv
+              database: graph
+              settings: {db.transaction.timeout: 30s}
+            journal:
+              max_lag_rows: 10
+              max_lag_bytes: 1mb
+              segment_bytes: 8mb
+              kafka:
+                bootstrap: k1:9092
+                topic: writes
+                partitions: 3
+                group: g
+                max_lag_records: 100
+                send_timeout: 5s
+                dead_letter_topic: dead
+                properties: {security.protocol: SSL}
+                producer: {linger.ms: "5"}
+                consumer: {fetch.min.bytes: "1"}
+            retry: {max_attempts: 3, initial_backoff: 1ms, max_backoff: 2s}
+            security:
+              auth: false
+              metrics_open: true
+              max_failed_attempts: 0
+              lock_time: 1s
+              credential_cache_size: 5
+              credential_cache_ttl: 2s
+              protected_mode: false
+              access: {default: read, users: {app: templates, admin: cypher}}
+            modes: {default: async, users: {ingest: direct, dash: sync}}
+            transactions: {idle_timeout: 10s, classic_idle_timeout: 20s, max_open: 4}
+            http: {io_threads: 3}
+            warmup: {on_start: true, write_path: 0s}
+            tls:
+              certificate: certs/public.crt
+              private_key: certs/private.key
+              https: 127.0.0.1:7473
+              http: false
+              bolt: required
+            """;
+
+    @Test
+    void readsEverySection() throws IOException {
+        SluiceConfig c = ConfigLoader.parse(FULL);
+        assertThat(c.templates()).containsOnlyKeys("visited");
+        assertThat(c.templates().get("visited").key()).containsExactly("user");
+        assertThat(c.schema()).hasSize(1);
+        assertThat(c.batch()).isEqualTo(new Batch(500, Duration.ofMillis(1), 20, false, Duration.ofMillis(50)));
+        assertThat(c.apply()).isEqualTo(new Apply(4, false, false));
+        assertThat(c.admission()).isEqualTo(new Admission(1000, new ByteSize(32L << 20), Duration.ofSeconds(3),
+                new ByteSize(1L << 20)));
+        assertThat(c.neo4j()).isEqualTo(new Neo4j(new ByteSize(1L << 30), new ByteSize(256L << 20), "graph",
+                "/srv/csv", Map.of("db.transaction.timeout", "30s")));
+        assertThat(c.journal()).isEqualTo(new Journal(10, new ByteSize(1L << 20), new ByteSize(8L << 20),
+                new Kafka("k1:9092", "writes", 3, "g", 100, Duration.ofSeconds(5), "dead",
+                        Map.of("security.protocol", "SSL"), Map.of("linger.ms", "5"), Map.of("fetch.min.bytes", "1"))));
+        assertThat(c.retry()).isEqualTo(new Retry(3, Duration.ofMillis(1), Duration.ofSeconds(2)));
+        assertThat(c.security()).isEqualTo(new Security(false, true, 0, Duration.ofSeconds(1), 5,
+                Duration.ofSeconds(2), false,
+                new AccessLevels(Access.READ, Map.of("app", Access.TEMPLATES, "admin", Access.CYPHER))));
+        assertThat(c.modes()).isEqualTo(new Modes(Mode.ASYNC, Map.of("ingest", Mode.DIRECT, "dash", Mode.SYNC)));
+        assertThat(c.transactions()).isEqualTo(new Transactions(Duration.ofSeconds(10), Duration.ofSeconds(20), 4));
+        assertThat(c.http()).isEqualTo(new Http(3));
+        assertThat(c.warmup()).isEqualTo(new Warmup(true, Duration.ZERO));
+        assertThat(c.tls()).isEqualTo(new Tls("certs/public.crt", "certs/private.key", "127.0.0.1:7473", false,
+                Tls.Bolt.REQUIRED));
+    }
+
+    @Test
+    void usersGetTheirLevelAndModeParsedOnce() throws IOException {
+        SluiceConfig c = ConfigLoader.parse(FULL);
+        assertThat(c.security().access().of("app")).isEqualTo(Access.TEMPLATES);
+        assertThat(c.security().access().of("someone")).isEqualTo(Access.READ);
+        assertThat(c.security().access().of(null)).as("anonymous").isEqualTo(Access.READ);
+        assertThat(c.modes().of("ingest")).isEqualTo(Mode.DIRECT);
+        assertThat(c.modes().of("someone")).isEqualTo(Mode.ASYNC);
+        assertThat(c.modes().of(null)).isEqualTo(Mode.ASYNC);
+    }
+
+    @Test
+    void anEmptyFileHasReadmesDefaults() throws IOException {
+        SluiceConfig c = ConfigLoader.parse("{}\n");
+        assertThat(c).isEqualTo(SluiceConfig.defaults());
+        assertThat(ConfigLoader.parse("batch:\nsecurity:\n  access:\njournal: {}\n"))
+                .as("sections present but empty").isEqualTo(c);
+        assertThat(c.templates()).isEmpty();
+        assertThat(c.schema()).isEmpty();
+        assertThat(c.batch()).isEqualTo(new Batch(2000, Duration.ofNanos(200_000), 50, true, Duration.ofMillis(100)));
+        assertThat(c.apply()).isEqualTo(new Apply(2, true, true));
+        assertThat(c.admission()).isEqualTo(new Admission(100_000, ByteSize.parse("256mb"), Duration.ofSeconds(2),
+                ByteSize.parse("16mb")));
+        assertThat(c.neo4j()).isEqualTo(new Neo4j(ByteSize.parse("512m"), new ByteSize(0), "neo4j", null, Map.of()));
+        assertThat(c.journal()).isEqualTo(new Journal(1_000_000, ByteSize.parse("1gb"), ByteSize.parse("64mb"), null));
+        assertThat(c.retry()).isEqualTo(new Retry(10, Duration.ofMillis(5), Duration.ofSeconds(1)));
+        assertThat(c.security()).isEqualTo(new Security(true, false, 5, Duration.ofSeconds(5), 10_000,
+                Duration.ofSeconds(60), true, new AccessLevels(Access.CYPHER, Map.of())));
+        assertThat(c.modes()).isEqualTo(new Modes(Mode.SYNC, Map.of()));
+        assertThat(c.transactions()).isEqualTo(new Transactions(Duration.ofSeconds(60), Duration.ofSeconds(30), 16));
+        assertThat(c.http().ioThreads()).isEqualTo(Math.max(1, Runtime.getRuntime().availableProcessors() / 2));
+        assertThat(c.warmup()).isEqualTo(new Warmup(false, Duration.ofSeconds(60)));
+        assertThat(c.tls()).isEqualTo(new Tls(null, null, null, true, Tls.Bolt.OFF));
+        assertThat(ConfigLoader.parse("tls: {bolt: off}\n").tls().bolt()).isEqualTo(Tls.Bolt.OFF);
+    }
+
+    @Test
+    void absentKeysOfAGivenSectionTakeTheirDefaults() throws IOException {
+        SluiceConfig c = ConfigLoader.parse("batch: {max_rows: 10}\njournal: {kafka: {topic: t}}\n");
+        assertThat(c.batch()).as("min_rows: 50, or max_rows when lower")
+                .isEqualTo(new Batch(10, Duration.ofNanos(200_000), 10, true, Duration.ofMillis(100)));
+        assertThat(c.journal().kafka()).as("dead letters named after the topic")
+                .isEqualTo(new Kafka(null, "t", 8, "sluice", 1_000_000, Duration.ofSeconds(10), "t-dead-letters",
+                        Map.of(), Map.of(), Map.of()));
+        assertThat(c.journal().maxLagRows()).isEqualTo(Journal.DEFAULT.maxLagRows());
+    }
+
+    @Test
+    void refusalsNameTheKey() {
+        refused("modes: {default: fast}\n", "modes: a mode is sync, async or direct, got 'fast'");
+        refused("modes: {users: {ingest: Async}}\n", "modes: a mode is sync, async or direct, got 'Async'");
+        refused("security: {access: {default: write}}\n",
+                "security.access levels are cypher, templates or read, got 'write'");
+        refused("security: {access: {users: {app: all}}}\n",
+                "security.access levels are cypher, templates or read, got 'all'");
+        refused("batch: {max_rows: 100, min_rows: 101}\n", "batch.min_rows must be in [1, max_rows], got 101");
+        refused("batch: {max_rows: 0}\n", "batch.max_rows must be >= 1, got 0");
+        refused("tls: {bolt: maybe}\n", "tls.bolt must be off, optional or required, got 'maybe'");
+        refused("tls: {bolt: required}\n", "tls.https and tls.bolt need tls.certificate and tls.private_key");
+        refused("admission: {max_body_bytes: 1g}\n",
+                "admission.max_body_bytes (1024mb) must not exceed admission.max_pending_bytes (256mb)");
+        refused("batch: {max_row: 10}\n", "Unrecognized field \"max_row\"");
+        refused("bacth: {max_rows: 10}\n", "Unrecognized field \"bacth\"");
+        refused("modes: {default_mode: async}\n", "Unrecognized field \"default_mode\"");
+        refused("journal: {kafka: {topics: t}}\n", "Unrecognized field \"topics\"");
+    }
+
+    private static void refused(String yaml, String message) {
+        assertThatThrownBy(() -> ConfigLoader.parse(yaml)).as(yaml).hasMessageContaining(message);
+    }
+
+    @Test
+    void changingOneSettingKeepsEveryOther() throws IOException {
+        SluiceConfig c = ConfigLoader.parse(FULL);
+        SluiceConfig changed = c.with(c.batch().withMaxRows(5000));
+        assertThat(changed.batch()).isEqualTo(new Batch(5000, Duration.ofMillis(1), 20, false, Duration.ofMillis(50)));
+        assertThat(changed.with(c.batch())).as("all else as it was").isEqualTo(c);
+
+        assertThat(c.neo4j().withDatabase("other")).isEqualTo(new Neo4j(c.neo4j().pagecache(),
+                c.neo4j().txMemoryMax(), "other", c.neo4j().importDir(), c.neo4j().settings()));
+        assertThat(c.warmup().withWritePath(Duration.ofSeconds(5))).isEqualTo(new Warmup(true, Duration.ofSeconds(5)));
+        assertThat(c.tls().withHttps("0.0.0.0:8443").https()).isEqualTo("0.0.0.0:8443");
+        Kafka k = c.journal().kafka();
+        assertThat(c.journal().withKafka("k2:9092").kafka()).isEqualTo(k.withBootstrap("k2:9092"));
+        assertThat(k.withTopic("other")).isEqualTo(new Kafka("k1:9092", "other", 3, "g", 100, Duration.ofSeconds(5),
+                "other-dead-letters", k.properties(), k.producer(), k.consumer()));
+        assertThat(Journal.DEFAULT.withKafka("k:9092").kafka()).isEqualTo(Kafka.DEFAULT.withBootstrap("k:9092"));
+        assertThatThrownBy(() -> Batch.DEFAULT.withMaxRows(10)).as("min_rows is kept, and checked")
+                .hasMessageContaining("batch.min_rows must be in [1, max_rows], got 50");
+    }
+
+    @Test
+    void withReplacesExactlyTheSectionOfItsKind() throws Exception {
+        SluiceConfig defaults = SluiceConfig.defaults();
+        SluiceConfig full = ConfigLoader.parse(FULL);
+        RecordComponent[] components = SluiceConfig.class.getRecordComponents();
+        int sections = 0;
+        for (RecordComponent rc : components) {
+            if (!(rc.getAccessor().invoke(full) instanceof SluiceConfig.Section section)) {
+                continue;
+            }
+            sections++;
+            assertThat(section).as(rc.getName()).isNotEqualTo(rc.getAccessor().invoke(defaults));
+            SluiceConfig one = defaults.with(section);
+            for (RecordComponent other : components) {
+                assertThat(other.getAccessor().invoke(one)).as("%s after with(%s)", other.getName(), rc.getName())
+                        .isEqualTo(other.getAccessor().invoke(other == rc ? full : defaults));
+            }
+        }
+        assertThat(sections).isEqualTo(SluiceConfig.Section.class.getPermittedSubclasses().length);
+        assertThat(defaults.withTemplates(full.templates(), full.schema()))
+                .isEqualTo(ConfigLoader.parse(FULL.substring(0, FULL.indexOf("batch:"))));
+    }
+
+    @Test
+    void sectionsRefuseNullWhereADefaultExists() {
+        assertThatThrownBy(() -> new Batch(1, null, 1, true, Duration.ZERO)).hasMessage("batch.max_wait");
+        assertThatThrownBy(() -> SluiceConfig.defaults().with(null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> new Modes(Mode.SYNC, null)).isInstanceOf(NullPointerException.class);
+    }
+}
