@@ -117,6 +117,6 @@ final class BenchBroker implements AutoCloseable {
             // the JVM is shutting down: the hook stops the broker
         }
         ChildProcess.stop(process, Duration.ZERO, Duration.ofSeconds(30), List.of(reader));
-        Bench.deleteTree(data);
+        BenchServers.deleteTree(data);
     }
 }

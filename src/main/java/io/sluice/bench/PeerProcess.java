@@ -38,7 +38,7 @@ import java.util.regex.Pattern;
  * runtime are already compiled by sluice's own runs, which embed the same classes, and the server shares the
  * bench's heap and collector. A server of its own compiles its own code from cold and has a heap to itself, as a
  * deployed one has; the bench gives it the same heap and collector flags as its own JVM ({@link #heapFlags}) and
- * the config's page cache, and warms it before measuring (see {@link Bench}).
+ * the config's page cache, and warms it before measuring (see {@link BenchPrime}).
  *
  * <p><b>The command line</b> is {@code sluice neo4j --http} itself, on this JVM's {@code java} and class path:
  * <pre>

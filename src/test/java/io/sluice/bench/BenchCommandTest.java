@@ -390,9 +390,10 @@ class BenchCommandTest {
     }
 
     private Duration peerJitWarmup(String modes, String apis, Duration prime) {
-        return new Bench(new BenchOptions(Scenario.named("visited"), BenchMode.parseList(modes), 1,
+        BenchOptions o = new BenchOptions(Scenario.named("visited"), BenchMode.parseList(modes), 1,
                 Duration.ofSeconds(1), Duration.ZERO, prime, 1, SluiceConfig.defaults(), dir, 1, LoadClient.NETTY)
-                .withApis(BenchApi.parseList(apis)), Time.SYSTEM, System.err).peerJitWarmup();
+                .withApis(BenchApi.parseList(apis));
+        return new BenchPrime(o, new BenchPlan(o)).peerJitWarmup();
     }
 
     @Test
