@@ -8,7 +8,7 @@
 #          write path rehearsed before UP (warmup.write_path, 60 s at most)
 #   cold   the same without the rehearsal (--warmup-write-path 0s): UP as soon as the server listens
 #   aot    plain with JDK 25's ahead-of-time cache (target/sluice.aot: classes loaded and linked, method
-#          profiles), trained first when missing or older than the jar by `./sluice aot-train` (a bench run under
+#          profiles), trained first when missing or older than the server's jar by `./sluice aot-train` (a serve run under
 #          -XX:AOTCacheOutput); the launcher gives it to serve
 # usage: bench/firstminute/run.sh [plain|cold|aot ...]      env: W (work dir), USERS, SITES, CLIENTS (64)
 set -euo pipefail
@@ -34,7 +34,7 @@ pid=""
 cleanup() { [[ -n "$pid" ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; true; }
 trap cleanup EXIT
 ./sluice --version > /dev/null 2>&1   # builds the jar now if needed, not inside a timed start
-if [[ " ${ORDER[*]} " == *" aot "* && ! ( -f "$AOT" && "$AOT" -nt target/sluice.jar ) ]]; then ./sluice aot-train >&2; fi
+if [[ " ${ORDER[*]} " == *" aot "* && ! ( -f "$AOT" && "$AOT" -nt server/target/sluice-server.jar ) ]]; then ./sluice aot-train >&2; fi
 wrk_run() { # $1 seconds -> one JSON line
   SEED=$RANDOM wrk -t2 -c"$CLIENTS" -d"$1"s --timeout 10s -s bench/firstminute/visited.lua \
     "http://$HTTP/db/neo4j/write/visited?mode=sync" | grep '^{'

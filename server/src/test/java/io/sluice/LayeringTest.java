@@ -1,0 +1,83 @@
+package io.sluice;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.support.Layering;
+import java.io.IOException;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The server module's package layering (docs/ARCHITECTURE.md), checked on the sources' imports. The journal module
+ * depends on nothing of sluice's (its pom says so, and its own {@code LayeringTest}); the tools module checks its own
+ * packages.
+ */
+class LayeringTest {
+
+    /**
+     * Which of sluice's packages each package may use (besides itself and {@code time}). Every package is here:
+     * {@link #everyPackageHasItsRules} fails on one that is not.
+     */
+    static final Map<String, Set<String>> ALLOWED = Map.ofEntries(
+            // leaves
+            Map.entry("time", Set.of()),
+            Map.entry("config", Set.of()),
+            // who may come in: credentials, the cache, TLS material (the user store is Neo4j's, behind sink)
+            Map.entry("security", Set.of()),
+            Map.entry("metrics", Set.of()),
+            // neo4j-admin import's input format: pure format code
+            Map.entry("csv", Set.of()),
+            // a /status document as the terminal page of sluice status: Jackson only
+            Map.entry("status", Set.of()),
+            // the seam to Neo4j
+            Map.entry("cypher", Set.of("sink")),
+            Map.entry("sink", Set.of("config", "security")),
+            // the write path's public, protocol-neutral types: what every front end and in-process client sees
+            Map.entry("write", Set.of("config", "cypher", "sink")),
+            Map.entry("batch", Set.of("write")),
+            // the appliers; cypher for the coalesced form of raw statements (Coalescing)
+            Map.entry("apply", Set.of("batch", "cypher", "write", "sink", "metrics")),
+            // explicit transactions held open between a client's requests: over the sink, ids by the front end
+            Map.entry("txn", Set.of("config", "sink", "write")),
+            // the journals' one apply loop, positions in the graph, the local journal
+            Map.entry("durable", Set.of("journal", "apply", "batch", "write", "sink")),
+            // Kafka as the journal of a fleet, through durable's apply loop
+            Map.entry("kafka", Set.of("journal", "durable", "batch", "config", "sink", "write")),
+            // the gateway routes between parts others build; it never reaches a front end or its owner
+            Map.entry("gateway", Set.of("apply", "batch", "config", "cypher", "durable", "sink", "txn", "write")),
+            // what every front end shares: who is calling, the lifecycle
+            Map.entry("front", Set.of("config", "security", "write")),
+            // the HTTP front end reaches the write path only through write (and its own txn registries' ids)
+            Map.entry("http", Set.of("write", "front", "txn", "sink", "metrics", "config", "security")),
+            // the online import drives sluice like a client: through the write path (in-process) or over HTTP
+            Map.entry("online", Set.of("csv", "config", "write", "sink")),
+            // sluice import: the command over the online engine, and the offline path (Neo4j's importer)
+            Map.entry("importer", Set.of("csv", "online", "config", "write")),
+            // the one owner: builds every part of the product, and nothing of the tools
+            Map.entry("server", Set.of("apply", "batch", "config", "cypher", "durable", "front", "gateway", "http",
+                    "kafka", "metrics", "security", "sink", "txn", "write")),
+            // the product's commands: the composition root of each
+            Map.entry("cli", Set.of("config", "csv", "importer", "security", "server", "sink", "status", "write")));
+
+    @Test
+    void timeIsReadOnlyThroughTheInjectedClock() throws IOException {
+        assertThat(Layering.clockReaders(Layering.MAIN)).as("direct uses of the JVM's clocks outside io.sluice.time")
+                .isEmpty();
+    }
+
+    @Test
+    void everyPackageHasItsRules() throws IOException {
+        Set<String> packages = Layering.packages(Layering.MAIN);
+        assertThat(packages).as("packages of src/main").hasSizeGreaterThan(20);
+        assertThat(ALLOWED.keySet()).as("packages with layering rules").containsAll(packages);
+    }
+
+    @Test
+    void packagesUseOnlyWhatTheLayeringAllows() throws IOException {
+        Map<String, Set<String>> uses = Layering.uses(Layering.MAIN);
+        assertThat(uses).containsKeys("http", "batch", "apply", "sink", "write", "csv", "online", "importer");
+        ALLOWED.forEach((pkg, allowed) -> assertThat(uses.getOrDefault(pkg, Set.of()))
+                .as("sluice packages used by '%s'", pkg).isSubsetOf(allowed));
+    }
+}
