@@ -1,6 +1,7 @@
 package io.sluice.gateway;
 
 import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Neo4jStatus;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
 import io.sluice.txn.Flavour;
@@ -28,7 +29,7 @@ final class RegistryTransactions implements ExplicitTransactions {
     @Override
     public Step open(List<Statement> statements, Access access, Object owner) throws SinkException {
         if (access == Access.TEMPLATES) {
-            throw new SinkException(new Neo4jError("Neo.ClientError.Security.Forbidden",
+            throw new SinkException(new Neo4jError(Neo4jStatus.Security.FORBIDDEN,
                     "this user may send the named templates only (/db/{db}/write/{template}), not Cypher"), null);
         }
         TxRegistry.Opened opened = registry.open(access != Access.READ, owner);

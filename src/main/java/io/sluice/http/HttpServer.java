@@ -6,6 +6,7 @@ import io.sluice.metrics.Metrics;
 import io.sluice.security.Authenticator;
 import io.sluice.sink.EmbeddedNeo4j.HostPort;
 import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Neo4jStatus;
 import io.sluice.write.Mode;
 import io.sluice.time.Time;
 import io.sluice.write.Outcome;
@@ -357,7 +358,7 @@ public final class HttpServer implements AutoCloseable {
     }
 
     private static Reply tooLarge(String message) {
-        return Reply.error(413, new Neo4jError("Neo.ClientError.Request.EntityTooLarge", message));
+        return Reply.error(413, new Neo4jError(Neo4jStatus.Sluice.ENTITY_TOO_LARGE, message));
     }
 
     private static String param(HttpServerExchange ex, String name) {

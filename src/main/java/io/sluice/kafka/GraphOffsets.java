@@ -1,6 +1,7 @@
 package io.sluice.kafka;
 
 import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Neo4jStatus;
 import io.sluice.sink.SchemaStatements;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
@@ -24,7 +25,7 @@ import java.util.Map;
  */
 final class GraphOffsets {
     /** A batch whose partition another owner has moved on: rolled back, applied by no one twice. */
-    static final String FENCED = "Neo.TransientError.Sluice.PartitionFenced";
+    static final String FENCED = Neo4jStatus.Sluice.PARTITION_FENCED;
 
     private static final String SCHEMA = "CREATE CONSTRAINT sluice_kafka_offset IF NOT EXISTS "
             + "FOR (o:SluiceKafkaOffset) REQUIRE (o.topic, o.partition) IS UNIQUE";

@@ -20,6 +20,7 @@ import io.sluice.security.UserStore;
 import io.sluice.sink.EmbeddedNeo4j;
 import io.sluice.sink.EmbeddedNeo4j.HostPort;
 import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Neo4jStatus;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
 import io.sluice.time.Time;
@@ -425,7 +426,7 @@ final class Rehearsal implements Warmer.Rehearsal {
     static final AsyncJournal NO_JOURNAL = new AsyncJournal() {
         @Override
         public Outcome submit(WriteRequest r) {
-            return new Outcome.Failed(new Neo4jError("Neo.ClientError.Request.Invalid",
+            return new Outcome.Failed(new Neo4jError(Neo4jStatus.Request.INVALID,
                     "the write path's rehearsal takes sync writes only"));
         }
 

@@ -1,6 +1,7 @@
 package io.sluice.txn;
 
 import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Neo4jStatus;
 import java.time.Duration;
 
 /**
@@ -26,7 +27,7 @@ public enum Flavour {
     CLASSIC(Duration.ofSeconds(30)) {
         @Override
         Neo4jError notFound(String id) {
-            return new Neo4jError("Neo.ClientError.Transaction.TransactionNotFound",
+            return new Neo4jError(Neo4jStatus.Transaction.TRANSACTION_NOT_FOUND,
                     "Unrecognized transaction id. Transaction may have timed out and been rolled back.");
         }
 
@@ -36,7 +37,7 @@ public enum Flavour {
         }
     };
 
-    static final String CONCURRENT = "Neo.ClientError.Transaction.TransactionAccessedConcurrently";
+    static final String CONCURRENT = Neo4jStatus.Transaction.TRANSACTION_ACCESSED_CONCURRENTLY;
 
     private final Duration defaultIdleTimeout;
 
@@ -63,14 +64,14 @@ public enum Flavour {
 
     /** Past the bound on open transactions: Neo4j's kernel limit's code and message. */
     public static Neo4jError limitReached(int max) {
-        return new Neo4jError("Neo.TransientError.Transaction.MaximumTransactionLimitReached",
+        return new Neo4jError(Neo4jStatus.Transaction.MAXIMUM_TRANSACTION_LIMIT_REACHED,
                 "Unable to start new transaction since limit of concurrently executed transactions is reached."
                         + " See sluice's limit on open explicit transactions (" + max + ").");
     }
 
     /** After {@link TxRegistry#close}: the transaction, if there was one, was rolled back. */
     static Neo4jError closed() {
-        return new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
+        return new Neo4jError(Neo4jStatus.General.DATABASE_UNAVAILABLE,
                 "sluice is shutting down: open transactions have been rolled back and no new one can begin");
     }
 }
