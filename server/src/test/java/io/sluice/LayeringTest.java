@@ -53,7 +53,7 @@ class LayeringTest {
             // the online import drives sluice like a client: through the write path (in-process) or over HTTP
             Map.entry("online", Set.of("csv", "config", "write", "sink")),
             // sluice import: the command over the online engine, and the offline path (Neo4j's importer)
-            Map.entry("importer", Set.of("csv", "online", "config", "write")),
+            Map.entry("importer", Set.of("csv", "online", "config", "sink", "write")),
             // the one owner: builds every part of the product, and nothing of the tools
             Map.entry("server", Set.of("apply", "batch", "config", "cypher", "durable", "front", "gateway", "http",
                     "kafka", "metrics", "security", "sink", "txn", "write")),

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * State, under one lock: {@code durableOffset} (every record below it is on disk), {@code forcing} (a leader is
  * forcing now) and {@code failure}. An appender that has written its records calls {@link #awaitCommit} with
  * the offset just past them. If a force is in progress it waits on the condition; when none is, it becomes the
- * leader: it calls {@link Force#forceWritten()} <em>outside the lock</em>, which forces everything written so
+ * leader: it calls {@link Force#forceWritten(long)} <em>outside the lock</em>, which forces everything written so
  * far, by anyone, and returns how far that reaches. The leader publishes the new watermark and wakes everyone;
  * followers whose records are covered return, and the rest elect the next leader among themselves. While one
  * force runs, the next group collects, so the group size follows the load and there is no thread of our own,

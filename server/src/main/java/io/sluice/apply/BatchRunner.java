@@ -4,6 +4,7 @@ import io.sluice.batch.Pending;
 import io.sluice.cypher.Coalescing;
 import io.sluice.metrics.Metrics;
 import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Neo4jStatus;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
@@ -125,7 +126,7 @@ public final class BatchRunner {
             applyOrSplit(batch, hooks);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            failAll(batch, new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
+            failAll(batch, new Neo4jError(Neo4jStatus.General.DATABASE_UNAVAILABLE,
                     "sluice is shutting down; the write was not applied"));
         } catch (RuntimeException | Error e) {
             log.error("bug while applying a batch of {} requests", batch.size(), e);

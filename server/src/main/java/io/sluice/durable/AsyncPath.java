@@ -5,6 +5,7 @@ import io.sluice.journal.Journal;
 import io.sluice.journal.JournalOptions;
 import io.sluice.journal.JournalRecord;
 import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Neo4jStatus;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
 import io.sluice.time.Time;
@@ -181,7 +182,7 @@ public final class AsyncPath implements AsyncJournal {
     }
 
     private static Outcome notDurable(Throwable cause) {
-        return new Outcome.Failed(new Neo4jError("Neo.TransientError.General.StorageDamageDetected",
+        return new Outcome.Failed(new Neo4jError(Neo4jStatus.Sluice.STORAGE_DAMAGE_DETECTED,
                 "the journal could not make the write durable: " + cause.getMessage() + "; it was not accepted"));
     }
 

@@ -1,6 +1,7 @@
 package io.sluice.durable;
 
 import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Neo4jStatus;
 import io.sluice.sink.SchemaStatements;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
@@ -31,7 +32,7 @@ import java.util.Map;
  */
 public final class GraphPositions {
     /** A batch whose partition another applier has moved on: rolled back, applied by no one twice. */
-    public static final String FENCED = "Neo.TransientError.Sluice.PartitionFenced";
+    public static final String FENCED = Neo4jStatus.Sluice.PARTITION_FENCED;
 
     private static final String SCHEMA = "CREATE CONSTRAINT sluice_position IF NOT EXISTS "
             + "FOR (o:SluicePosition) REQUIRE (o.source, o.partition) IS UNIQUE";

@@ -11,6 +11,7 @@ import io.sluice.cypher.StatementClassifier;
 import io.sluice.cypher.StatementClassifier.Classified;
 import io.sluice.durable.AsyncJournal;
 import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Neo4jStatus;
 import io.sluice.sink.QueryKind;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
@@ -131,7 +132,7 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
     }
 
     private static Outcome forbidden(String message) {
-        return new Outcome.Failed(new Neo4jError("Neo.ClientError.Security.Forbidden", message));
+        return new Outcome.Failed(new Neo4jError(Neo4jStatus.Security.FORBIDDEN, message));
     }
 
     private Outcome executeTemplate(TemplateRequest t, Mode mode) {
@@ -176,7 +177,7 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
         }
         if (alone != null) {
             if (c.statements().size() > 1) {
-                return new Outcome.Failed(new Neo4jError("Neo.ClientError.Transaction.ForbiddenDueToTransactionType",
+                return new Outcome.Failed(new Neo4jError(Neo4jStatus.Transaction.FORBIDDEN_DUE_TO_TRANSACTION_TYPE,
                         "schema commands and CALL {} IN TRANSACTIONS must be sent alone, one statement per request"));
             }
             return runAlone(c.statements().getFirst());
@@ -240,7 +241,7 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
             return p.future().get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return new Outcome.Failed(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
+            return new Outcome.Failed(new Neo4jError(Neo4jStatus.General.DATABASE_UNAVAILABLE,
                     "interrupted while waiting for the commit; the write may or may not have been applied"));
         } catch (ExecutionException e) {
             return new Outcome.Failed(Neo4jError.unknown(e.getCause().toString()));

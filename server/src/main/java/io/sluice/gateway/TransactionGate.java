@@ -2,6 +2,7 @@ package io.sluice.gateway;
 
 import io.sluice.batch.Admission;
 import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Neo4jStatus;
 import io.sluice.sink.SinkException;
 import io.sluice.txn.TxRegistry;
 import java.time.Duration;
@@ -41,7 +42,7 @@ public final class TransactionGate implements TxRegistry.Gate {
         }
         if (r != Admission.Result.ADMITTED) {
             open.decrementAndGet();
-            throw new SinkException(new Neo4jError("Neo.TransientError.Request.ResourceExhaustion",
+            throw new SinkException(new Neo4jError(Neo4jStatus.Request.RESOURCE_EXHAUSTION,
                     r == Admission.Result.FULL
                             ? "pending work is at its bound; an explicit transaction counts as one pending row; waited "
                                     + timeout

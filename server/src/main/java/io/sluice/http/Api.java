@@ -4,6 +4,7 @@ import io.sluice.config.Access;
 import io.sluice.config.Mode;
 import io.sluice.http.Json.BadRequest;
 import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Neo4jStatus;
 import io.sluice.sink.StatementResult;
 import io.sluice.time.Time;
 import io.sluice.write.Caller;
@@ -150,12 +151,12 @@ final class Api {
 
     /** sluice's refusal when full or shutting down (HTTP 503 with Retry-After). */
     static Neo4jError overloadedError(Outcome.Overloaded ov) {
-        return new Neo4jError("Neo.TransientError.Request.ResourceExhaustion", ov.reason());
+        return new Neo4jError(Neo4jStatus.Request.RESOURCE_EXHAUSTION, ov.reason());
     }
 
     /** A request for a database this sluice does not serve (Community has one). */
     static Neo4jError databaseNotFound(String db, String served) {
-        return new Neo4jError("Neo.ClientError.Database.DatabaseNotFound",
+        return new Neo4jError(Neo4jStatus.Database.DATABASE_NOT_FOUND,
                 "database '" + db + "' does not exist; this sluice serves '" + served + "'");
     }
 
@@ -206,7 +207,7 @@ final class Api {
                 io.sluice.sink.QueryKind kind = writes.kind(s.cypher());
                 if (kind != null && kind != io.sluice.sink.QueryKind.READ) {
                     return CompletableFuture.completedFuture(shape.error(400,
-                            new Neo4jError("Neo.ClientError.Statement.AccessMode",
+                            new Neo4jError(Neo4jStatus.Statement.ACCESS_MODE,
                                     "Writing in read access mode not allowed. Attempted write to " + writes.database())));
                 }
             }

@@ -3,6 +3,7 @@ package io.sluice.http;
 import io.sluice.front.Callers;
 import io.sluice.security.Authenticator;
 import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Neo4jStatus;
 import io.sluice.write.Caller;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.AttachmentKey;
@@ -109,11 +110,11 @@ final class AuthGate {
             case Authenticator.Result.Malformed m -> refuse(ex, Reply.errorsOnly(400,
                     Neo4jError.invalidFormat("Invalid authentication header.")));
             case Authenticator.Result.RateLimited l -> refuse(ex, Reply.errorsOnly(429,
-                    new Neo4jError("Neo.ClientError.Security.AuthenticationRateLimit", l.message())));
+                    new Neo4jError(Neo4jStatus.Security.AUTHENTICATION_RATE_LIMIT, l.message())));
             case Authenticator.Result.Expired e -> refuse(ex, Reply.errorsOnly(400, // as Neo4j's Query API answers it
-                    new Neo4jError("Neo.ClientError.Security.CredentialsExpired", e.message())));
+                    new Neo4jError(Neo4jStatus.Security.CREDENTIALS_EXPIRED, e.message())));
             case Authenticator.Result.Unavailable u -> refuse(ex, Reply.errorsOnly(503,
-                    new Neo4jError("Neo.TransientError.General.DatabaseUnavailable", u.message())).retryAfter(1));
+                    new Neo4jError(Neo4jStatus.General.DATABASE_UNAVAILABLE, u.message())).retryAfter(1));
         }
     }
 
@@ -128,7 +129,7 @@ final class AuthGate {
         // a browser's own scripts ask not to be challenged (no login dialog), as Neo4j Browser does
         boolean quiet = "true".equalsIgnoreCase(ex.getRequestHeaders().getFirst("X-Ajax-Browser-Auth"));
         ex.getResponseHeaders().put(Headers.WWW_AUTHENTICATE, quiet ? "None" : CHALLENGE);
-        refuse(ex, Reply.errorsOnly(401, new Neo4jError("Neo.ClientError.Security.Unauthorized", message)));
+        refuse(ex, Reply.errorsOnly(401, new Neo4jError(Neo4jStatus.Security.UNAUTHORIZED, message)));
     }
 
 }

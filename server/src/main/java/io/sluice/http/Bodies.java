@@ -1,6 +1,7 @@
 package io.sluice.http;
 
 import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Neo4jStatus;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
@@ -169,7 +170,7 @@ final class Bodies {
     }
 
     static Reply tooLarge(String message) {
-        return Reply.error(413, new Neo4jError("Neo.ClientError.Request.EntityTooLarge", message));
+        return Reply.error(413, new Neo4jError(Neo4jStatus.Sluice.ENTITY_TOO_LARGE, message));
     }
 
     /** Sends {@code r} on the exchange (call on its I/O thread). */

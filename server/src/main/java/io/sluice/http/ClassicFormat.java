@@ -2,6 +2,7 @@ package io.sluice.http;
 
 import io.sluice.http.Json.BadRequest;
 import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Neo4jStatus;
 import io.sluice.sink.StatementResult;
 import io.sluice.sink.Values.GraphDuration;
 import io.sluice.sink.Values.GraphNode;
@@ -39,7 +40,7 @@ final class ClassicFormat {
 
     private static Map<String, Object> deprecation() {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("code", "Neo.ClientNotification.Request.FeatureDeprecationWarning");
+        m.put("code", Neo4jStatus.Request.FEATURE_DEPRECATION_WARNING);
         m.put("severity", "WARNING");
         m.put("title", "This feature is deprecated and will be removed in future versions.");
         m.put("description", "HTTP API is deprecated. It is replaced by Query API.");

@@ -1,6 +1,7 @@
 package io.sluice.http;
 
 import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Neo4jStatus;
 import io.sluice.txn.IdScheme;
 import java.time.Duration;
 import java.util.Locale;
@@ -39,7 +40,7 @@ public enum Flavour implements IdScheme {
     CLASSIC(Duration.ofSeconds(30)) {
         @Override
         public Neo4jError notFound(String id) {
-            return new Neo4jError("Neo.ClientError.Transaction.TransactionNotFound",
+            return new Neo4jError(Neo4jStatus.Transaction.TRANSACTION_NOT_FOUND,
                     "Unrecognized transaction id. Transaction may have timed out and been rolled back.");
         }
 
@@ -60,7 +61,7 @@ public enum Flavour implements IdScheme {
         }
     };
 
-    static final String CONCURRENT = "Neo.ClientError.Transaction.TransactionAccessedConcurrently";
+    static final String CONCURRENT = Neo4jStatus.Transaction.TRANSACTION_ACCESSED_CONCURRENTLY;
 
     private final Duration defaultIdleTimeout;
 

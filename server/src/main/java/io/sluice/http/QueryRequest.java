@@ -1,6 +1,7 @@
 package io.sluice.http;
 
 import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Neo4jStatus;
 import io.sluice.write.Statement;
 import java.util.List;
 import java.util.Locale;
@@ -88,7 +89,7 @@ record QueryRequest(Statement statement, boolean includeCounters, String accessM
         text(root.get("txType"), "txType");
         String impersonated = text(root.get("impersonatedUser"), "impersonatedUser");
         if (impersonated != null && !impersonated.isBlank()) {
-            throw new Refused(new Neo4jError("Neo.ClientError.Statement.ArgumentError",
+            throw new Refused(new Neo4jError(Neo4jStatus.Statement.ARGUMENT_ERROR,
                     "Impersonation is not supported in community edition."));
         }
         if (cypher == null || cypher.isEmpty()) {

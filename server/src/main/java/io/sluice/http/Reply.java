@@ -1,6 +1,7 @@
 package io.sluice.http;
 
 import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Neo4jStatus;
 import io.sluice.write.Outcome;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -86,13 +87,13 @@ record Reply(int status, byte[] body, String contentType, long retryAfterSeconds
     /** HTTP status for a Neo4j error: client errors 4xx, transient 503, database errors 500. */
     static int statusOf(Neo4jError e) {
         String c = e.code();
-        if (c.equals("Neo.ClientError.Database.DatabaseNotFound")) {
+        if (c.equals(Neo4jStatus.Database.DATABASE_NOT_FOUND)) {
             return 404;
         }
-        if (c.equals("Neo.ClientError.Request.EntityTooLarge")) {
+        if (c.equals(Neo4jStatus.Sluice.ENTITY_TOO_LARGE)) {
             return 413;
         }
-        if (c.startsWith("Neo.ClientError.Security.")) {
+        if (c.startsWith(Neo4jStatus.Security.PREFIX)) {
             return 403;
         }
         if (e.isClientError()) {

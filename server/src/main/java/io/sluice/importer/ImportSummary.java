@@ -2,6 +2,7 @@ package io.sluice.importer;
 
 import io.sluice.csv.Rejection;
 import io.sluice.online.OnlineImport;
+import io.sluice.sink.Neo4jStatus;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
@@ -26,7 +27,7 @@ public record ImportSummary(String path, long nodes, long relationships, long pr
         Map<Rejection.Problem, Long> rejected, long rows, long resumed, double seconds, String stopped,
         Map<String, Long> retries) {
 
-    public static final String DEADLOCK = "Neo.TransientError.Transaction.DeadlockDetected";
+    public static final String DEADLOCK = Neo4jStatus.Transaction.DEADLOCK_DETECTED;
 
     public ImportSummary {
         rejected = rejected.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(new EnumMap<>(rejected));

@@ -7,6 +7,7 @@ import io.sluice.csv.ReportFile;
 import io.sluice.csv.Row;
 import io.sluice.csv.Tolerance;
 import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Neo4jStatus;
 import io.sluice.time.Time;
 import io.sluice.write.Statement;
 import java.time.Duration;
@@ -232,7 +233,7 @@ final class BatchApplier implements AutoCloseable {
 
     /** A lone row Neo4j refused: reported, its range marked done. */
     private void refused(Batch b, int lo, int hi, List<Row> bad, Row row, Neo4jError error) throws InterruptedException {
-        boolean duplicate = b.work().kind() == EntityKind.NODES && error.code().equals("Neo.ClientError.Schema.ConstraintValidationFailed");
+        boolean duplicate = b.work().kind() == EntityKind.NODES && error.code().equals(Neo4jStatus.Schema.CONSTRAINT_VALIDATION_FAILED);
         String source = b.work().source(row);
         Rejection r;
         if (duplicate) {

@@ -6,7 +6,7 @@ import java.util.Locale;
 
 /**
  * What a client presents: a user name and password (HTTP Basic, a driver's basic token) or a bearer token. The
- * password is held only as long as the check takes; {@link #toString} never shows it.
+ * password is held only as long as the check takes; {@code toString()} never shows it.
  */
 public sealed interface Credentials {
 

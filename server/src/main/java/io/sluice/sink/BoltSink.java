@@ -60,7 +60,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class BoltSink implements Sink {
     private static final Logger log = LoggerFactory.getLogger(BoltSink.class);
-    static final String UNAVAILABLE = "Neo.TransientError.General.DatabaseUnavailable";
+    static final String UNAVAILABLE = Neo4jStatus.General.DATABASE_UNAVAILABLE;
     private static final Set<String> SCHEMES = Set.of("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc");
     private static final long AVAILABILITY_TTL_NANOS = Duration.ofSeconds(1).toNanos();
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
@@ -459,11 +459,11 @@ public final class BoltSink implements Sink {
             return lostConnection(e, message, committing);
         }
         String code = e instanceof Neo4jException n ? n.code() : null;
-        if (code != null && code.startsWith("Neo.")) {
+        if (code != null && code.startsWith(Neo4jStatus.PREFIX)) {
             return new SinkException(new Neo4jError(code, message), e); // the server said so: the outcome is known
         }
         if (e instanceof RetryableException) {
-            return new SinkException(new Neo4jError("Neo.TransientError.General.TransientFailure", message), e);
+            return new SinkException(new Neo4jError(Neo4jStatus.Sluice.TRANSIENT_FAILURE, message), e);
         }
         if (e instanceof ClientException) {
             return new SinkException(Neo4jError.invalid(message), e); // refused by the driver, e.g. a parameter type

@@ -128,7 +128,7 @@ public final class EmbeddedSink implements Sink {
         }
     }
 
-    static final String ACCESS_MODE = "Neo.ClientError.Statement.AccessMode";
+    static final String ACCESS_MODE = Neo4jStatus.Statement.ACCESS_MODE;
 
     /** A call on a transaction already committed or rolled back (a caller's bug: the registry forgets those). */
     static SinkException finishedError() {
@@ -333,7 +333,7 @@ public final class EmbeddedSink implements Sink {
             } else if (c instanceof QueryExecutionException q && q.getStatusCode() != null) {
                 code = q.getStatusCode();
             } else if (c instanceof TransientFailureException) {
-                code = "Neo.TransientError.General.TransientFailure";
+                code = Neo4jStatus.Sluice.TRANSIENT_FAILURE;
             }
             if (code == null) {
                 continue;
@@ -348,7 +348,7 @@ public final class EmbeddedSink implements Sink {
         }
         if (first == null && badCsv(e)) {
             // LOAD CSV of a malformed file: Neo4j's CSV reader throws without a status; the file is the client's
-            first = new Neo4jError("Neo.ClientError.Statement.ExternalResourceFailed", String.valueOf(e.getMessage()));
+            first = new Neo4jError(Neo4jStatus.Statement.EXTERNAL_RESOURCE_FAILED, String.valueOf(e.getMessage()));
         }
         return new SinkException(first != null ? first
                 : Neo4jError.unknown(String.valueOf(e)), e);

@@ -14,12 +14,12 @@ public record Neo4jError(String code, String message) {
 
     /** A client's mistake: retrying the same request cannot succeed. */
     public boolean isClientError() {
-        return code.startsWith("Neo.ClientError.");
+        return code.startsWith(Neo4jStatus.Classification.CLIENT_ERROR);
     }
 
     /** Worth retrying as is: deadlocks, lock timeouts, a database that is briefly unavailable. */
     public boolean isTransient() {
-        return code.startsWith("Neo.TransientError.");
+        return code.startsWith(Neo4jStatus.Classification.TRANSIENT_ERROR);
     }
 
     /**
@@ -28,31 +28,31 @@ public record Neo4jError(String code, String message) {
      */
     public boolean isAlreadyExists() {
         return switch (code) {
-            case "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
-                 "Neo.ClientError.Schema.ConstraintAlreadyExists",
-                 "Neo.ClientError.Schema.IndexAlreadyExists" -> true;
+            case Neo4jStatus.Schema.EQUIVALENT_SCHEMA_RULE_ALREADY_EXISTS,
+                 Neo4jStatus.Schema.CONSTRAINT_ALREADY_EXISTS,
+                 Neo4jStatus.Schema.INDEX_ALREADY_EXISTS -> true;
             default -> false;
         };
     }
 
     /** Something went wrong that has no better code: a bug, or an exception sluice did not expect. */
     public static Neo4jError unknown(String message) {
-        return new Neo4jError("Neo.DatabaseError.General.UnknownError", message);
+        return new Neo4jError(Neo4jStatus.General.UNKNOWN_ERROR, message);
     }
 
     public static Neo4jError invalidFormat(String message) {
-        return new Neo4jError("Neo.ClientError.Request.InvalidFormat", message);
+        return new Neo4jError(Neo4jStatus.Request.INVALID_FORMAT, message);
     }
 
     public static Neo4jError invalid(String message) {
-        return new Neo4jError("Neo.ClientError.Request.Invalid", message);
+        return new Neo4jError(Neo4jStatus.Request.INVALID, message);
     }
 
     public static Neo4jError parameterMissing(String message) {
-        return new Neo4jError("Neo.ClientError.Statement.ParameterMissing", message);
+        return new Neo4jError(Neo4jStatus.Statement.PARAMETER_MISSING, message);
     }
 
     public static Neo4jError typeError(String message) {
-        return new Neo4jError("Neo.ClientError.Statement.TypeError", message);
+        return new Neo4jError(Neo4jStatus.Statement.TYPE_ERROR, message);
     }
 }

@@ -31,9 +31,9 @@ final class RemoteUsers implements UserStore {
                     : new Verdict.Rejected(EmbeddedUsers.INVALID);
         } catch (Neo4jException e) {
             return switch (e.code()) {
-                case "Neo.ClientError.Security.AuthenticationRateLimit" -> new Verdict.RateLimited(e.getMessage());
-                case "Neo.ClientError.Security.CredentialsExpired" -> new Verdict.Expired(user, e.getMessage());
-                case "Neo.ClientError.Security.Unauthorized" -> new Verdict.Rejected(e.getMessage());
+                case Neo4jStatus.Security.AUTHENTICATION_RATE_LIMIT -> new Verdict.RateLimited(e.getMessage());
+                case Neo4jStatus.Security.CREDENTIALS_EXPIRED -> new Verdict.Expired(user, e.getMessage());
+                case Neo4jStatus.Security.UNAUTHORIZED -> new Verdict.Rejected(e.getMessage());
                 default -> throw e;
             };
         }

@@ -2,6 +2,7 @@ package io.sluice.txn;
 
 import io.sluice.config.Access;
 import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Neo4jStatus;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
 import io.sluice.config.Access;
@@ -26,7 +27,7 @@ public final class RegistryTransactions implements ExplicitTransactions {
     @Override
     public Step open(List<Statement> statements, Caller caller) throws SinkException {
         if (caller.access() == Access.TEMPLATES) {
-            throw new SinkException(new Neo4jError("Neo.ClientError.Security.Forbidden",
+            throw new SinkException(new Neo4jError(Neo4jStatus.Security.FORBIDDEN,
                     "this user may send the named templates only (/db/{db}/write/{template}), not Cypher"), null);
         }
         TxRegistry.Opened opened = registry.open(caller.access() != Access.READ, caller.owner());

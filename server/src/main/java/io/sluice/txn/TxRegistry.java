@@ -1,6 +1,7 @@
 package io.sluice.txn;
 
 import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Neo4jStatus;
 import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
@@ -383,14 +384,14 @@ public final class TxRegistry implements AutoCloseable {
 
     /** Past the bound on open transactions: Neo4j's kernel limit's code and message. */
     public static Neo4jError limitReached(int max) {
-        return new Neo4jError("Neo.TransientError.Transaction.MaximumTransactionLimitReached",
+        return new Neo4jError(Neo4jStatus.Transaction.MAXIMUM_TRANSACTION_LIMIT_REACHED,
                 "Unable to start new transaction since limit of concurrently executed transactions is reached."
                         + " See sluice's limit on open explicit transactions (" + max + ").");
     }
 
     /** After {@link #close}: the transaction, if there was one, was rolled back. */
     static Neo4jError closed() {
-        return new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
+        return new Neo4jError(Neo4jStatus.General.DATABASE_UNAVAILABLE,
                 "sluice is shutting down: open transactions have been rolled back and no new one can begin");
     }
 

@@ -206,7 +206,7 @@ class WriteApiTest {
     /**
      * Every applier held inside a transaction of its own, deterministically: a transaction of the test (over
      * Bolt, so against either sink) holds the write lock of one Site node, and each partition gets a
-     * {@code visited} write that must lock that node to link a user to it. {@link #close} rolls the
+     * {@code visited} write that must lock that node to link a user to it. {@link HeldAppliers#close} rolls the
      * transaction back, and the blocked writes commit.
      */
     HeldAppliers holdEveryApplier(ExecutorService pool) throws Exception {

@@ -1,5 +1,6 @@
 package io.sluice.bench;
 
+import io.sluice.sink.Neo4jStatus;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -129,7 +130,7 @@ public record ServerStats(double batches, double rows, double commitSeconds, dou
                 commit = v;
             } else if (name.startsWith("jvm_gc_pause_seconds_sum")) {
                 gc += v;
-            } else if (name.startsWith("sluice_transient_retries_total") && name.contains("DeadlockDetected")) {
+            } else if (name.startsWith("sluice_transient_retries_total") && name.contains(Neo4jStatus.Transaction.DEADLOCK_DETECTED)) {
                 deadlocks += v;
             }
         }

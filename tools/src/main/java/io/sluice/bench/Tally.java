@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The counts of one mode's run. Load threads each own a {@link Client} and record into it; live totals are
- * {@link LongAdder}s that {@link Progress} reads while the run goes on. {@link #result} is called after every
+ * {@link LongAdder}s that {@link Progress} reads while the run goes on. {@link #summary} is called after every
  * load thread has stopped (its caller joined them), which makes the clients' plain fields visible.
  */
 final class Tally {
