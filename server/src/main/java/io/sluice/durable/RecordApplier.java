@@ -80,7 +80,10 @@ public final class RecordApplier<R> {
         }
     }
 
-    /** Where a call to {@link #apply} left the partition, and whether its position must be re-read from the graph. */
+    /**
+     * Where a call to {@link #apply} left the partition (everything before {@code next} is applied and was reported
+     * to {@link Progress}), and whether its position must be re-read from the graph.
+     */
     public record Result(long next, boolean resync) {}
 
     private final Records<R> records;
@@ -167,18 +170,18 @@ public final class RecordApplier<R> {
                 rows += request.rows();
                 i++;
             }
-            long next = undecodable != null ? skip(partition, position, undecodable, why)
+            Result r = undecodable != null ? skip(partition, position, undecodable, why)
                     : applyBatch(partition, position, pending, source);
-            if (next < 0) {
-                return new Result(position, true);
+            if (r.resync()) {
+                return r;
             }
-            position = next;
+            position = r.next();
         }
         return new Result(position, false);
     }
 
-    /** Dead-letters a record that carries no write and moves past it; -1 when the position could not move. */
-    private long skip(int partition, long position, R r, Neo4jError why) {
+    /** Dead-letters a record that carries no write and moves past it (or, when that failed, asks for a resync). */
+    private Result skip(int partition, long position, R r, Neo4jError why) {
         deadLetters.deadLetter(partition, r, why);
         long next = records.offset(r) + 1;
         try {
@@ -186,17 +189,17 @@ public final class RecordApplier<R> {
         } catch (SinkException e) {
             log.warn("partition {} of {}: moving past offset {}: {}", partition, positions.source(), next - 1,
                     e.getMessage());
-            return -1;
+            return new Result(position, true);
         }
         progress.applied(partition, next, 0, records.bytes(r));
-        return next;
+        return new Result(next, false);
     }
 
     /**
-     * Applies one batch; the position past all of it (committed, or dead-lettered), or -1 when the position must be
-     * re-read from the graph.
+     * Applies one batch: the position past all of it (committed, or dead-lettered), or, when a group of it was not
+     * applied, the position after the groups that committed (reported to {@link Progress} already) and a resync.
      */
-    private long applyBatch(int partition, long position, List<Pending> batch, Map<Pending, R> source) {
+    private Result applyBatch(int partition, long position, List<Pending> batch, Map<Pending, R> source) {
         long t0 = time.nanos();
         Fence fence = new Fence(partition, position);
         runner.apply(batch, new BatchRunner.Hooks() {
@@ -227,14 +230,14 @@ public final class RecordApplier<R> {
             if (sizes != null) {
                 sizes.failed();
             }
-            return -1;
+            return new Result(Math.max(position, committed), true);
         }
         if (committed < end) { // the last requests failed alone and are dead-lettered: move past them
             try {
                 positions.advanceAlone(partition, committed, end);
             } catch (SinkException e) {
                 reportUpTo(partition, position, committed, batch, source);
-                return -1;
+                return new Result(Math.max(position, committed), true);
             }
         }
         long rows = 0;
@@ -245,7 +248,7 @@ public final class RecordApplier<R> {
             sizes.committed((int) Math.min(Integer.MAX_VALUE, rows), time.nanos() - t0);
         }
         progress.applied(partition, end, rows, bytes(batch, source, end));
-        return end;
+        return new Result(end, false);
     }
 
     /** Reports the part of a batch that committed before a group of it was not applied. */
