@@ -72,9 +72,18 @@ public final class AsyncPath implements AsyncJournal {
                 throw new IOException("the journal in " + o.journalDir() + " ends at offset " + journal.nextOffset()
                         + " but the graph records offsets up to " + (stored - 1) + " as applied: the journal was"
                         + " removed or replaced. Restore it, or start from an empty journal and delete the graph's"
-                        + " (:SluicePosition {source: 'journal'}) node if you know what was applied.");
+                        + " (:SluicePosition {source: 'journal'}) node, and an earlier version's (:SluiceOffset) node"
+                        + " if there is one, if you know what was applied.");
             }
             long next = Math.max(stored, journal.firstOffset());
+            if (next > stored) {
+                // retention deleted what the graph has not seen applied (the database was replaced, or restored
+                // from an older backup): those records are gone; the position moves to the journal's first one,
+                // which the fence then expects
+                log.warn("journal: the graph's position ({}) is before the journal's first record ({}): records {}"
+                        + " to {} were deleted by retention and are not applied here", stored, next, stored, next - 1);
+                positions.advanceAlone(JournalApplier.PARTITION, stored, next);
+            }
             Admission lag = new Admission(o.maxLagRows(), o.maxLagBytes(), time);
             long backlog = countBacklog(journal, next, templates, lag);
             if (backlog > 0) {

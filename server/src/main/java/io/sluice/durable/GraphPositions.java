@@ -85,6 +85,19 @@ public final class GraphPositions {
     }
 
     /**
+     * Creates the partition's node when there is none (adopting an earlier version's position); takes no lock on
+     * a node that exists. For an owner that reads every partition's position before it applies any (the lag).
+     */
+    public void ensure(int partition) throws SinkException {
+        sink.inTransaction(tx -> {
+            Map<String, Object> params = new HashMap<>(legacyParams);
+            params.putAll(key(partition));
+            tx.runDiscarding(ensure, params);
+            return null;
+        });
+    }
+
+    /**
      * The partition's next offset to apply, creating its node when there is none; read under the node's lock, so a
      * batch another applier is still committing is waited for and its outcome seen.
      */
@@ -102,7 +115,12 @@ public final class GraphPositions {
      * which rolls the batch back), and moves it to {@code next}.
      */
     public void advance(Sink.SinkTx tx, int partition, long expected, long next) throws SinkException {
-        long stored = read(tx.run(LOCK_AND_READ, key(partition)));
+        StatementResult locked = tx.run(LOCK_AND_READ, key(partition));
+        if (locked.rows().isEmpty()) { // deleted under a running applier: nothing to fence against, nothing applied
+            throw new SinkException(new Neo4jError(FENCED, "the position of partition " + partition + " of " + source
+                    + " is gone from the graph; this batch is rolled back"), null, true);
+        }
+        long stored = read(locked);
         if (stored != expected) {
             // outcome "unknown" to the batch runner: no retry, no bisection; the applier re-reads where it stands
             throw new SinkException(new Neo4jError(FENCED, "partition " + partition + " of " + source + " is at "

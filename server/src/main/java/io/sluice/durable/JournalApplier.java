@@ -67,7 +67,8 @@ final class JournalApplier implements AutoCloseable {
         this.lag = lag;
         this.time = time.stoppedBy(() -> stopping, STEP);
         this.applier = appliers.over(new Records(templates), positions, this::deadLetter,
-                (partition, to, rows, bytes) -> {
+                (partition, to, rows, bytes) -> { // on this applier's thread, as each batch commits
+                    this.next = Math.max(this.next, to); // a resync after a failure later in the call starts here
                     watermark.advanceTo(to - 1);
                     lag.release(rows, bytes);
                 }, this.time);
@@ -128,7 +129,7 @@ final class JournalApplier implements AutoCloseable {
                     continue;
                 }
                 RecordApplier.Result r = applier.apply(PARTITION, next, records, () -> stopping);
-                next = r.next();
+                next = Math.max(next, r.next());
                 if (r.resync()) {
                     resync = true;
                     time.sleep(PAUSE);
@@ -168,6 +169,14 @@ final class JournalApplier implements AutoCloseable {
      */
     private void resync() throws SinkException, IOException {
         long stored = positions.readLocked(PARTITION);
+        if (stored < next) {
+            // behind what this process committed (it alone applies this journal: the directory lock): the node was
+            // deleted or reset under it; put it back where the commits left it, which the fence then expects
+            log.warn("journal: the graph's position ({}) is behind what was applied ({}): it was deleted or reset;"
+                    + " setting it back", stored, next);
+            positions.advanceAlone(PARTITION, stored, next);
+            stored = next;
+        }
         for (long o = next; o < stored; ) {
             List<JournalRecord> rs = journal.read(o, (int) Math.min(10_000, stored - o), 64L << 20);
             if (rs.isEmpty()) {

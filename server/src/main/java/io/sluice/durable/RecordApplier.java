@@ -171,7 +171,7 @@ public final class RecordApplier<R> {
                 i++;
             }
             Result r = undecodable != null ? skip(partition, position, undecodable, why)
-                    : applyBatch(partition, position, pending, source);
+                    : applyBatch(partition, position, pending, source, stopping);
             if (r.resync()) {
                 return r;
             }
@@ -199,7 +199,8 @@ public final class RecordApplier<R> {
      * Applies one batch: the position past all of it (committed, or dead-lettered), or, when a group of it was not
      * applied, the position after the groups that committed (reported to {@link Progress} already) and a resync.
      */
-    private Result applyBatch(int partition, long position, List<Pending> batch, Map<Pending, R> source) {
+    private Result applyBatch(int partition, long position, List<Pending> batch, Map<Pending, R> source,
+            BooleanSupplier stopping) {
         long t0 = time.nanos();
         Fence fence = new Fence(partition, position);
         runner.apply(batch, new BatchRunner.Hooks() {
@@ -225,8 +226,10 @@ public final class RecordApplier<R> {
         if (committed < end && last.future().join() instanceof Outcome.Failed f && (f.error().isTransient()
                 || f.error().code().equals(GraphPositions.FENCED))) {
             reportUpTo(partition, position, committed, batch, source);
-            log.warn("partition {} of {}: batch up to offset {} not applied ({}); re-reading where it stands",
-                    partition, positions.source(), last.offset(), f.error().message());
+            if (!stopping.getAsBoolean()) { // at close, a backoff cut short: the next start re-reads the position
+                log.warn("partition {} of {}: batch up to offset {} not applied ({}); re-reading where it stands",
+                        partition, positions.source(), last.offset(), f.error().message());
+            }
             if (sizes != null) {
                 sizes.failed();
             }

@@ -1,6 +1,5 @@
 package io.sluice.front;
 
-import io.sluice.config.SluiceConfig;
 import io.sluice.security.Authenticator;
 import io.sluice.security.Credentials;
 import io.sluice.config.Access;
@@ -73,9 +72,11 @@ public final class Callers {
         return accepted.user() == null ? anonymous : byUser.computeIfAbsent(accepted.user(), this::make);
     }
 
+    private static final Caller UNKNOWN = new Caller(null, Access.READ, Mode.SYNC);
+
     /** The caller of an open endpoint's request that carried no good credentials: may read, nothing else. */
     public static Caller unknown() {
-        return new Caller(null, Access.READ, Mode.SYNC);
+        return UNKNOWN;
     }
 
     /** A new, empty memo for one connection. */

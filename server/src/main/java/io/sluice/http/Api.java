@@ -1,6 +1,5 @@
 package io.sluice.http;
 
-import io.sluice.config.Access;
 import io.sluice.config.Mode;
 import io.sluice.http.Json.BadRequest;
 import io.sluice.sink.Neo4jError;
@@ -8,7 +7,6 @@ import io.sluice.sink.Neo4jStatus;
 import io.sluice.sink.StatementResult;
 import io.sluice.time.Time;
 import io.sluice.write.Caller;
-import io.sluice.config.Mode;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
 import io.sluice.write.Template;

@@ -4,7 +4,6 @@ import io.sluice.config.Access;
 import io.sluice.http.Json.BadRequest;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.SinkException;
-import io.sluice.config.Access;
 import io.sluice.write.Caller;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.WritePath;

@@ -1,7 +1,6 @@
 package io.sluice.http;
 
 import io.sluice.config.HostPort;
-import io.sluice.config.SluiceConfig;
 import io.sluice.front.Callers;
 import io.sluice.front.FrontEnd;
 import io.sluice.metrics.History;

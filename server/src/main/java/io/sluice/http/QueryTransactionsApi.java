@@ -5,7 +5,6 @@ import io.sluice.sink.Neo4jError;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;
 import io.sluice.time.Time;
-import io.sluice.config.Access;
 import io.sluice.write.Caller;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.Statement;

@@ -1,6 +1,5 @@
 package io.sluice.kafka;
 
-import io.sluice.config.SluiceConfig;
 import io.sluice.durable.RecordCodec;
 import io.sluice.sink.Neo4jError;
 import io.sluice.time.Time;

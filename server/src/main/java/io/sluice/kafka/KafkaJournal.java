@@ -55,7 +55,7 @@ import org.slf4j.LoggerFactory;
  *       broker acknowledged it; no acknowledgement within {@code send_timeout} is 503 (which means "not known to be
  *       accepted": a batch that timed out after it was sent may still have been written).</li>
  *   <li><b>Apply exactly once per partition</b>: {@link KafkaApplier}, one consumer in the group all instances
- *       share, positions and fences in the graph ({@link GraphOffsets}).</li>
+ *       share, positions and fences in the graph ({@link GraphPositions}).</li>
  *   <li><b>Backpressure from the real lag</b>, bounded as the local journal's is (an {@link Admission} over the
  *       unapplied backlog: at {@code max_lag_records} an async write waits up to the admission timeout, then
  *       503): one thread reads the topic's end offsets (Admin) and the graph's positions every {@code REFRESH};
@@ -134,6 +134,9 @@ public final class KafkaJournal implements AsyncJournal {
             GraphPositions offsets = new GraphPositions(sink, SOURCE_PREFIX + config.topic(),
                     GraphPositions.Legacy.kafkaJournal(config.topic()));
             offsets.createSchema(time);
+            for (int p = 0; p < config.partitions(); p++) {
+                offsets.ensure(p); // every partition's position exists (an earlier version's adopted) before the lag is read
+            }
             long send = config.sendTimeout().toMillis();
             long request = Math.max(500, send / 2); // delivery.timeout.ms must exceed it (and linger.ms)
             producer = new KafkaProducer<>(properties(config, Map.of(

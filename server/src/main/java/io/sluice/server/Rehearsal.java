@@ -5,11 +5,9 @@ import io.sluice.config.Access;
 import io.sluice.config.AccessLevels;
 import io.sluice.config.FieldType;
 import io.sluice.config.Modes;
-import io.sluice.config.Modes;
 import io.sluice.config.SluiceConfig;
 import io.sluice.gateway.Warmer;
 import io.sluice.front.Callers;
-import io.sluice.gateway.Gateway;
 import io.sluice.http.Flavour;
 import io.sluice.http.HttpServer;
 import io.sluice.metrics.History;
@@ -373,7 +371,8 @@ final class Rehearsal implements Warmer.Rehearsal {
                 time)).sink();
         SluiceServer.applySchema(config, target, time);
         PrometheusMetrics metrics = owned.add("the rehearsal's metrics", new PrometheusMetrics());
-        WritePathBuilder paths = new WritePathBuilder(config, target, metrics, time, owned, "sluice-rehearsal-");
+        WritePathBuilder paths = new WritePathBuilder(config, target, metrics, time, owned, "sluice-rehearsal-",
+                DRAIN);
         WritePathBuilder.Built built = paths.build(templates, WritePathBuilder.Journal.NONE, null);
         owned.add("the rehearsal's gateway", built.gateway()::close);
         Authenticator auth = new Authenticator(new OneUser(password), time, 0, Duration.ofSeconds(1),

@@ -164,15 +164,18 @@ public final class SluiceServer implements InProcess {
         Map<String, Template> templates = compileTemplates(c, sink);
         PrometheusMetrics metrics = owned.add("metrics", new PrometheusMetrics());
 
-        WritePathBuilder paths = new WritePathBuilder(c, sink, metrics, time, owned, "sluice-");
+        WritePathBuilder paths = new WritePathBuilder(c, sink, metrics, time, owned, "sluice-",
+                WritePathBuilder.APPLIER_DRAIN);
         // only a serving server with the embedded Neo4j rehearses (Rehearsal's note says why not over Bolt)
         boolean rehearse = !c.warmup().writePath().isZero() && !templates.isEmpty() && neo4j != null
                 && (http != null || https != null);
-        Warmer warmer = owned.add("warm-up", new Warmer(sink, time, rehearse ? new Rehearsal(c,
-                o.dataDir().resolve("rehearsal"), templates, c.warmup().writePath(), time, Rehearsal::jitMillis)
-                : null));
+        // owned only once the write path exists: it has nothing to close before it starts, and closing it first
+        // (before the write path) stops a rehearsal before the server's appliers drain
+        Warmer warmer = new Warmer(sink, time, rehearse ? new Rehearsal(c, o.dataDir().resolve("rehearsal"),
+                templates, c.warmup().writePath(), time, Rehearsal::jitMillis) : null);
         WritePathBuilder.Built built = paths.build(templates, new WritePathBuilder.Journal(o.dataDir(),
                 instanceName(o)), warmer);
+        owned.add("warm-up", warmer);
         ExplicitTransactions queryTransactions = paths.transactions(built, Flavour.QUERY_API,
                 c.transactions().idleTimeout());
         ExplicitTransactions classicTransactions = paths.transactions(built, Flavour.CLASSIC,

@@ -32,15 +32,15 @@ import java.util.function.Supplier;
 
 /**
  * The one place that builds the write path from a config, over a sink: admission, the batch runner (every runner:
- * the sync appliers', direct writes', the journal's and Kafka's, each with the config's retry, lock-order and
- * coalescing settings), the adaptive batch sizes (one start value for every applier), the partitions and their
+ * the sync appliers', direct writes', the journal's and Kafka's, each with the config's lock-order and coalescing
+ * settings and backoffs; the journals' retry without limit, the others up to {@code retry.max_attempts}), the adaptive batch sizes (one start value for every applier), the partitions and their
  * appliers, the async journal (local, on Kafka, or none), the gateway, and the explicit transactions of each front
  * end (one registry per id scheme, all behind one {@link TransactionGate}). The server and the start-up rehearsal
  * build theirs here, each part recorded in the caller's {@link Owned} as it exists, so a failure part-way closes
  * what was built. Used by one thread, once.
  */
 final class WritePathBuilder {
-    /** How long closing lets the appliers drain what was admitted. */
+    /** How long closing lets the server's appliers drain what was admitted. */
     static final Duration APPLIER_DRAIN = Duration.ofSeconds(60);
     private static final int CLASSIFIER_CACHE = 10_000;
 
@@ -59,15 +59,21 @@ final class WritePathBuilder {
     private final Time time;
     private final Owned owned;
     private final String threads;
+    private final Duration drain;
 
-    /** {@code threads}: the prefix of the applier threads' names ({@code sluice-} gives {@code sluice-applier-N}). */
-    WritePathBuilder(SluiceConfig config, Sink sink, Metrics metrics, Time time, Owned owned, String threads) {
+    /**
+     * {@code threads}: the prefix of its threads' names ({@code sluice-} gives {@code sluice-applier-N});
+     * {@code drain}: how long closing lets the appliers apply what was admitted.
+     */
+    WritePathBuilder(SluiceConfig config, Sink sink, Metrics metrics, Time time, Owned owned, String threads,
+            Duration drain) {
         this.config = config;
         this.sink = sink;
         this.metrics = metrics;
         this.time = time;
         this.owned = owned;
         this.threads = threads;
+        this.drain = drain;
     }
 
     /** A batch runner with the config's retry, lock-order and coalescing settings, backing off on {@code clock}. */
@@ -101,7 +107,7 @@ final class WritePathBuilder {
         Supplier<BatchSizeController> sizes = sizes();
         Partitions partitions = owned.add("the appliers", Partitions.start(config.apply().appliers(), b.maxRows(),
                 b.maxWait(), runner, i -> sizes == null ? null : sizes.get(),
-                Thread.ofPlatform().name(threads + "applier-", 0).factory(), time, APPLIER_DRAIN));
+                Thread.ofPlatform().name(threads + "applier-", 0).factory(), time, drain));
         AsyncJournal async = journal.dataDir() == null ? null : journal(templates, journal);
         var t = config.transactions();
         TransactionGate gate = new TransactionGate(admission, t.maxOpen(), a.timeout());
@@ -136,7 +142,9 @@ final class WritePathBuilder {
      */
     ExplicitTransactions transactions(Built built, IdScheme ids, Duration idleTimeout) {
         TxRegistry registry = owned.add(ids.label() + " transactions", TxRegistry.start(sink, built.transactionGate(),
-                TxRegistry.Options.of(ids, idleTimeout, config.transactions().maxOpen()), time));
+                TxRegistry.Options.of(ids, idleTimeout, config.transactions().maxOpen()), time,
+                new java.security.SecureRandom(),
+                Thread.ofPlatform().name(threads + "txn-sweeper-" + ids.label()).factory()));
         return new RegistryTransactions(registry);
     }
 }

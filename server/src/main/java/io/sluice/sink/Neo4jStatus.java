@@ -103,7 +103,7 @@ public final class Neo4jStatus {
         private Sluice() {
         }
 
-        /** A Kafka partition another owner has moved on (sluice's fence on the offset in the graph). */
+        /** A log's partition another applier has moved on (sluice's fence on the position in the graph). */
         public static final String PARTITION_FENCED = "Neo.TransientError.Sluice.PartitionFenced";
         /** A request body over {@code admission.max_body_bytes} (413). */
         public static final String ENTITY_TOO_LARGE = "Neo.ClientError.Request.EntityTooLarge";

@@ -1,6 +1,5 @@
 package io.sluice.write;
 
-import io.sluice.config.Access;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.SinkException;
 import io.sluice.sink.StatementResult;

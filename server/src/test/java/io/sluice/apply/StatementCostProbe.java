@@ -21,7 +21,7 @@ import java.util.SplittableRandom;
  *
  * <pre>
  *   mvn -o -q test-compile
- *   java -cp "target/test-classes:target/classes:target/lib/*" io.sluice.apply.StatementCostProbe 32 90
+ *   (in server/) java -cp "target/test-classes:target/classes:target/lib/*:../journal/target/test-classes" io.sluice.apply.StatementCostProbe 32 90
  * </pre>
  * (rows per transaction, seconds; add the launcher's {@code --add-opens} flags on a recent JDK).
  */

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.apply.RetryPolicy;
 import io.sluice.time.Time;
 import io.sluice.config.TemplateConfig;
-import io.sluice.metrics.Metrics;
 import io.sluice.sink.EmbeddedNeo4j;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.Sink;

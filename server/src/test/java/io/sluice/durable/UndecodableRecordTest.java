@@ -7,7 +7,6 @@ import io.sluice.apply.RetryPolicy;
 import io.sluice.config.TemplateConfig;
 import io.sluice.journal.Journal;
 import io.sluice.journal.JournalOptions;
-import io.sluice.metrics.Metrics;
 import io.sluice.sink.EmbeddedNeo4j;
 import io.sluice.support.TestServer;
 import io.sluice.time.Time;

@@ -9,7 +9,7 @@ import java.time.Duration;
  * (user and password from {@code NEO4J_USERNAME}, default neo4j, and {@code NEO4J_PASSWORD}), waits until the page
  * holds {@code SECONDS} samples, and saves the whole page as PNG at {@code WIDTH} CSS pixels.
  * <pre>
- * java -cp target/test-classes:target/classes:'target/lib/*' io.sluice.support.DashboardScreenshot \
+ * (in server/, after ./sluice builds) java -cp target/test-classes:target/classes:'target/lib/*' io.sluice.support.DashboardScreenshot \
  *     http://127.0.0.1:7474/ docs/images/dashboard.png [SECONDS [WIDTH]]
  * </pre>
  */

@@ -68,7 +68,7 @@ class FleetCrashTest {
     static final String TOPIC = "fleet";
     static final int PARTITIONS = 4;
     /** What KafkaApplier logs of a batch that GraphPositions fenced. */
-    static final String FENCED_LOGGED = "another owner applied it";
+    static final String FENCED_LOGGED = "another applier applied it";
     /**
      * How often a wait re-checks a condition that asks Neo4j or the broker (or reads a log): every 2 ms, it was
      * hundreds of queries a second on the two cores the fleet shares.
