@@ -34,7 +34,7 @@ import org.neo4j.kernel.impl.coreapi.InternalTransaction;
  * {@code create-indexed}, under the 1.5x bar) are in docs/BENCHMARKS.md, "Kernel fast path (issue 14)".
  *
  * <pre>
- *   mvn -B -o test -Dtest=FastPathSpike -DexcludedGroups= -Dspike.rows=200000 -Dspike.rounds=3
+ *   ./sluice test -Dtest=FastPathSpike -DexcludedGroups= -Dspike.rows=200000 -Dspike.rounds=3
  * </pre>
  */
 @Tag("soak")
