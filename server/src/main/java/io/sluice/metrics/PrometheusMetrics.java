@@ -133,6 +133,32 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
         registry.counter("sluice.write.failures", "code", code).increment();
     }
 
+    /** The statuses a request is answered with that {@link #known} exports at zero. */
+    static final int[] KNOWN_STATUSES = {200, 202, 400, 401, 403, 404, 413, 429, 500, 503};
+
+    /**
+     * Exports every series sluice knows it may count, at zero, before anything happens (Prometheus's convention: a
+     * rule over {@code rate(...)} then tells "nothing happened" from "not scraped", and a dashboard panel shows 0,
+     * not "No data"): the requests, rows and latencies of each of {@code modes} by each status
+     * ({@link #KNOWN_STATUSES}), the same per template ({@code templates}, and {@link #CYPHER} for raw Cypher),
+     * transient retries by each of {@code transientCodes}, write failures by each of {@code failureCodes}. A code
+     * not listed appears when it first happens.
+     */
+    public void known(java.util.Collection<String> modes, java.util.Collection<String> templates,
+            java.util.Collection<String> transientCodes, java.util.Collection<String> failureCodes) {
+        java.util.List<String> all = new java.util.ArrayList<>(templates);
+        all.add(CYPHER);
+        for (String mode : modes) {
+            for (int status : KNOWN_STATUSES) {
+                for (String template : all) {
+                    meters.computeIfAbsent(new RequestKey(mode, template, status), this::resolve);
+                }
+            }
+        }
+        transientCodes.forEach(code -> registry.counter("sluice.transient.retries", "code", code));
+        failureCodes.forEach(code -> registry.counter("sluice.write.failures", "code", code));
+    }
+
     /** The Prometheus text exposition. */
     public String scrape() {
         return registry.scrape();

@@ -23,6 +23,7 @@ import io.sluice.sink.Sink;
 import io.sluice.sink.SinkException;
 import io.sluice.time.Time;
 import io.sluice.write.ExplicitTransactions;
+import io.sluice.write.Health;
 import io.sluice.write.InProcess;
 import io.sluice.write.Operations;
 import io.sluice.write.Template;
@@ -56,6 +57,11 @@ public final class SluiceServer implements InProcess {
     private static final Logger log = LoggerFactory.getLogger(SluiceServer.class);
     /** How long start-up waits for a remote Neo4j to answer (it may be starting alongside sluice). */
     private static final Duration REMOTE_WAIT = Duration.ofSeconds(60);
+    /** What the start-up log says while the warm-up runs (issue 26: WARMING surprised people, not balancers). */
+    static final String WARMING_EXPLAINED = "writes are accepted now; /health answers 503 WARMING until the warm-up"
+            + " ends (the page cache, then the write path's rehearsal: a minute at most), so that a load balancer waits"
+            + " for UP before it sends a full share of traffic; clients need not wait";
+
     /** How long closing waits for a front end's in-flight requests to be answered. */
     private static final Duration FRONT_END_DRAIN = Duration.ofSeconds(30);
 
@@ -125,6 +131,9 @@ public final class SluiceServer implements InProcess {
             SluiceServer server = build(o, time, owned);
             log.info("sluice started: {}; sink {}; {}; authentication {}", server.urls(), server.sink.describe(),
                     server.journalState(o), server.authentication);
+            if (server.gateway.health().status() == Health.Status.WARMING) {
+                log.info(WARMING_EXPLAINED);
+            }
             return server;
         } catch (IOException | SinkException e) {
             owned.close();
@@ -185,6 +194,10 @@ public final class SluiceServer implements InProcess {
         metrics.gauge("sluice.warming", "1 while the server warms up (page cache, write path's rehearsal), else 0",
                 () -> warmer.warming() ? 1 : 0);
         gauges(metrics, built.admission(), built.partitions(), built.async());
+        List<String> codes = io.sluice.sink.Neo4jStatus.all();
+        metrics.known(List.of("sync", "async", "direct"), templates.keySet(),
+                codes.stream().filter(code -> code.startsWith(io.sluice.sink.Neo4jStatus.Classification.TRANSIENT_ERROR))
+                        .toList(), codes);
         metrics.gauge("sluice.sink.up", "1 while the database answers, else 0", () -> sink.isAvailable() ? 1 : 0);
         History history = owned.add("metrics history", new History(metrics::scrape, time, History.INTERVAL,
                 History.CAPACITY).start());

@@ -9,6 +9,28 @@ package io.sluice.sink;
  * Neo4j's {@code Status} in a file that needs both.
  */
 public final class Neo4jStatus {
+    /** Every code named here (each group's constants), for those that list them (the metrics' zero series). */
+    public static java.util.List<String> all() {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (Class<?> group : Neo4jStatus.class.getDeclaredClasses()) {
+            for (java.lang.reflect.Field f : group.getDeclaredFields()) {
+                int m = f.getModifiers();
+                if (java.lang.reflect.Modifier.isStatic(m) && java.lang.reflect.Modifier.isPublic(m)
+                        && f.getType() == String.class) {
+                    try {
+                        String v = (String) f.get(null);
+                        if (v.matches("Neo\\.[A-Za-z]+\\.[A-Za-z]+\\.[A-Za-z]+")) { // a code, not a prefix
+                            out.add(v);
+                        }
+                    } catch (IllegalAccessException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
     private Neo4jStatus() {
     }
 

@@ -56,6 +56,10 @@ public final class StatusText {
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "sluice at %s: %s   %s%n", url, health.path("status").asText("?"),
                 t.isEmpty() ? "" : CLOCK.format(Instant.ofEpochMilli(t.get(to)))));
+        if ("WARMING".equals(health.path("status").asText())) {
+            out.append("           writes are accepted; WARMING (503 on /health) only holds back load balancers until"
+                    + " the warm-up ends\n");
+        }
         out.append(String.format(Locale.ROOT, "sink       %s (%s)%n", health.path("sink").asText("?"),
                 value(series, "sluice_sink_up", Map.of()) == 1.0 ? "answering" : "NOT answering"));
         if (seconds <= 0) {
@@ -78,7 +82,8 @@ public final class StatusText {
         }
         StringBuilder latency = new StringBuilder();
         for (Series s : series) {
-            if (s.name().equals("sluice_request_latency_seconds") && "0.5".equals(s.labels().get("quantile"))) {
+            if (s.name().equals("sluice_request_latency_seconds") && "0.5".equals(s.labels().get("quantile"))
+                    && total(series, "sluice_requests_total", "mode", s.labels().get("mode")) > 0) {
                 String mode = s.labels().get("mode");
                 Double p99 = value(series, "sluice_request_latency_seconds", Map.of("mode", mode, "quantile", "0.99"));
                 latency.append(String.format(Locale.ROOT, "  %s p50 %s p99 %s", mode, ms(s.last()), ms(p99)));
@@ -129,6 +134,8 @@ public final class StatusText {
                 default -> { }
             }
         }
+        // a template (or raw Cypher) never used yet: exported at zero from the start, not news here
+        rows.keySet().removeIf(t -> total(series, "sluice_template_requests_total", "template", t) == 0);
         if (rows.isEmpty()) {
             return;
         }
@@ -178,7 +185,20 @@ public final class StatusText {
                 out.merge(s.labels().getOrDefault(label, ""), rate(s, from, to, seconds), Double::sum);
             }
         }
+        // the series a server exports at zero from the start (every mode, status and code) are not news here
+        out.values().removeIf(v -> v == 0);
         return out;
+    }
+
+    /** The newest value of {@code name}'s series whose {@code label} is {@code value}, summed: 0 for one never counted. */
+    static double total(List<Series> series, String name, String label, String value) {
+        double sum = 0;
+        for (Series s : series) {
+            if (s.name().equals(name) && value.equals(s.labels().get(label)) && s.last() != null) {
+                sum += s.last();
+            }
+        }
+        return sum;
     }
 
     /** A counter's rate between samples {@code from} and {@code to}; a series born in between counts from 0. */

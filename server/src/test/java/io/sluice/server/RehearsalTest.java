@@ -39,7 +39,15 @@ class RehearsalTest {
 
     @Test
     void rehearsesInAScratchDatabaseThenSaysUpWithTheUsersDatabaseUntouched() throws Exception {
+        var logged = new ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent>();
+        var serverLog = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(SluiceServer.class);
+        logged.start();
+        serverLog.addAppender(logged);
         try (TestServer s = TestServer.start(CONFIG + "warmup: {write_path: 8s}\n", false)) {
+            serverLog.detachAppender(logged);
+            assertThat(logged.list).as("the start-up log says what WARMING means (issue 26)")
+                    .anySatisfy(e -> assertThat(e.getFormattedMessage()).contains("writes are accepted now",
+                            "503 WARMING", "load balancer"));
             var first = s.get("/health");
             assertThat(first.statusCode()).as("while rehearsing: %s", first.body()).isEqualTo(503);
             assertThat(JSON.readTree(first.body()).path("status").asText()).isEqualTo("WARMING");

@@ -29,8 +29,23 @@ import java.util.Locale;
 public final class Bench {
     /** The bench server's password (a throwaway store on loopback), and the header every request carries. */
     static final String PASSWORD = "bench-password";
-    static final String AUTHORIZATION = "Basic " + java.util.Base64.getEncoder().encodeToString(
-            ("neo4j:" + PASSWORD).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    static final String AUTHORIZATION = basic("neo4j", PASSWORD);
+
+    /**
+     * The credentials the load and the metrics probe send to sluice: over {@code --neo4j} with a user, that user's
+     * (sluice checks them against that Neo4j's users); otherwise the bench's own, which it gives each server it starts.
+     */
+    static String authorization(BenchOptions o) {
+        if (o.remote() != null && o.remote().user() != null) {
+            return basic(o.remote().user(), o.remote().password() == null ? "" : o.remote().password());
+        }
+        return AUTHORIZATION;
+    }
+
+    private static String basic(String user, String password) {
+        return "Basic " + java.util.Base64.getEncoder().encodeToString((user + ":" + password)
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
 
     private final BenchOptions options;
     private final Time time;

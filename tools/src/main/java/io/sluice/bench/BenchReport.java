@@ -197,6 +197,21 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
     }
 
     /**
+     * The measurements most of whose requests failed (more errors than acknowledged writes), each as
+     * {@code mode (api): N writes, M errors (status: count ...)}: a table of them measures nothing.
+     */
+    public List<String> failed() {
+        List<String> out = new java.util.ArrayList<>();
+        for (ModeResult r : results) {
+            if (r.errors() > 0 && r.errors() >= r.writes()) {
+                out.add(r.mode().label() + " (" + r.api().label() + "): " + r.writes() + " writes, " + r.errors()
+                        + " errors " + r.errorsByStatus());
+            }
+        }
+        return out;
+    }
+
+    /**
      * The summary table, one row per mode, then the ratios, the medians over the rounds (with several), the
      * open-loop runs and the notes ({@link ReportFormat#table}).
      */

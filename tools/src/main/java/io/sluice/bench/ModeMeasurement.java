@@ -60,7 +60,7 @@ final class ModeMeasurement {
      */
     Measured measure(SluiceServer server, BenchMode mode, BenchApi api, int appliers, boolean auth,
             String journal, String note, Duration warmup, Duration duration, double rate) throws InterruptedException {
-        String authorization = auth ? Bench.AUTHORIZATION : null;
+        String authorization = auth ? Bench.authorization(options) : null;
         Scenario s = options.scenario();
         int rowsPerRequest = mode.overHttp() ? options.rowsPerRequest() : BenchMode.RAW_BATCH_ROWS;
         String label = s.name() + " " + plan.label(mode, api)

@@ -163,6 +163,17 @@ final class BenchCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--load-java-options needs --load-process");
         }
         BenchReport report = new Bench(o, Time.SYSTEM, System.err).run();
+        java.util.List<String> failed = report.failed();
+        if (!failed.isEmpty()) { // a table of refused requests would read as a measurement
+            System.err.println("sluice bench: most requests failed, so there is nothing to report: "
+                    + String.join("; ", failed) + ". 401 or 429: the load's credentials were refused (with --neo4j,"
+                    + " give --user and --password of a user of that Neo4j); 503: the server was overloaded or down.");
+            if (out != null) {
+                report.writeJson(out);
+                System.err.println("sluice bench: what was measured is in " + out);
+            }
+            return 1;
+        }
         System.out.print(report.table());
         if (out != null) {
             report.writeJson(out);
