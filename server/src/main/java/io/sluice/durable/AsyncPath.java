@@ -35,8 +35,14 @@ public final class AsyncPath implements AsyncJournal {
     public record Options(Path journalDir, Path deadLetterDir, long maxLagRows, long maxLagBytes, long segmentBytes,
             Duration admissionTimeout) {}
 
-    /** The log's name in the graph's positions ({@link GraphPositions}). */
-    static final String SOURCE = "journal";
+    /**
+     * The log's name in the graph's positions ({@link GraphPositions}): {@code journal:<id>}, the id this journal
+     * directory keeps in {@link #ID_FILE}, so that two sluice instances with local journals on one Neo4j keep two
+     * positions (one shared position would fence each instance's batches with the other's, and its resync would
+     * jump past its own records).
+     */
+    static final String SOURCE_PREFIX = "journal:";
+    static final String ID_FILE = "journal-id";
 
     private final Journal journal;
     private final DeadLetters deadLetters;
@@ -61,7 +67,8 @@ public final class AsyncPath implements AsyncJournal {
      */
     public static AsyncPath start(Options o, Sink sink, Map<String, Template> templates, Time time,
             ThreadFactory threads, RecordApplier.Parts appliers) throws IOException, SinkException {
-        GraphPositions positions = new GraphPositions(sink, SOURCE, GraphPositions.Legacy.LOCAL_JOURNAL);
+        GraphPositions positions = new GraphPositions(sink, SOURCE_PREFIX + journalId(o.journalDir()),
+                GraphPositions.Legacy.LOCAL_JOURNAL);
         positions.createSchema(time);
         // locked: a transaction of a previous sluice process that was killed while committing over Bolt may still
         // be in flight on the server; its outcome decides where replay starts
@@ -72,7 +79,8 @@ public final class AsyncPath implements AsyncJournal {
                 throw new IOException("the journal in " + o.journalDir() + " ends at offset " + journal.nextOffset()
                         + " but the graph records offsets up to " + (stored - 1) + " as applied: the journal was"
                         + " removed or replaced. Restore it, or start from an empty journal and delete the graph's"
-                        + " (:SluicePosition {source: 'journal'}) node, and an earlier version's (:SluiceOffset) node"
+                        + " (:SluicePosition {source: 'journal:<this journal's id>'}) node, and an earlier version's"
+                        + " (:SluiceOffset) node"
                         + " if there is one, if you know what was applied.");
             }
             long next = Math.max(stored, journal.firstOffset());
@@ -98,6 +106,33 @@ public final class AsyncPath implements AsyncJournal {
             journal.close();
             throw e;
         }
+    }
+
+    /** This journal directory's id, made (a random UUID) when it has none; durable before it is used. */
+    static String journalId(Path dir) throws IOException {
+        java.nio.file.Files.createDirectories(dir);
+        Path file = dir.resolve(ID_FILE);
+        if (java.nio.file.Files.exists(file)) {
+            String id = java.nio.file.Files.readString(file).strip();
+            if (!id.matches("[0-9a-f-]{36}")) {
+                throw new IOException(file + " does not hold a journal id: '" + id + "'");
+            }
+            return id;
+        }
+        String id = java.util.UUID.randomUUID().toString();
+        Path tmp = dir.resolve(ID_FILE + ".tmp");
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(tmp,
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            ch.write(java.nio.ByteBuffer.wrap((id + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+            ch.force(true);
+        }
+        java.nio.file.Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        try (java.nio.channels.FileChannel d = java.nio.channels.FileChannel.open(dir,
+                java.nio.file.StandardOpenOption.READ)) {
+            d.force(true); // the name is durable before any position refers to it
+        }
+        return id;
     }
 
     private static long countBacklog(Journal journal, long next, Map<String, Template> templates, Admission lag)

@@ -68,7 +68,7 @@ class AsyncModeTest {
         assertThat(applied.get("applied").asBoolean()).isTrue();
         assertThat(s.count("MATCH (p:Person {id: 1}) RETURN count(p)")).isEqualTo(1);
         assertThat(s.count("MATCH (q:Q {k: 7}) RETURN count(q)")).isEqualTo(1);
-        assertThat(s.count("MATCH (o:SluicePosition {source: 'journal', partition: 0}) RETURN o.next - 1")).isGreaterThanOrEqualTo(offset2);
+        assertThat(s.count("MATCH (o:SluicePosition {partition: 0}) WHERE o.source STARTS WITH 'journal:' RETURN o.next - 1")).isGreaterThanOrEqualTo(offset2);
     }
 
     @Test

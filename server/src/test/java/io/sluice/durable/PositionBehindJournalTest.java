@@ -41,7 +41,11 @@ class PositionBehindJournalTest {
     }
 
     AsyncPath start() throws Exception {
-        return AsyncPath.start(new AsyncPath.Options(dir.resolve("journal"), dir.resolve("dead"), 100_000, 1 << 26,
+        return start("journal");
+    }
+
+    AsyncPath start(String journal) throws Exception {
+        return AsyncPath.start(new AsyncPath.Options(dir.resolve(journal), dir.resolve(journal + "-dead"), 100_000, 1 << 26,
                 4096, Duration.ofSeconds(1)), neo4j.sink(), Map.of("item", ITEM), Time.SYSTEM,
                 Thread.ofPlatform().name("test-journal-applier").factory(),
                 Appliers.parts(neo4j.sink(), new RetryPolicy(3, Duration.ofMillis(5), Duration.ofMillis(50)), 100));
@@ -62,7 +66,8 @@ class PositionBehindJournalTest {
     }
 
     void forgetPosition() {
-        neo4j.database().executeTransactionally("MATCH (o:SluicePosition {source: 'journal'}) DETACH DELETE o");
+        neo4j.database().executeTransactionally("MATCH (o:SluicePosition) WHERE o.source STARTS WITH 'journal:'"
+                + " DETACH DELETE o");
     }
 
     @Test
@@ -85,6 +90,30 @@ class PositionBehindJournalTest {
             assertThat(items()).as("with what the journal still held of the first 200, each once").isLessThan(210)
                     .isEqualTo(10 + neo4j.database().executeTransactionally("MATCH (i:Item) WHERE i.id < 1000"
                             + " RETURN count(DISTINCT i.id) AS n", Map.of(), r -> (Long) r.next().get("n")));
+        }
+    }
+
+    /**
+     * Two instances with local journals on one Neo4j (sync in a fleet, with a stray async write): each journal keeps
+     * its own position, so neither fences the other's batches nor skips its own records.
+     */
+    @Test
+    void twoJournalsOnOneDatabaseEachApplyAllTheirOwnRecords() throws Exception {
+        dir = Files.createTempDirectory("sluice-two-journals-");
+        neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(dir.resolve("db"), null, 64L << 20, 0, "neo4j"));
+        try (AsyncPath a = start("a"); AsyncPath b = start("b")) {
+            long lastA = -1;
+            long lastB = -1;
+            for (int i = 0; i < 5; i++) { // interleaved, so each applier finds the other's commits between its own
+                lastA = write(a, i * 100L, 20);
+                lastB = write(b, 10_000 + i * 100L, 20);
+            }
+            assertThat(a.awaitApplied(lastA, Duration.ofSeconds(30))).isTrue();
+            assertThat(b.awaitApplied(lastB, Duration.ofSeconds(30))).isTrue();
+            assertThat(items()).as("every record of both journals, once").isEqualTo(200);
+            long positions = neo4j.database().executeTransactionally("MATCH (o:SluicePosition) WHERE o.source"
+                    + " STARTS WITH 'journal:' RETURN count(o) AS n", Map.of(), r -> (Long) r.next().get("n"));
+            assertThat(positions).as("a position each").isEqualTo(2);
         }
     }
 

@@ -83,7 +83,7 @@ class BoltApiTest extends WriteApiTest {
         assertThat(json(s.get("/db/neo4j/applied?offset=" + offset + "&wait=30s")).get("applied").asBoolean()).isTrue();
         assertThat(s.count("MATCH (p:Person {id: 700001}) RETURN count(p)")).isEqualTo(1);
         assertThat(s.count("MATCH (q:Q {k: 7}) RETURN count(q)")).isEqualTo(1);
-        assertThat(s.count("MATCH (o:SluicePosition {source: 'journal', partition: 0}) RETURN o.next - 1")).isGreaterThanOrEqualTo(offset);
+        assertThat(s.count("MATCH (o:SluicePosition {partition: 0}) WHERE o.source STARTS WITH 'journal:' RETURN o.next - 1")).isGreaterThanOrEqualTo(offset);
     }
 
     @Test
