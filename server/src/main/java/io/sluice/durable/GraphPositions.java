@@ -42,21 +42,23 @@ public final class GraphPositions {
     private static final String ALL = "MATCH (o:SluicePosition {source: $s}) RETURN o.partition, o.next";
 
     /**
-     * Where a partition starts when its node is created: Cypher that finds an earlier version's position as
-     * {@code legacy} ({@code OPTIONAL MATCH ... WITH ... AS legacy}, with {@code $p}, the partition, and
-     * {@code params}), null for none; 0 when it finds nothing.
+     * Where a partition starts when its node is created: Cypher that finds an earlier version's node as {@code l}
+     * and its position as {@code legacy} ({@code OPTIONAL MATCH (l ...) WITH l, ... AS legacy}, with {@code $p}, the
+     * partition, and {@code params}), null for none; 0 when it finds nothing. The earlier node is deleted once a
+     * position of this version exists for it, so it is adopted once, by one log, never again by another (a new
+     * journal directory, say).
      */
     public record Legacy(String match, Map<String, Object> params) {
         public static final Legacy NONE = new Legacy(null, Map.of());
 
         /** The local journal's {@code (:SluiceOffset {partition}).offset}: the last applied offset. */
         public static final Legacy LOCAL_JOURNAL = new Legacy(
-                "OPTIONAL MATCH (l:SluiceOffset {partition: $p}) WITH l.offset + 1 AS legacy", Map.of());
+                "OPTIONAL MATCH (l:SluiceOffset {partition: $p}) WITH l, l.offset + 1 AS legacy", Map.of());
 
         /** The Kafka journal's {@code (:SluiceKafkaOffset {topic, partition}).offset}: the next offset. */
         public static Legacy kafkaJournal(String topic) {
             return new Legacy("OPTIONAL MATCH (l:SluiceKafkaOffset {topic: $legacyTopic, partition: $p})"
-                    + " WITH l.offset AS legacy", Map.of("legacyTopic", topic));
+                    + " WITH l, l.offset AS legacy", Map.of("legacyTopic", topic));
         }
     }
 
@@ -70,7 +72,7 @@ public final class GraphPositions {
         this.source = source;
         this.ensure = (legacy.match() == null ? "" : legacy.match() + " ")
                 + "MERGE (o:SluicePosition {source: $s, partition: $p}) ON CREATE SET o.next = "
-                + (legacy.match() == null ? "0" : "coalesce(legacy, 0)");
+                + (legacy.match() == null ? "0" : "coalesce(legacy, 0) WITH l DELETE l");
         this.legacyParams = legacy.params();
     }
 

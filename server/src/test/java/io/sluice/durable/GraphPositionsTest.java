@@ -118,5 +118,8 @@ class GraphPositionsTest {
         assertThat(kafka.readLocked(partition + 1)).as("nothing to adopt: from the start").isZero();
         local.advanceAlone(partition, 42, 50);
         assertThat(local.readLocked(partition)).as("the new node, not the old one, from then on").isEqualTo(50L);
+        GraphPositions another = new GraphPositions(sink, "journal-2-" + name, GraphPositions.Legacy.LOCAL_JOURNAL);
+        assertThat(another.readLocked(partition)).as("adopted once: another log (a new journal) starts afresh")
+                .isZero();
     }
 }
