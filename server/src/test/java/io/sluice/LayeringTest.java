@@ -30,6 +30,8 @@ class LayeringTest {
             Map.entry("csv", Set.of()),
             // a /status document as the terminal page of sluice status: Jackson only
             Map.entry("status", Set.of()),
+            // Bolt's wire formats (PackStream so far): sluice's own code, a leaf
+            Map.entry("bolt", Set.of()),
             // the seam to Neo4j
             Map.entry("cypher", Set.of("sink")),
             Map.entry("sink", Set.of("config", "security")),
