@@ -33,6 +33,12 @@ public interface Journal extends AutoCloseable {
     }
 
     /**
+     * This journal directory's identity: made when the directory is first opened, the same at every later open
+     * ({@link JournalId}).
+     */
+    String id();
+
+    /**
      * Appends one record and returns its offset once it is durable.
      *
      * @throws IllegalArgumentException if the payload is larger than {@link JournalOptions#maxRecordBytes()}

@@ -57,6 +57,7 @@ final class SegmentedJournal implements Journal {
     private final JournalOptions options;
     private final FileOps ops;
     private final DirectoryLock directoryLock;
+    private final String id;
     private final ConcurrentSkipListMap<Long, Segment> segments = new ConcurrentSkipListMap<>();
     private final GroupCommit commit;
 
@@ -68,8 +69,10 @@ final class SegmentedJournal implements Journal {
     private volatile long retainedBytes; // written under writeLock
     private volatile boolean closed; // written under writeLock
 
-    private SegmentedJournal(Path dir, JournalOptions options, FileOps ops, DirectoryLock lock, List<Segment> loaded) {
+    private SegmentedJournal(Path dir, JournalOptions options, FileOps ops, DirectoryLock lock, String id,
+            List<Segment> loaded) {
         this.dir = dir;
+        this.id = id;
         this.options = options;
         this.ops = ops;
         this.directoryLock = lock;
@@ -92,7 +95,8 @@ final class SegmentedJournal implements Journal {
         Files.createDirectories(dir);
         DirectoryLock lock = DirectoryLock.acquire(dir);
         try {
-            SegmentedJournal journal = new SegmentedJournal(dir, options, ops, lock, JournalLoader.load(dir, ops));
+            SegmentedJournal journal = new SegmentedJournal(dir, options, ops, lock, JournalId.readOrCreate(dir, ops),
+                    JournalLoader.load(dir, ops));
             log.debug("Journal {} open: offsets [{}, {}), {} segments, {} bytes", dir, journal.firstOffset(),
                     journal.nextOffset, journal.segments.size(), journal.retainedBytes);
             return journal;
@@ -337,6 +341,11 @@ final class SegmentedJournal implements Journal {
         } finally {
             writeLock.unlock();
         }
+    }
+
+    @Override
+    public String id() {
+        return id;
     }
 
     @Override

@@ -36,13 +36,12 @@ public final class AsyncPath implements AsyncJournal {
             Duration admissionTimeout) {}
 
     /**
-     * The log's name in the graph's positions ({@link GraphPositions}): {@code journal:<id>}, the id this journal
-     * directory keeps in {@link #ID_FILE}, so that two sluice instances with local journals on one Neo4j keep two
+     * The log's name in the graph's positions ({@link GraphPositions}): {@code journal:<id>}, the journal
+     * directory's own id ({@link Journal#id()}), so that two sluice instances with local journals on one Neo4j keep two
      * positions (one shared position would fence each instance's batches with the other's, and its resync would
      * jump past its own records).
      */
     static final String SOURCE_PREFIX = "journal:";
-    static final String ID_FILE = "journal-id";
 
     private final Journal journal;
     private final DeadLetters deadLetters;
@@ -67,14 +66,15 @@ public final class AsyncPath implements AsyncJournal {
      */
     public static AsyncPath start(Options o, Sink sink, Map<String, Template> templates, Time time,
             ThreadFactory threads, RecordApplier.Parts appliers) throws IOException, SinkException {
-        GraphPositions positions = new GraphPositions(sink, SOURCE_PREFIX + journalId(o.journalDir()),
-                GraphPositions.Legacy.LOCAL_JOURNAL);
-        positions.createSchema(time);
-        // locked: a transaction of a previous sluice process that was killed while committing over Bolt may still
-        // be in flight on the server; its outcome decides where replay starts
-        long stored = positions.readLocked(JournalApplier.PARTITION);
+        // the directory's lock first: a second process on this journal stops here, before it touches the graph
         Journal journal = Journal.open(o.journalDir(), JournalOptions.defaults().withMaxSegmentBytes(o.segmentBytes()));
         try {
+            GraphPositions positions = new GraphPositions(sink, SOURCE_PREFIX + journal.id(),
+                    GraphPositions.Legacy.LOCAL_JOURNAL);
+            positions.createSchema(time);
+            // locked: a transaction of a previous sluice process that was killed while committing over Bolt may
+            // still be in flight on the server; its outcome decides where replay starts
+            long stored = positions.readLocked(JournalApplier.PARTITION);
             if (journal.nextOffset() < stored) {
                 throw new IOException("the journal in " + o.journalDir() + " ends at offset " + journal.nextOffset()
                         + " but the graph records offsets up to " + (stored - 1) + " as applied: the journal was"
@@ -102,37 +102,10 @@ public final class AsyncPath implements AsyncJournal {
             JournalApplier applier = new JournalApplier(journal, dead, positions, templates, watermark, lag, time,
                     next, threads, appliers);
             return new AsyncPath(journal, dead, lag, watermark, applier.start(), o);
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | SinkException | RuntimeException e) {
             journal.close();
             throw e;
         }
-    }
-
-    /** This journal directory's id, made (a random UUID) when it has none; durable before it is used. */
-    static String journalId(Path dir) throws IOException {
-        java.nio.file.Files.createDirectories(dir);
-        Path file = dir.resolve(ID_FILE);
-        if (java.nio.file.Files.exists(file)) {
-            String id = java.nio.file.Files.readString(file).strip();
-            if (!id.matches("[0-9a-f-]{36}")) {
-                throw new IOException(file + " does not hold a journal id: '" + id + "'");
-            }
-            return id;
-        }
-        String id = java.util.UUID.randomUUID().toString();
-        Path tmp = dir.resolve(ID_FILE + ".tmp");
-        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(tmp,
-                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING,
-                java.nio.file.StandardOpenOption.WRITE)) {
-            ch.write(java.nio.ByteBuffer.wrap((id + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
-            ch.force(true);
-        }
-        java.nio.file.Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-        try (java.nio.channels.FileChannel d = java.nio.channels.FileChannel.open(dir,
-                java.nio.file.StandardOpenOption.READ)) {
-            d.force(true); // the name is durable before any position refers to it
-        }
-        return id;
     }
 
     private static long countBacklog(Journal journal, long next, Map<String, Template> templates, Admission lag)

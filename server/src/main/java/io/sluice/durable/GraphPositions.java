@@ -92,11 +92,15 @@ public final class GraphPositions {
      */
     public void ensure(int partition) throws SinkException {
         sink.inTransaction(tx -> {
-            Map<String, Object> params = new HashMap<>(legacyParams);
-            params.putAll(key(partition));
-            tx.runDiscarding(ensure, params);
+            tx.runDiscarding(ensure, ensureParams(partition));
             return null;
         });
+    }
+
+    private Map<String, Object> ensureParams(int partition) {
+        Map<String, Object> params = new HashMap<>(legacyParams);
+        params.putAll(key(partition));
+        return params;
     }
 
     /**
@@ -105,9 +109,7 @@ public final class GraphPositions {
      */
     public long readLocked(int partition) throws SinkException {
         return sink.inTransaction(tx -> {
-            Map<String, Object> params = new HashMap<>(legacyParams);
-            params.putAll(key(partition));
-            tx.runDiscarding(ensure, params);
+            tx.runDiscarding(ensure, ensureParams(partition));
             return read(tx.run(LOCK_AND_READ, key(partition)));
         });
     }

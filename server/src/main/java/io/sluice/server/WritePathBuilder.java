@@ -76,11 +76,10 @@ final class WritePathBuilder {
         this.drain = drain;
     }
 
-    /** A batch runner with the config's retry, lock-order and coalescing settings, backing off on {@code clock}. */
-    BatchRunner runner(Time clock) {
-        var r = config.retry();
-        return new BatchRunner(sink, new RetryPolicy(r.maxAttempts(), r.initialBackoff(), r.maxBackoff()), clock,
-                Jitter.RANDOM, metrics, config.apply().lockOrder(), config.apply().coalesceCypher());
+    /** A batch runner with the config's lock-order and coalescing settings, retrying as {@code retry} says. */
+    private BatchRunner runner(Time clock, RetryPolicy retry) {
+        return new BatchRunner(sink, retry, clock, Jitter.RANDOM, metrics, config.apply().lockOrder(),
+                config.apply().coalesceCypher());
     }
 
     /**
@@ -103,7 +102,8 @@ final class WritePathBuilder {
         var b = config.batch();
         Admission admission = new Admission(a.maxPendingRows(), a.maxPendingBytes().bytes(), time);
         owned.add("admission", admission::close);
-        BatchRunner runner = runner(time);
+        var r = config.retry();
+        BatchRunner runner = runner(time, new RetryPolicy(r.maxAttempts(), r.initialBackoff(), r.maxBackoff()));
         Supplier<BatchSizeController> sizes = sizes();
         Partitions partitions = owned.add("the appliers", Partitions.start(config.apply().appliers(), b.maxRows(),
                 b.maxWait(), runner, i -> sizes == null ? null : sizes.get(),
@@ -119,8 +119,7 @@ final class WritePathBuilder {
     private AsyncJournal journal(Map<String, Template> templates, Journal journal) throws IOException, SinkException {
         var r = config.retry();
         RetryPolicy forever = new RetryPolicy(Integer.MAX_VALUE, r.initialBackoff(), r.maxBackoff());
-        RecordApplier.Parts appliers = new RecordApplier.Parts(clock -> new BatchRunner(sink, forever, clock,
-                Jitter.RANDOM, metrics, config.apply().lockOrder(), config.apply().coalesceCypher()), sizes(),
+        RecordApplier.Parts appliers = new RecordApplier.Parts(clock -> runner(clock, forever), sizes(),
                 config.batch().maxRows());
         var j = config.journal();
         var a = config.admission();
