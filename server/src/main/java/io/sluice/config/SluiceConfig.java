@@ -42,21 +42,23 @@ public record SluiceConfig(
         Modes modes,
         Transactions transactions,
         Warmup warmup,
-        Http http) {
+        Http http,
+        Bolt bolt) {
 
     /** A top-level section of the file, which {@link #with(Section)} replaces. */
     public sealed interface Section
-            permits Batch, Admission, Neo4j, Retry, Journal, Apply, Security, Tls, Modes, Transactions, Warmup, Http {}
+            permits Batch, Admission, Neo4j, Retry, Journal, Apply, Security, Tls, Modes, Transactions, Warmup, Http,
+            Bolt {}
 
     private static final SluiceConfig DEFAULT = new SluiceConfig(Map.of(), List.of(), Batch.DEFAULT,
             Admission.DEFAULT, Neo4j.DEFAULT, Retry.DEFAULT, Journal.DEFAULT, Apply.DEFAULT, Security.DEFAULT,
-            Tls.DEFAULT, Modes.DEFAULT, Transactions.DEFAULT, Warmup.DEFAULT, Http.DEFAULT);
+            Tls.DEFAULT, Modes.DEFAULT, Transactions.DEFAULT, Warmup.DEFAULT, Http.DEFAULT, Bolt.DEFAULT);
 
     public SluiceConfig {
         templates = Collections.unmodifiableMap(new LinkedHashMap<>(templates)); // the file's order
         schema = List.copyOf(schema);
         // List.of throws NullPointerException for a missing section
-        List.of(batch, admission, neo4j, retry, journal, apply, security, tls, modes, transactions, warmup, http);
+        List.of(batch, admission, neo4j, retry, journal, apply, security, tls, modes, transactions, warmup, http, bolt);
         for (String name : templates.keySet()) {
             if (!name.matches("[A-Za-z0-9_.-]+")) {
                 throw new IllegalArgumentException("template name '" + name + "' must match [A-Za-z0-9_.-]+");
@@ -78,7 +80,7 @@ public record SluiceConfig(
             @JsonProperty("apply") Apply apply, @JsonProperty("security") Security security,
             @JsonProperty("tls") Tls tls, @JsonProperty("modes") Modes modes,
             @JsonProperty("transactions") Transactions transactions, @JsonProperty("warmup") Warmup warmup,
-            @JsonProperty("http") Http http) {
+            @JsonProperty("http") Http http, @JsonProperty("bolt") Bolt bolt) {
         return new SluiceConfig(
                 requireNonNullElse(templates, Map.of()),
                 requireNonNullElse(schema, List.of()),
@@ -93,7 +95,8 @@ public record SluiceConfig(
                 requireNonNullElse(modes, Modes.DEFAULT),
                 requireNonNullElse(transactions, Transactions.DEFAULT),
                 requireNonNullElse(warmup, Warmup.DEFAULT),
-                requireNonNullElse(http, Http.DEFAULT));
+                requireNonNullElse(http, Http.DEFAULT),
+                requireNonNullElse(bolt, Bolt.DEFAULT));
     }
 
     /** This config with {@code section} in place of its own of that kind; everything else as it is. */
@@ -110,6 +113,7 @@ public record SluiceConfig(
         Transactions transactions = this.transactions;
         Warmup warmup = this.warmup;
         Http http = this.http;
+        Bolt bolt = this.bolt;
         switch (Objects.requireNonNull(section, "section")) { // exhaustive: a new Section must be added here
             case Batch s -> batch = s;
             case Admission s -> admission = s;
@@ -123,14 +127,15 @@ public record SluiceConfig(
             case Transactions s -> transactions = s;
             case Warmup s -> warmup = s;
             case Http s -> http = s;
+            case Bolt s -> bolt = s;
         }
         return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, security, tls,
-                modes, transactions, warmup, http);
+                modes, transactions, warmup, http, bolt);
     }
 
     /** This config with other templates and schema; the sections as they are. */
     public SluiceConfig withTemplates(Map<String, TemplateConfig> templates, List<String> schema) {
         return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, security, tls,
-                modes, transactions, warmup, http);
+                modes, transactions, warmup, http, bolt);
     }
 }

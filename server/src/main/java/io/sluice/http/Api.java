@@ -296,14 +296,7 @@ final class Api {
 
     /** Neo4j's {@code queryType}: r, w, rw or s, from the plan's kind and whether the statement returns columns. */
     static String queryType(io.sluice.sink.QueryKind kind, StatementResult r) {
-        if (kind == null) {
-            return "rw";
-        }
-        return switch (kind) {
-            case READ -> "r";
-            case WRITE -> r.columns().isEmpty() ? "w" : "rw";
-            case ALONE -> "s";
-        };
+        return io.sluice.sink.QueryKind.typeOf(kind, !r.columns().isEmpty());
     }
 
     /** {@code queryType} and the timings (ms), where Neo4j puts them: after the data and counters. */

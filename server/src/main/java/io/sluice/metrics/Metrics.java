@@ -29,4 +29,16 @@ public interface Metrics {
 
     /** A request failed while applying (constraint violation, type error ...). */
     default void writeFailed(String code) {}
+
+    /** A Bolt connection opened ({@code +1}, after its handshake) or closed ({@code -1}). */
+    default void boltConnections(int delta) {}
+
+    /** A Bolt message received, by Bolt's name of it ({@code RUN}, {@code PULL} ..., {@code UNREADABLE}). */
+    default void boltMessage(String message) {}
+
+    /** A FAILURE sent to a Bolt client, by its Neo4j code. */
+    default void boltFailure(String code) {}
+
+    /** An explicit transaction over Bolt: {@code begin}, {@code commit} or {@code rollback}. */
+    default void boltTransaction(String event) {}
 }

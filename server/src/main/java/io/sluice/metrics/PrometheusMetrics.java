@@ -159,6 +159,48 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
         failureCodes.forEach(code -> registry.counter("sluice.write.failures", "code", code));
     }
 
+    private final java.util.concurrent.atomic.AtomicLong boltOpen = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.ConcurrentHashMap<String, Counter> boltMessages =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * Exports the Bolt front end's series at zero: open connections, messages by each of {@code messages},
+     * transactions by event. Failures by code appear as they happen (their codes are open-ended).
+     */
+    public void knownBolt(java.util.Collection<String> messages) {
+        Gauge.builder("sluice.bolt.connections", boltOpen, java.util.concurrent.atomic.AtomicLong::get)
+                .description("Bolt connections open (past their handshake)").register(registry);
+        messages.forEach(this::boltMessage0);
+        for (String event : java.util.List.of("begin", "commit", "rollback")) {
+            registry.counter("sluice.bolt.transactions", "event", event);
+        }
+    }
+
+    private Counter boltMessage0(String message) {
+        return boltMessages.computeIfAbsent(message, m -> Counter.builder("sluice.bolt.messages")
+                .description("Bolt messages received, by message").tag("message", m).register(registry));
+    }
+
+    @Override
+    public void boltConnections(int delta) {
+        boltOpen.addAndGet(delta);
+    }
+
+    @Override
+    public void boltMessage(String message) {
+        boltMessage0(message).increment();
+    }
+
+    @Override
+    public void boltFailure(String code) {
+        registry.counter("sluice.bolt.failures", "code", code).increment();
+    }
+
+    @Override
+    public void boltTransaction(String event) {
+        registry.counter("sluice.bolt.transactions", "event", event).increment();
+    }
+
     /** The Prometheus text exposition. */
     public String scrape() {
         return registry.scrape();

@@ -121,6 +121,17 @@ public final class Security {
         return t.https() == null ? null : Pem.serverContext(Path.of(t.certificate()), Path.of(t.privateKey()));
     }
 
+    /** TLS for sluice's Bolt listener, from the same PEM files as HTTPS; null when {@code tls.bolt} is off. */
+    SSLContext boltContext() {
+        Tls t = config.tls();
+        return t.bolt() == Tls.Bolt.OFF ? null : Pem.serverContext(Path.of(t.certificate()), Path.of(t.privateKey()));
+    }
+
+    /** Whether plain Bolt is refused ({@code tls.bolt: required}). */
+    boolean boltTlsRequired() {
+        return config.tls().bolt() == Tls.Bolt.REQUIRED;
+    }
+
     Authenticator authenticator(UserStore users, Time time) {
         if (!auth()) {
             return Authenticator.OFF;

@@ -1,6 +1,8 @@
 package io.sluice.server;
 
 import io.sluice.apply.Partitions;
+import io.sluice.bolt.BoltFrontEnd;
+import io.sluice.bolt.BoltIds;
 import io.sluice.batch.Admission;
 import io.sluice.config.SluiceConfig;
 import io.sluice.durable.AsyncJournal;
@@ -66,18 +68,14 @@ public final class SluiceServer implements InProcess {
     private static final Duration FRONT_END_DRAIN = Duration.ofSeconds(30);
 
     /**
-     * Where and how to run. {@code remote} null: embedded Neo4j in {@code dataDir}, with a Bolt connector on
-     * {@code bolt} unless that is null. {@code remote} set: that Neo4j over Bolt ({@code bolt} must be null);
-     * {@code dataDir} then holds only the journal and the dead letters. {@code http} null: no HTTP listener (an
-     * in-process client such as the online importer uses {@link #writePath()}).
+     * Where and how to run. {@code remote} null: embedded Neo4j in {@code dataDir} (its own Bolt connector off:
+     * drivers come in through sluice's). {@code remote} set: that Neo4j over Bolt; {@code dataDir} then holds only
+     * the journal and the dead letters. {@code http} null: no HTTP listener (an in-process client such as the
+     * online importer uses {@link #writePath()}); {@code bolt} null: no Bolt listener.
      */
     public record Options(SluiceConfig config, Path dataDir, HostPort http, HostPort bolt, BoltSink.Options remote,
             InitialAuth initialAuth) {
         public Options {
-            if (remote != null && bolt != null) {
-                throw new IllegalArgumentException("a Bolt listener (" + bolt + ") is for the embedded Neo4j;"
-                        + " with a remote Neo4j (" + remote.uri() + ") clients connect to that one");
-            }
             initialAuth = initialAuth == null ? new InitialAuth.Generate() : initialAuth;
         }
 
@@ -89,6 +87,12 @@ public final class SluiceServer implements InProcess {
         /** Against a Neo4j over Bolt instead of the embedded one. */
         public static Options remote(SluiceConfig config, Path dataDir, HostPort http, BoltSink.Options remote) {
             return new Options(config, dataDir, http, null, remote, null);
+        }
+
+        /** The same, with sluice's Bolt listener on {@code bolt}. */
+        public static Options remote(SluiceConfig config, Path dataDir, HostPort http, HostPort bolt,
+                BoltSink.Options remote) {
+            return new Options(config, dataDir, http, bolt, remote, null);
         }
 
         /** The same, starting authentication from {@code auth} (what {@code NEO4J_AUTH} said). */
@@ -157,7 +161,8 @@ public final class SluiceServer implements InProcess {
         UserStore users;
         if (o.remote() == null) {
             var n = c.neo4j();
-            neo4j = owned.add("embedded Neo4j", EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(o.dataDir(), o.bolt(),
+            // no Bolt connector of its own: sluice's listener is the door (docs/API.md, "Bolt")
+            neo4j = owned.add("embedded Neo4j", EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(o.dataDir(), null,
                     n.pagecache().bytes(), n.txMemoryMax().bytes(), n.database(),
                     n.importDir() == null ? null : Path.of(n.importDir()), security.embedded(o.dataDir()), n.settings()),
                     time));
@@ -189,7 +194,9 @@ public final class SluiceServer implements InProcess {
                 c.transactions().idleTimeout());
         ExplicitTransactions classicTransactions = paths.transactions(built, Flavour.CLASSIC,
                 c.transactions().classicIdleTimeout());
-        metrics.gauge("sluice.transactions.open", "explicit transactions held open for their clients (both APIs)",
+        ExplicitTransactions boltTransactions = o.bolt() == null ? null : paths.transactions(built,
+                BoltIds.scheme(), c.transactions().idleTimeout());
+        metrics.gauge("sluice.transactions.open", "explicit transactions held open for their clients (HTTP and Bolt)",
                 built.transactionGate()::open);
         metrics.gauge("sluice.warming", "1 while the server warms up (page cache, write path's rehearsal), else 0",
                 () -> warmer.warming() ? 1 : 0);
@@ -202,15 +209,29 @@ public final class SluiceServer implements InProcess {
         History history = owned.add("metrics history", new History(metrics::scrape, time, History.INTERVAL,
                 History.CAPACITY).start());
 
+        metrics.knownBolt(BoltFrontEnd.MESSAGES);
         List<FrontEnd> frontEnds = new ArrayList<>();
+        // one authenticator for every front end: its credential cache and per-address failure limit are shared
+        Callers callers = new Callers(security.authenticator(users, time), c.security().access(), c.modes());
         if (http != null || https != null) {
-            Callers callers = new Callers(security.authenticator(users, time), c.security().access(), c.modes());
             HttpServer h = HttpServer.create(new HttpServer.Options(http, https, tls, c.admission().maxBodyBytes()
                     .bytes(), c.security().metricsOpen(), boltForClients(o), sink.neo4jVersion(),
                     c.http().ioThreads()), new HttpServer.Services(built.gateway(), built.gateway(), queryTransactions,
                     classicTransactions, callers, metrics, metrics::scrape, history), time);
             owned.add("HTTP", () -> h.close(FRONT_END_DRAIN));
             frontEnds.add(h);
+        }
+        if (o.bolt() != null) {
+            var b = c.bolt();
+            BoltFrontEnd bolt = BoltFrontEnd.create(new BoltFrontEnd.Options(o.bolt(), security.boltContext(),
+                    security.boltTlsRequired(), (int) b.maxMessage().bytes(), new io.sluice.bolt.PackStream.Limits(
+                    (int) b.maxString().bytes(), 1_000_000, b.maxDepth()), b.keepAlive(), b.ioThreads()),
+                    built.gateway(), boltTransactions, callers, metrics, sink.neo4jVersion(), time);
+            owned.add("Bolt", () -> {
+                bolt.drain(FRONT_END_DRAIN);
+                bolt.close();
+            });
+            frontEnds.add(bolt);
         }
         // before the front ends open: otherwise the first /health answers could say UP (200) before the warm-up began
         warmer.startOnStart(c.warmup().onStart());
@@ -221,12 +242,8 @@ public final class SluiceServer implements InProcess {
                 security.describe(o.dataDir()));
     }
 
-    /** The Bolt address clients should use: the embedded connector's, or the remote server's. */
+    /** The Bolt address clients should use: sluice's own listener (never the Neo4j behind it), if there is one. */
     private static String boltForClients(Options o) {
-        if (o.remote() != null) {
-            java.net.URI u = java.net.URI.create(o.remote().uri());
-            return u.getHost() + ":" + (u.getPort() < 0 ? 7687 : u.getPort());
-        }
         return o.bolt() == null ? null : o.bolt().host() + ":" + o.bolt().port();
     }
 

@@ -55,7 +55,7 @@ final class BoltValues {
     @SuppressWarnings("deprecation")
     private static GraphRelationship relationship(Relationship r) {
         return new GraphRelationship(r.id(), r.elementId(), r.type(), r.startNodeElementId(), r.endNodeElementId(),
-                map(r.asMap()));
+                map(r.asMap()), r.startNodeId(), r.endNodeId());
     }
 
     private static GraphPath path(Path p) {

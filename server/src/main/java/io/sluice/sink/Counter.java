@@ -41,6 +41,14 @@ public enum Counter {
         return b.toString();
     }
 
+    /**
+     * The name Bolt gives the counter named {@code key} ({@link #key()}) in a summary's {@code stats}, e.g.
+     * {@code nodes-created}; there too the deleted relationships are plural.
+     */
+    public static String boltKey(String key) {
+        return key.equals(RELATIONSHIP_DELETED.key()) ? "relationships-deleted" : key.replace('_', '-');
+    }
+
     /** Every counter, read by {@code value}, keyed by {@link #key()}, in Neo4j's order. */
     static Map<String, Object> read(Function<Counter, Object> value) {
         Map<String, Object> out = new LinkedHashMap<>();

@@ -53,6 +53,8 @@ public final class Neo4jStatus {
         public static final String INVALID = "Neo.ClientError.Request.Invalid";
         public static final String INVALID_FORMAT = "Neo.ClientError.Request.InvalidFormat";
         public static final String RESOURCE_EXHAUSTION = "Neo.TransientError.Request.ResourceExhaustion";
+        /** Neo4j's own overload answer over Bolt (its worker pool full): drivers retry it. */
+        public static final String NO_THREADS_AVAILABLE = "Neo.TransientError.Request.NoThreadsAvailable";
         /** A notification, not an error: the classic HTTP API's deprecation. */
         public static final String FEATURE_DEPRECATION_WARNING = "Neo.ClientNotification.Request.FeatureDeprecationWarning";
     }
@@ -92,6 +94,8 @@ public final class Neo4jStatus {
         public static final String PARAMETER_MISSING = "Neo.ClientError.Statement.ParameterMissing";
         public static final String TYPE_ERROR = "Neo.ClientError.Statement.TypeError";
         public static final String EXTERNAL_RESOURCE_FAILED = "Neo.ClientError.Statement.ExternalResourceFailed";
+        public static final String SYNTAX_ERROR = "Neo.ClientError.Statement.SyntaxError";
+        public static final String SEMANTIC_ERROR = "Neo.ClientError.Statement.SemanticError";
     }
 
     public static final class Schema {

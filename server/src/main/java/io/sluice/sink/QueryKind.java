@@ -7,5 +7,20 @@ public enum QueryKind {
     /** Writes: batched and group-committed. */
     WRITE,
     /** Must run alone in an implicit transaction: schema commands, {@code CALL {} IN TRANSACTIONS}, DBMS. */
-    ALONE
+    ALONE;
+
+    /**
+     * Neo4j's query type ({@code r}, {@code w}, {@code rw}, {@code s}) for a statement of {@code kind} (null: not
+     * known) that returns columns or not: a write that returns something also read.
+     */
+    public static String typeOf(QueryKind kind, boolean returnsColumns) {
+        if (kind == null) {
+            return "rw";
+        }
+        return switch (kind) {
+            case READ -> "r";
+            case WRITE -> returnsColumns ? "rw" : "w";
+            case ALONE -> "s";
+        };
+    }
 }

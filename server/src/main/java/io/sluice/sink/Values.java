@@ -34,7 +34,7 @@ public final class Values {
 
     /** A relationship, detached from its transaction. */
     public record GraphRelationship(long id, String elementId, String type, String startNodeElementId,
-            String endNodeElementId, Map<String, Object> properties) {}
+            String endNodeElementId, Map<String, Object> properties, long startNodeId, long endNodeId) {}
 
     /** A path: its nodes and relationships in order. */
     public record GraphPath(List<GraphNode> nodes, List<GraphRelationship> relationships) {}
@@ -140,7 +140,8 @@ public final class Values {
     @SuppressWarnings("removal")
     private static GraphRelationship relationship(Relationship r) {
         return new GraphRelationship(r.getId(), r.getElementId(), r.getType().name(),
-                r.getStartNode().getElementId(), r.getEndNode().getElementId(), properties(r));
+                r.getStartNode().getElementId(), r.getEndNode().getElementId(), properties(r), r.getStartNode().getId(),
+                r.getEndNode().getId());
     }
 
     private static GraphPath path(org.neo4j.graphdb.Path p) {

@@ -34,7 +34,7 @@ class TypedJsonTest {
     static final GraphNode ALICE = new GraphNode(0, E + "0", List.of("P"), Map.of("name", "alice"));
     static final GraphNode BOB = new GraphNode(1, E + "1", List.of("P"), Map.of("name", "bob"));
     static final GraphRelationship KNOWS = new GraphRelationship(0, "5:7b1f0f25-510b-4199-857e-9a91eff31901:0",
-            "KNOWS", E + "0", E + "1", Map.of("since", 2020L));
+            "KNOWS", E + "0", E + "1", Map.of("since", 2020L), 0, 1);
     static final String ALICE_TYPED = "{\"$type\":\"Node\",\"_value\":{\"_element_id\":\"" + E + "0\",\"_labels\":[\"P\"],"
             + "\"_properties\":{\"name\":{\"$type\":\"String\",\"_value\":\"alice\"}}}}";
     static final String BOB_TYPED = ALICE_TYPED.replace(E + "0", E + "1").replace("alice", "bob");

@@ -1,0 +1,781 @@
+package io.sluice.bolt;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.sluice.bolt.Handshake.Version;
+import io.sluice.bolt.Messages.Begin;
+import io.sluice.bolt.Messages.Commit;
+import io.sluice.bolt.Messages.Goodbye;
+import io.sluice.bolt.Messages.Hello;
+import io.sluice.bolt.Messages.Logoff;
+import io.sluice.bolt.Messages.Logon;
+import io.sluice.bolt.Messages.Pull;
+import io.sluice.bolt.Messages.Request;
+import io.sluice.bolt.Messages.Reset;
+import io.sluice.bolt.Messages.Rollback;
+import io.sluice.bolt.Messages.Route;
+import io.sluice.bolt.Messages.Run;
+import io.sluice.bolt.Messages.Telemetry;
+import io.sluice.config.Access;
+import io.sluice.config.Mode;
+import io.sluice.security.Authenticator;
+import io.sluice.security.Credentials;
+import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Neo4jStatus;
+import io.sluice.sink.SinkException;
+import io.sluice.write.Caller;
+import io.sluice.write.ExplicitTransactions;
+import io.sluice.write.Outcome;
+import io.sluice.write.Statement;
+import io.sluice.write.WriteRequest.CypherRequest;
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One Bolt connection after its handshake: the protocol's state machine, run top to bottom on a virtual thread
+ * of its own.
+ *
+ * <h2>Design</h2>
+ * <ul>
+ *   <li><b>Two threads, one queue.</b> The connection's Netty event loop decodes messages and {@link #received
+ *       queues} them; the worker takes them one at a time, in order, and may block (a credentials check, a
+ *       statement in an explicit transaction, a write waiting for its group's commit). Replies accumulate in one
+ *       buffer that is written when the queue is empty: a driver's pipelined RUN and PULL are answered in one
+ *       write. A queue past {@link #HIGH_WATER} stops reading from the socket until it drains.</li>
+ *   <li><b>Auto-commit writes are group-committed.</b> RUN goes to the write path as a one-statement request
+ *       (with its counters, which a driver's summary needs, so never coalesced) and its RUN SUCCESS is held
+ *       until the request's outcome: for a sync write, the commit of the batch it joined. The final PULL
+ *       SUCCESS, which drivers take as the commit's acknowledgement, can therefore only follow a commit. The
+ *       records are the materialised result; PULL pages them. While a reply is held longer than the
+ *       keep-alive, NOOP chunks keep the driver's read timeout (the {@code connection.recv_timeout_seconds}
+ *       hint) from firing.</li>
+ *   <li><b>Where an error surfaces</b> follows Neo4j: what is found before anything runs (syntax, a missing
+ *       parameter, access, admission) fails the RUN; what happens while running (a constraint, arithmetic)
+ *       fails the PULL after a RUN SUCCESS.</li>
+ *   <li><b>Explicit transactions</b> (BEGIN ... COMMIT) are the write path's real, registry-held transactions,
+ *       the HTTP APIs' kind: bounded together with theirs, expiring when idle, rolled back when the connection
+ *       goes.</li>
+ *   <li><b>RESET</b> is seen by the event loop first: every message queued before it is answered IGNORED
+ *       (what Neo4j calls the interrupted state), then RESET rolls back what is open and answers SUCCESS. A
+ *       write already handed to the write path cannot be called back; its true outcome is answered.</li>
+ * </ul>
+ * Failures of the client's making put the connection in the FAILED state (IGNORED until RESET); a message that
+ * cannot be read at all, or a protocol violation before authentication, closes it after a FAILURE.
+ */
+final class BoltConnection implements Runnable {
+    /** Queued messages past which the socket is not read until the queue drains to {@link #LOW_WATER}. */
+    static final int HIGH_WATER = 256;
+    static final int LOW_WATER = 32;
+    /** What replies are buffered to before they are written even though more messages wait. */
+    private static final int FLUSH_BYTES = 64 * 1024;
+
+    enum State { NEGOTIATION, AUTHENTICATION, READY, STREAMING, TX_READY, TX_STREAMING, FAILED, DEFUNCT }
+
+    /** A message that could not be read: {@code fatal} closes the connection after the FAILURE. */
+    record Unreadable(Neo4jError error, boolean fatal) {}
+
+    private static final Object CLOSED = new Object();
+
+    private final Channel channel;
+    private final Version version;
+    private final BoltServices services;
+    private final String id;
+    private final String client;
+    private final LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
+    private final AtomicInteger interrupts = new AtomicInteger();
+    private final ReentrantLock writability = new ReentrantLock();
+    private final Condition writable = writability.newCondition();
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
+
+    private volatile boolean working;
+
+    // confined to the worker
+    private State state = State.NEGOTIATION;
+    private Caller caller;
+    private Cursor cursor;
+    private String txId;
+    private Caller txCaller;
+    private final Map<Long, Cursor> txCursors = new HashMap<>();
+    private long nextQid;
+
+    BoltConnection(Channel channel, Version version, BoltServices services, String id, String client) {
+        this.channel = channel;
+        this.version = version;
+        this.services = services;
+        this.id = id;
+        this.client = client;
+    }
+
+    /** On the event loop: a message (a {@link Request} or an {@link Unreadable}) in the order it arrived. */
+    void received(Object message) {
+        if (message instanceof Reset) {
+            interrupts.incrementAndGet();
+        }
+        inbox.add(message);
+        if (inbox.size() > HIGH_WATER) {
+            channel.config().setAutoRead(false);
+        }
+    }
+
+    /** Whether a message is being handled or waits: what a drain waits for. */
+    boolean busy() {
+        return working || !inbox.isEmpty();
+    }
+
+    /** On the event loop: the socket closed. The worker rolls back what is open and ends. */
+    void closed() {
+        inbox.add(CLOSED);
+        signalWritable();
+    }
+
+    /** On the event loop: the socket's writability changed. */
+    void signalWritable() {
+        writability.lock();
+        try {
+            writable.signalAll();
+        } finally {
+            writability.unlock();
+        }
+    }
+
+    @Override
+    public void run() {
+        try {
+            while (state != State.DEFUNCT) {
+                Object m = inbox.poll();
+                if (m == null) {
+                    flush();
+                    m = inbox.take();
+                }
+                if (m == CLOSED) {
+                    break;
+                }
+                if (!channel.config().isAutoRead() && inbox.size() <= LOW_WATER) {
+                    channel.config().setAutoRead(true);
+                }
+                working = true;
+                try {
+                    handle(m);
+                } finally {
+                    working = false;
+                }
+                if (out.size() > FLUSH_BYTES) {
+                    flush();
+                }
+            }
+            flush();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException | Error e) {
+            services.log().warn("Bolt connection {} failed: {}", id, e.toString(), e);
+        } finally {
+            endTransaction();
+            channel.close();
+            services.metrics().connectionClosed();
+        }
+    }
+
+    private void handle(Object m) throws InterruptedException {
+        if (m instanceof Unreadable u) {
+            services.metrics().message("UNREADABLE");
+            if (state == State.FAILED && !u.fatal()) {
+                Messages.ignored(out);
+                return;
+            }
+            fail(u.error());
+            if (u.fatal() || state == State.NEGOTIATION || state == State.AUTHENTICATION) {
+                state = State.DEFUNCT;
+            }
+            return;
+        }
+        Request r = (Request) m;
+        services.metrics().message(r.name());
+        if (r instanceof Goodbye) {
+            state = State.DEFUNCT;
+            return;
+        }
+        if (r instanceof Reset) {
+            interrupts.decrementAndGet();
+            reset();
+            return;
+        }
+        if (interrupts.get() > 0 || state == State.FAILED) {
+            Messages.ignored(out);
+            return;
+        }
+        switch (state) {
+            case NEGOTIATION -> negotiation(r);
+            case AUTHENTICATION -> authentication(r);
+            case READY -> ready(r);
+            case STREAMING -> streaming(r);
+            case TX_READY, TX_STREAMING -> transaction(r);
+            default -> violation(r);
+        }
+    }
+
+    private void negotiation(Request r) throws InterruptedException {
+        if (!(r instanceof Hello h)) {
+            violation(r);
+            state = State.DEFUNCT;
+            return;
+        }
+        Map<String, Object> meta = new LinkedHashMap<>();
+        meta.put("server", services.serverAgent());
+        meta.put("connection_id", id);
+        Map<String, Object> hints = new LinkedHashMap<>();
+        hints.put("connection.recv_timeout_seconds", services.recvTimeoutSeconds());
+        if (version.atLeast(Version.V5_4)) {
+            hints.put("telemetry.enabled", false);
+        }
+        meta.put("hints", hints);
+        if (version.atLeast(Version.V5_1)) {
+            Messages.success(meta, out);
+            state = State.AUTHENTICATION;
+            return;
+        }
+        // Bolt 5.0 and 4.4: the credentials come with HELLO
+        if (logon(h.extra())) {
+            Messages.success(meta, out);
+            state = State.READY;
+        }
+    }
+
+    private void authentication(Request r) throws InterruptedException {
+        if (r instanceof Logon l) {
+            if (logon(l.auth())) {
+                Messages.success(Map.of(), out);
+                state = State.READY;
+            }
+            return;
+        }
+        violation(r);
+        state = State.DEFUNCT;
+    }
+
+    /** Checks a LOGON's (or an old HELLO's) auth token; on failure answers it and closes the connection. */
+    private boolean logon(Map<String, Object> auth) {
+        Object scheme = auth.getOrDefault("scheme", "none");
+        Authenticator.Result result;
+        if ("basic".equals(scheme) && auth.get("principal") instanceof String user
+                && auth.get("credentials") instanceof String password) {
+            result = services.callers().authenticate(new Credentials.Basic(user, password), client);
+        } else if ("bearer".equals(scheme) && auth.get("credentials") instanceof String token) {
+            result = services.callers().authenticate(new Credentials.Bearer(token), client);
+        } else if ("none".equals(scheme) && !services.callers().enabled()) {
+            result = new Authenticator.Result.Authenticated(null);
+        } else {
+            result = new Authenticator.Result.Invalid("Unsupported authentication token, scheme '" + scheme
+                    + "' is not supported.");
+        }
+        Neo4jError refused = switch (result) {
+            case Authenticator.Result.Authenticated a -> {
+                caller = services.callers().callerOf(a);
+                yield null;
+            }
+            case Authenticator.Result.Invalid i -> new Neo4jError(Neo4jStatus.Security.UNAUTHORIZED,
+                    "The client is unauthorized due to authentication failure.");
+            case Authenticator.Result.Missing m -> new Neo4jError(Neo4jStatus.Security.UNAUTHORIZED,
+                    "The client is unauthorized due to authentication failure.");
+            case Authenticator.Result.Malformed m -> new Neo4jError(Neo4jStatus.Security.UNAUTHORIZED,
+                    "The client is unauthorized due to authentication failure.");
+            case Authenticator.Result.RateLimited l -> new Neo4jError(
+                    Neo4jStatus.Security.AUTHENTICATION_RATE_LIMIT, l.message());
+            case Authenticator.Result.Expired e -> new Neo4jError(Neo4jStatus.Security.CREDENTIALS_EXPIRED,
+                    e.message());
+            case Authenticator.Result.Unavailable u -> new Neo4jError(Neo4jStatus.Request.NO_THREADS_AVAILABLE,
+                    "cannot check credentials now: " + u.message());
+        };
+        if (refused != null) {
+            fail(refused);
+            state = State.DEFUNCT;
+            return false;
+        }
+        services.metrics().authenticated();
+        return true;
+    }
+
+    private void ready(Request r) throws InterruptedException {
+        switch (r) {
+            case Run run -> autoCommit(run);
+            case Begin b -> begin(b);
+            case Route route -> route(route);
+            case Telemetry t -> Messages.success(Map.of(), out);
+            case Logoff l when version.atLeast(Version.V5_1) -> {
+                caller = null;
+                Messages.success(Map.of(), out);
+                state = State.AUTHENTICATION;
+            }
+            default -> violation(r);
+        }
+    }
+
+    private void streaming(Request r) throws InterruptedException {
+        if (r instanceof Pull p) {
+            pull(p, cursor);
+        } else {
+            violation(r);
+        }
+    }
+
+    private void transaction(Request r) throws InterruptedException {
+        switch (r) {
+            case Run run -> runInTransaction(run);
+            case Pull p -> {
+                Cursor c = txCursors.get(p.qid() == -1 ? nextQid - 1 : p.qid());
+                if (c == null) {
+                    fail(Neo4jError.invalid("no open result with qid " + p.qid() + " in this transaction"));
+                } else {
+                    pull(p, c);
+                }
+            }
+            case Commit c -> commit();
+            case Rollback rb -> {
+                endTransaction();
+                Messages.success(Map.of(), out);
+                state = State.READY;
+            }
+            default -> violation(r);
+        }
+    }
+
+    // ---- auto-commit ----
+
+    private void autoCommit(Run run) throws InterruptedException {
+        long start = services.time().nanos();
+        Prepared p = prepare(run, true);
+        if (p == null) {
+            return;
+        }
+        CompletableFuture<Outcome> future = services.writes().submit(new CypherRequest(List.of(p.statement()),
+                run.bytes(), true), p.mode(), p.caller(), services.blocking());
+        Outcome o = await(future);
+        services.metrics().request(p.mode(), o, services.time().nanos() - start);
+        switch (o) {
+            case Outcome.Committed c -> {
+                cursor = Cursor.of(c.results().isEmpty() ? null : c.results().getFirst(),
+                        services.writes().kind(run.query()), true, null);
+                started(cursor, start, -1);
+                state = State.STREAMING;
+            }
+            case Outcome.Accepted a -> {
+                Map<String, Object> journal = new LinkedHashMap<>();
+                journal.put("mode", "async");
+                journal.put("offset", a.offset());
+                if (a.partition() >= 0) {
+                    journal.put("partition", (long) a.partition());
+                }
+                cursor = Cursor.accepted(journal);
+                started(cursor, start, -1);
+                state = State.STREAMING;
+            }
+            case Outcome.Failed f -> failedRun(f.error(), start, true);
+            case Outcome.Overloaded over -> fail(new Neo4jError(Neo4jStatus.Request.NO_THREADS_AVAILABLE,
+                    over.reason() + "; retry after " + over.retryAfter().toMillis() + " ms"));
+        }
+    }
+
+    /** A statement, its mode and the caller it runs as; null when refused (the FAILURE is written). */
+    private record Prepared(Statement statement, Mode mode, Caller caller) {}
+
+    private Prepared prepare(Run run, boolean autoCommit) {
+        Map<String, Object> params;
+        try {
+            params = WireValues.params(run.params(), version.atLeast(Version.V5_0));
+        } catch (WireValues.BadValue e) {
+            fail(new Neo4jError(Neo4jStatus.Request.INVALID, e.getMessage()));
+            return null;
+        }
+        if (!autoCommit) {
+            return new Prepared(new Statement(run.query(), params), Mode.SYNC, txCaller);
+        }
+        Neo4jError bad = checkDatabase(run.extra());
+        if (bad != null) {
+            fail(bad);
+            return null;
+        }
+        Mode mode;
+        try {
+            mode = modeOf(run.extra());
+        } catch (IllegalArgumentException e) {
+            fail(Neo4jError.invalid(e.getMessage()));
+            return null;
+        }
+        return new Prepared(new Statement(run.query(), params), mode, readOnly(run.extra()));
+    }
+
+    /** {@code tx_metadata: {sluice: {mode: async}}} asks for a mode; the user's default otherwise. */
+    private Mode modeOf(Map<String, Object> extra) {
+        if (extra.get("tx_metadata") instanceof Map<?, ?> meta && meta.get("sluice") instanceof Map<?, ?> s
+                && s.get("mode") != null) {
+            if (!(s.get("mode") instanceof String text)) {
+                throw new IllegalArgumentException("tx_metadata.sluice.mode must be a string: sync, async or direct");
+            }
+            return Mode.parse(text);
+        }
+        return caller.mode();
+    }
+
+    /** The caller, made read-only for a driver's read session or transaction ({@code mode: "r"}). */
+    private Caller readOnly(Map<String, Object> extra) {
+        return "r".equals(extra.get("mode")) && caller.access() == Access.CYPHER
+                ? new Caller(caller.user(), Access.READ, caller.mode()) : caller;
+    }
+
+    private Neo4jError checkDatabase(Map<String, Object> extra) {
+        Object db = extra.get("db");
+        if (db == null || db.equals(services.writes().database())) {
+            return null;
+        }
+        return new Neo4jError(Neo4jStatus.Database.DATABASE_NOT_FOUND, "Graph not found: " + db);
+    }
+
+    /** The RUN SUCCESS of a result that is ready: its fields, and the time it took. */
+    private void started(Cursor c, long start, long qid) {
+        Map<String, Object> meta = new LinkedHashMap<>();
+        meta.put("t_first", TimeUnit.NANOSECONDS.toMillis(services.time().nanos() - start));
+        meta.put("fields", c.fields());
+        if (qid >= 0) {
+            meta.put("qid", qid);
+        }
+        Messages.success(meta, out);
+    }
+
+    /** A statement that failed: at RUN when nothing ran, else a RUN SUCCESS and the error at the PULL. */
+    private void failedRun(Neo4jError e, long start, boolean autoCommit) {
+        if (failsBeforeRunning(e)) {
+            fail(e);
+            return;
+        }
+        Cursor c = Cursor.of(null, null, autoCommit, e);
+        long qid = autoCommit ? -1 : nextQid++;
+        started(c, start, qid);
+        if (autoCommit) {
+            cursor = c;
+            state = State.STREAMING;
+        } else {
+            txCursors.put(qid, c);
+            state = State.TX_STREAMING;
+        }
+    }
+
+    static boolean failsBeforeRunning(Neo4jError e) {
+        String code = e.code();
+        return code.equals(Neo4jStatus.Statement.SYNTAX_ERROR) || code.equals(Neo4jStatus.Statement.SEMANTIC_ERROR)
+                || code.equals(Neo4jStatus.Statement.PARAMETER_MISSING)
+                || code.equals(Neo4jStatus.Statement.ACCESS_MODE)
+                || code.startsWith(Neo4jStatus.Security.PREFIX) || code.startsWith("Neo.ClientError.Request.")
+                || code.startsWith("Neo.TransientError.Request.")
+                || code.equals(Neo4jStatus.Database.DATABASE_NOT_FOUND)
+                || code.equals(Neo4jStatus.Transaction.FORBIDDEN_DUE_TO_TRANSACTION_TYPE)
+                || code.equals(Neo4jStatus.Transaction.TRANSACTION_NOT_FOUND);
+    }
+
+    private void pull(Pull p, Cursor c) throws InterruptedException {
+        if (c.failure() != null) {
+            finishCursor(c);
+            fail(c.failure());
+            return;
+        }
+        long n = p.n() < 0 ? Long.MAX_VALUE : p.n();
+        long sent = 0;
+        while (sent < n && c.hasNext()) {
+            List<Object> row = c.next();
+            if (!p.discard()) {
+                List<Object> values = new ArrayList<>(row.size());
+                for (Object v : row) {
+                    values.add(WireValues.out(v, version.atLeast(Version.V5_0), version.atLeast(Version.V5_0)));
+                }
+                Messages.record(values, out);
+                if (out.size() > FLUSH_BYTES) {
+                    flush();
+                }
+            }
+            sent++;
+        }
+        if (c.hasNext()) {
+            Messages.success(Map.of("has_more", true), out);
+            return;
+        }
+        Map<String, Object> meta = c.summary(services.writes().database());
+        if (c.autoCommit() && services.bookmarks().current() != null) {
+            meta.put("bookmark", services.bookmarks().current());
+        }
+        Messages.success(meta, out);
+        finishCursor(c);
+    }
+
+    private void finishCursor(Cursor c) {
+        if (c.autoCommit()) {
+            cursor = null;
+            state = State.READY;
+        } else {
+            txCursors.values().remove(c);
+            state = txCursors.isEmpty() ? State.TX_READY : State.TX_STREAMING;
+        }
+    }
+
+    // ---- explicit transactions ----
+
+    private void begin(Begin b) {
+        Neo4jError bad = checkDatabase(b.extra());
+        if (bad != null) {
+            fail(bad);
+            return;
+        }
+        Caller as = readOnly(b.extra());
+        try {
+            ExplicitTransactions.Step s = services.transactions().open(List.of(), as);
+            txId = s.id();
+            txCaller = as;
+            txCursors.clear();
+            nextQid = 0;
+            Messages.success(Map.of(), out);
+            state = State.TX_READY;
+            services.metrics().transaction("begin");
+        } catch (SinkException e) {
+            fail(e.error());
+        }
+    }
+
+    private void runInTransaction(Run run) {
+        long start = services.time().nanos();
+        Prepared p = prepare(run, false);
+        if (p == null) {
+            return;
+        }
+        ExplicitTransactions.Step s;
+        try {
+            s = services.transactions().run(txId, List.of(p.statement()), txCaller);
+        } catch (SinkException e) {
+            txId = null; // not found, expired, or in use: nothing of it is ours any more
+            fail(e.error());
+            return;
+        }
+        if (s.failed()) {
+            txId = null; // the registry rolled it back and ended it
+            failedRun(s.failure(), start, false);
+            return;
+        }
+        Cursor c = Cursor.of(s.results().isEmpty() ? null : s.results().getFirst(),
+                services.writes().kind(run.query()), false, null);
+        long qid = nextQid++;
+        txCursors.put(qid, c);
+        started(c, start, qid);
+        state = State.TX_STREAMING;
+    }
+
+    private void commit() {
+        if (txId == null) { // a statement failed; its error is at its PULL, which the driver did not read
+            fail(new Neo4jError(Neo4jStatus.Transaction.TRANSACTION_NOT_FOUND,
+                    "the transaction was rolled back by a failed statement"));
+            return;
+        }
+        try {
+            ExplicitTransactions.Step s = services.transactions().commit(txId, List.of(), txCaller);
+            txId = null;
+            txCursors.clear();
+            if (s.failed()) {
+                fail(s.failure());
+                return;
+            }
+            Map<String, Object> meta = new LinkedHashMap<>();
+            if (services.bookmarks().current() != null) {
+                meta.put("bookmark", services.bookmarks().current());
+            }
+            Messages.success(meta, out);
+            state = State.READY;
+            services.metrics().transaction("commit");
+        } catch (SinkException e) {
+            txId = null;
+            fail(e.error());
+        }
+    }
+
+    /** Rolls back the open transaction, if any (RESET, ROLLBACK, a closed connection). */
+    private void endTransaction() {
+        txCursors.clear();
+        if (txId == null) {
+            return;
+        }
+        String id = txId;
+        txId = null;
+        try {
+            services.transactions().rollback(id, txCaller);
+            services.metrics().transaction("rollback");
+        } catch (SinkException e) {
+            // already ended (expired, or a failed statement): nothing to roll back
+        }
+    }
+
+    // ---- the rest ----
+
+    private void route(Route r) {
+        String address = r.routing().get("address") instanceof String a && !a.isBlank() ? a
+                : services.advertised();
+        List<Object> servers = new ArrayList<>();
+        for (String role : List.of("WRITE", "READ", "ROUTE")) {
+            servers.add(Map.of("addresses", List.of(address), "role", role));
+        }
+        Map<String, Object> rt = new LinkedHashMap<>();
+        rt.put("ttl", 300L);
+        rt.put("db", r.db() == null ? services.writes().database() : r.db());
+        rt.put("servers", servers);
+        if (r.db() != null && !r.db().equals(services.writes().database())) {
+            fail(new Neo4jError(Neo4jStatus.Database.DATABASE_NOT_FOUND, "Graph not found: " + r.db()));
+            return;
+        }
+        Messages.success(Map.of("rt", rt), out);
+    }
+
+    private void reset() {
+        cursor = null;
+        endTransaction();
+        Messages.success(Map.of(), out);
+        state = caller == null ? (version.atLeast(Version.V5_1) ? State.AUTHENTICATION : State.NEGOTIATION)
+                : State.READY;
+    }
+
+    private void violation(Request r) {
+        fail(Neo4jError.invalid("Message '" + r.name() + "' cannot be handled by a session in the " + state.name()
+                + " state."));
+    }
+
+    private void fail(Neo4jError e) {
+        services.metrics().failure(e.code());
+        Messages.failure(e, version, out);
+        if (state != State.DEFUNCT) {
+            endTransaction();
+            cursor = null;
+            state = state == State.NEGOTIATION || state == State.AUTHENTICATION ? state : State.FAILED;
+        }
+    }
+
+    /** Waits for {@code f}, writing a NOOP each keep-alive interval it takes. */
+    private Outcome await(CompletableFuture<Outcome> f) throws InterruptedException {
+        long every = services.keepAlive().toNanos();
+        while (true) {
+            try {
+                return f.get(every, TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                out.writeBytes(Chunks.NOOP);
+                flush();
+            } catch (ExecutionException e) {
+                return new Outcome.Failed(Neo4jError.unknown(String.valueOf(e.getCause())));
+            }
+        }
+    }
+
+    /** Writes what is buffered; waits while the socket's buffer is full (a client that does not read). */
+    private void flush() throws InterruptedException {
+        if (out.size() == 0) {
+            return;
+        }
+        channel.writeAndFlush(Unpooled.wrappedBuffer(out.toByteArray()));
+        out.reset();
+        if (channel.isWritable()) {
+            return;
+        }
+        writability.lock();
+        try {
+            while (!channel.isWritable() && channel.isActive()) {
+                writable.await(1, TimeUnit.SECONDS);
+            }
+        } finally {
+            writability.unlock();
+        }
+    }
+
+    /**
+     * A statement's materialised result being pulled: its rows, what Neo4j calls its type, its counters; or the
+     * error its PULL reports. Confined to the worker.
+     */
+    static final class Cursor {
+        private final io.sluice.sink.StatementResult result;
+        private final String type;
+        private final boolean autoCommit;
+        private final Neo4jError failure;
+        private final Map<String, Object> extra;
+        private int at;
+
+        private Cursor(io.sluice.sink.StatementResult result, String type, boolean autoCommit, Neo4jError failure,
+                Map<String, Object> extra) {
+            this.result = result == null ? io.sluice.sink.StatementResult.EMPTY : result;
+            this.type = type;
+            this.autoCommit = autoCommit;
+            this.failure = failure;
+            this.extra = extra;
+        }
+
+        static Cursor of(io.sluice.sink.StatementResult r, io.sluice.sink.QueryKind kind, boolean autoCommit,
+                Neo4jError failure) {
+            io.sluice.sink.StatementResult res = r == null ? io.sluice.sink.StatementResult.EMPTY : r;
+            return new Cursor(res, io.sluice.sink.QueryKind.typeOf(kind, !res.columns().isEmpty()), autoCommit,
+                    failure, null);
+        }
+
+        /** A write the journal took (async): no records; the journal's position in the summary. */
+        static Cursor accepted(Map<String, Object> journal) {
+            return new Cursor(null, "w", true, null, Map.of("sluice", journal));
+        }
+
+        List<String> fields() {
+            return result.columns();
+        }
+
+        boolean hasNext() {
+            return at < result.rows().size();
+        }
+
+        List<Object> next() {
+            return result.rows().get(at++);
+        }
+
+        boolean autoCommit() {
+            return autoCommit;
+        }
+
+        Neo4jError failure() {
+            return failure;
+        }
+
+        Map<String, Object> summary(String db) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("type", type);
+            m.put("t_last", 0L);
+            m.put("db", db);
+            Map<String, Object> stats = stats(result.counters());
+            if (!stats.isEmpty()) {
+                m.put("stats", stats);
+            }
+            if (extra != null) {
+                m.putAll(extra);
+            }
+            return m;
+        }
+
+        /** Neo4j's counters as Bolt names them ({@code nodes-created}), the ones that are not zero. */
+        private static Map<String, Object> stats(Map<String, Object> counters) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            counters.forEach((k, v) -> {
+                if (v instanceof Number n && n.longValue() != 0) {
+                    out.put(io.sluice.sink.Counter.boltKey(k), n.longValue());
+                } else if (v instanceof Boolean b && b) {
+                    out.put(io.sluice.sink.Counter.boltKey(k), true);
+                }
+            });
+            return out;
+        }
+    }
+}
