@@ -31,7 +31,8 @@ class LayeringTest {
             // a /status document as the terminal page of sluice status: Jackson only
             Map.entry("status", Set.of()),
             // Bolt's wire formats (PackStream so far): sluice's own code, a leaf
-            Map.entry("bolt", Set.of()),
+            // the Bolt front end: like http, it talks to the write path and its transactions, never to the parts
+            Map.entry("bolt", Set.of("write", "front", "txn", "sink", "metrics", "config", "security", "time")),
             // the seam to Neo4j
             Map.entry("cypher", Set.of("sink")),
             Map.entry("sink", Set.of("config", "security")),
@@ -57,7 +58,7 @@ class LayeringTest {
             // sluice import: the command over the online engine, and the offline path (Neo4j's importer)
             Map.entry("importer", Set.of("csv", "online", "config", "sink", "write")),
             // the one owner: builds every part of the product, and nothing of the tools
-            Map.entry("server", Set.of("apply", "batch", "config", "cypher", "durable", "front", "gateway", "http",
+            Map.entry("server", Set.of("apply", "batch", "bolt", "config", "cypher", "durable", "front", "gateway", "http",
                     "kafka", "metrics", "security", "sink", "txn", "write")),
             // the product's commands: the composition root of each
             Map.entry("cli", Set.of("config", "csv", "importer", "security", "server", "sink", "status", "write")));

@@ -87,6 +87,7 @@ final class BoltConnection implements Runnable {
     record Unreadable(Neo4jError error, boolean fatal) {}
 
     private static final Object CLOSED = new Object();
+    private static final String SYSTEM = "system";
 
     private final Channel channel;
     private final Version version;
@@ -104,6 +105,8 @@ final class BoltConnection implements Runnable {
     // confined to the worker
     private State state = State.NEGOTIATION;
     private Caller caller;
+    /** What LOGON presented (null with authentication off): system statements run as their user, as in Neo4j. */
+    private Credentials credentials;
     private Cursor cursor;
     private String txId;
     private Caller txCaller;
@@ -268,11 +271,14 @@ final class BoltConnection implements Runnable {
     private boolean logon(Map<String, Object> auth) {
         Object scheme = auth.getOrDefault("scheme", "none");
         Authenticator.Result result;
+        Credentials presented = null;
         if ("basic".equals(scheme) && auth.get("principal") instanceof String user
                 && auth.get("credentials") instanceof String password) {
-            result = services.callers().authenticate(new Credentials.Basic(user, password), client);
+            presented = new Credentials.Basic(user, password);
+            result = services.callers().authenticate(presented, client);
         } else if ("bearer".equals(scheme) && auth.get("credentials") instanceof String token) {
-            result = services.callers().authenticate(new Credentials.Bearer(token), client);
+            presented = new Credentials.Bearer(token);
+            result = services.callers().authenticate(presented, client);
         } else if ("none".equals(scheme) && !services.callers().enabled()) {
             result = new Authenticator.Result.Authenticated(null);
         } else {
@@ -282,6 +288,7 @@ final class BoltConnection implements Runnable {
         Neo4jError refused = switch (result) {
             case Authenticator.Result.Authenticated a -> {
                 caller = services.callers().callerOf(a);
+                credentials = a.user() == null ? null : presented;
                 yield null;
             }
             case Authenticator.Result.Invalid i -> new Neo4jError(Neo4jStatus.Security.UNAUTHORIZED,
@@ -314,6 +321,7 @@ final class BoltConnection implements Runnable {
             case Telemetry t -> Messages.success(Map.of(), out);
             case Logoff l when version.atLeast(Version.V5_1) -> {
                 caller = null;
+                credentials = null;
                 Messages.success(Map.of(), out);
                 state = State.AUTHENTICATION;
             }
@@ -354,6 +362,10 @@ final class BoltConnection implements Runnable {
 
     private void autoCommit(Run run) throws InterruptedException {
         long start = services.time().nanos();
+        if (SYSTEM.equals(run.extra().get("db"))) {
+            onSystem(run, start);
+            return;
+        }
         Prepared p = prepare(run, true);
         if (p == null) {
             return;
@@ -380,9 +392,31 @@ final class BoltConnection implements Runnable {
                 started(cursor, start, -1);
                 state = State.STREAMING;
             }
-            case Outcome.Failed f -> failedRun(f.error(), start, true);
+            case Outcome.Failed f -> failedRun(f.error(), services.writes().kind(run.query()), start, true);
             case Outcome.Overloaded over -> fail(new Neo4jError(Neo4jStatus.Request.NO_THREADS_AVAILABLE,
                     over.reason() + "; retry after " + over.retryAfter().toMillis() + " ms"));
+        }
+    }
+
+    /**
+     * A statement for the {@code system} database (user management, as an administrator sends it): run at once,
+     * alone, by a user who may send any Cypher.
+     */
+    private void onSystem(Run run, long start) {
+        if (caller.access() != Access.CYPHER) {
+            fail(new Neo4jError(Neo4jStatus.Security.FORBIDDEN, "this user may not administer the DBMS"));
+            return;
+        }
+        try {
+            io.sluice.sink.StatementResult r = services.system().run(run.query(), WireValues.params(run.params(),
+                    version.atLeast(Version.V5_0)), credentials);
+            cursor = Cursor.system(r);
+            started(cursor, start, -1);
+            state = State.STREAMING;
+        } catch (WireValues.BadValue e) {
+            fail(Neo4jError.invalid(e.getMessage()));
+        } catch (SinkException e) {
+            fail(e.error());
         }
     }
 
@@ -438,6 +472,11 @@ final class BoltConnection implements Runnable {
         if (db == null || db.equals(services.writes().database())) {
             return null;
         }
+        if (SYSTEM.equals(db)) {
+            return new Neo4jError(Neo4jStatus.Transaction.FORBIDDEN_DUE_TO_TRANSACTION_TYPE, "sluice runs statements"
+                    + " on the system database as auto-commit statements (session.run) only, not in explicit"
+                    + " transactions");
+        }
         return new Neo4jError(Neo4jStatus.Database.DATABASE_NOT_FOUND, "Graph not found: " + db);
     }
 
@@ -452,9 +491,12 @@ final class BoltConnection implements Runnable {
         Messages.success(meta, out);
     }
 
-    /** A statement that failed: at RUN when nothing ran, else a RUN SUCCESS and the error at the PULL. */
-    private void failedRun(Neo4jError e, long start, boolean autoCommit) {
-        if (failsBeforeRunning(e)) {
+    /**
+     * A statement that failed: at RUN, as Neo4j reports it for anything found before running and for writes
+     * (which it runs eagerly, within RUN); only a read's runtime error comes at the PULL, after a RUN SUCCESS.
+     */
+    private void failedRun(Neo4jError e, io.sluice.sink.QueryKind kind, long start, boolean autoCommit) {
+        if (kind != io.sluice.sink.QueryKind.READ || failsBeforeRunning(e)) {
             fail(e);
             return;
         }
@@ -475,8 +517,8 @@ final class BoltConnection implements Runnable {
         return code.equals(Neo4jStatus.Statement.SYNTAX_ERROR) || code.equals(Neo4jStatus.Statement.SEMANTIC_ERROR)
                 || code.equals(Neo4jStatus.Statement.PARAMETER_MISSING)
                 || code.equals(Neo4jStatus.Statement.ACCESS_MODE)
-                || code.startsWith(Neo4jStatus.Security.PREFIX) || code.startsWith("Neo.ClientError.Request.")
-                || code.startsWith("Neo.TransientError.Request.")
+                || code.startsWith(Neo4jStatus.Security.PREFIX) || code.startsWith(Neo4jStatus.Classification.CLIENT_ERROR + "Request.")
+                || code.startsWith(Neo4jStatus.Classification.TRANSIENT_ERROR + "Request.")
                 || code.equals(Neo4jStatus.Database.DATABASE_NOT_FOUND)
                 || code.equals(Neo4jStatus.Transaction.FORBIDDEN_DUE_TO_TRANSACTION_TYPE)
                 || code.equals(Neo4jStatus.Transaction.TRANSACTION_NOT_FOUND);
@@ -565,7 +607,7 @@ final class BoltConnection implements Runnable {
         }
         if (s.failed()) {
             txId = null; // the registry rolled it back and ended it
-            failedRun(s.failure(), start, false);
+            failedRun(s.failure(), services.writes().kind(run.query()), start, false);
             return;
         }
         Cursor c = Cursor.of(s.results().isEmpty() ? null : s.results().getFirst(),
@@ -632,7 +674,7 @@ final class BoltConnection implements Runnable {
         rt.put("ttl", 300L);
         rt.put("db", r.db() == null ? services.writes().database() : r.db());
         rt.put("servers", servers);
-        if (r.db() != null && !r.db().equals(services.writes().database())) {
+        if (r.db() != null && !r.db().equals(services.writes().database()) && !r.db().equals(SYSTEM)) {
             fail(new Neo4jError(Neo4jStatus.Database.DATABASE_NOT_FOUND, "Graph not found: " + r.db()));
             return;
         }
@@ -723,6 +765,11 @@ final class BoltConnection implements Runnable {
             io.sluice.sink.StatementResult res = r == null ? io.sluice.sink.StatementResult.EMPTY : r;
             return new Cursor(res, io.sluice.sink.QueryKind.typeOf(kind, !res.columns().isEmpty()), autoCommit,
                     failure, null);
+        }
+
+        /** A statement on the system database: a read when it returns something, else a system command. */
+        static Cursor system(io.sluice.sink.StatementResult r) {
+            return new Cursor(r, r.columns().isEmpty() ? "s" : "r", true, null, null);
         }
 
         /** A write the journal took (async): no records; the journal's position in the summary. */

@@ -92,14 +92,14 @@ public final class BoltFrontEnd implements FrontEnd {
      * the Neo4j version behind sluice, as drivers require it ({@code Neo4j/2026.08.1}).
      */
     public static BoltFrontEnd create(Options options, io.sluice.write.WritePath writes,
-            io.sluice.write.ExplicitTransactions transactions, io.sluice.front.Callers callers,
+            io.sluice.write.ExplicitTransactions transactions, io.sluice.sink.Sink sink, io.sluice.front.Callers callers,
             io.sluice.metrics.Metrics metrics, String neo4jVersion, io.sluice.time.Time time) {
         ExecutorService workers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-bolt-", 1)
                 .factory());
         ExecutorService blocking = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-bolt-write-", 1)
                 .factory());
         String advertised = options.listen().host() + ":" + options.listen().port();
-        BoltServices s = new BoltServices(writes, transactions, callers, "Neo4j/" + neo4jVersion,
+        BoltServices s = new BoltServices(writes, transactions, sink::runOnSystem, callers, "Neo4j/" + neo4jVersion,
                 options.keepAlive(), advertised, BoltServices.Bookmarks.NONE, time, blocking,
                 new BoltServices.Meter(metrics), log);
         return new BoltFrontEnd(options, s, workers, blocking);
@@ -153,8 +153,8 @@ public final class BoltFrontEnd implements FrontEnd {
     public boolean drain(Duration wait) {
         // connections stay open while the write path answers what they sent; a driver sees its writes answered
         // (or refused as the server shuts down) before the socket goes
-        long deadline = System.nanoTime() + wait.toNanos();
-        while (!open.isEmpty() && System.nanoTime() < deadline) {
+        long deadline = services.time().nanos() + wait.toNanos();
+        while (!open.isEmpty() && services.time().nanos() < deadline) {
             boolean busy = false;
             for (Channel c : open) {
                 BoltConnection bc = c.attr(CONNECTION).get();
@@ -164,7 +164,7 @@ public final class BoltFrontEnd implements FrontEnd {
                 return true;
             }
             try {
-                Thread.sleep(20);
+                services.time().sleep(Duration.ofMillis(20));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return false;

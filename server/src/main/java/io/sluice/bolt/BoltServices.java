@@ -17,13 +17,21 @@ import org.slf4j.Logger;
  * receive timeout hinted to drivers, the address a routing driver is sent back to, bookmarks, the clock, the
  * executor a write may block on, metrics and the log.
  */
-record BoltServices(WritePath writes, ExplicitTransactions transactions, Callers callers, String serverAgent,
+record BoltServices(WritePath writes, ExplicitTransactions transactions, SystemDatabase system, Callers callers,
+        String serverAgent,
         Duration keepAlive, String advertised, Bookmarks bookmarks, Time time, Executor blocking, Meter metrics,
         Logger log) {
 
     /** The driver's read timeout we hint: long enough for two missed keep-alives. */
     long recvTimeoutSeconds() {
         return Math.max(1, keepAlive.multipliedBy(2).toSeconds());
+    }
+
+    /** The DBMS's {@code system} database (users ...): one auto-commit statement at a time. */
+    @FunctionalInterface
+    interface SystemDatabase {
+        io.sluice.sink.StatementResult run(String cypher, java.util.Map<String, Object> params,
+                io.sluice.security.Credentials as) throws io.sluice.sink.SinkException;
     }
 
     /** The bookmark a commit returns: a token a later transaction may name to read after it. */

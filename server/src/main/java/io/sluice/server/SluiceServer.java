@@ -226,7 +226,7 @@ public final class SluiceServer implements InProcess {
             BoltFrontEnd bolt = BoltFrontEnd.create(new BoltFrontEnd.Options(o.bolt(), security.boltContext(),
                     security.boltTlsRequired(), (int) b.maxMessage().bytes(), new io.sluice.bolt.PackStream.Limits(
                     (int) b.maxString().bytes(), 1_000_000, b.maxDepth()), b.keepAlive(), b.ioThreads()),
-                    built.gateway(), boltTransactions, callers, metrics, sink.neo4jVersion(), time);
+                    built.gateway(), boltTransactions, sink, callers, metrics, sink.neo4jVersion(), time);
             owned.add("Bolt", () -> {
                 bolt.drain(FRONT_END_DRAIN);
                 bolt.close();

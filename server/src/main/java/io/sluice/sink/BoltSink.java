@@ -309,6 +309,28 @@ public final class BoltSink implements Sink {
     }
 
     @Override
+    public StatementResult runOnSystem(String cypher, Map<String, Object> params,
+            io.sluice.security.Credentials as) throws SinkException {
+        SessionConfig system = SessionConfig.forDatabase("system");
+        try (Session s = switch (as) {
+            case null -> driver.session(system);
+            case io.sluice.security.Credentials.Basic b -> driver.session(Session.class, system,
+                    org.neo4j.driver.AuthTokens.basic(b.user(), b.password()));
+            case io.sluice.security.Credentials.Bearer b -> driver.session(Session.class, system,
+                    org.neo4j.driver.AuthTokens.bearer(b.token()));
+        }) {
+            ResultBudget budget = ResultBudget.draining();
+            StatementResult r = materialise(s.run(cypher, BoltValues.params(params)), budget);
+            if (budget.exceeded()) {
+                throw ResultBudget.ranButTooLarge(ResultBudget.MAX_VALUES);
+            }
+            return r;
+        } catch (RuntimeException e) {
+            throw translate(e, true);
+        }
+    }
+
+    @Override
     public QueryKind classify(String cypher) throws SinkException {
         try (Session s = driver.session(writeSession)) {
             QueryType type = s.run("EXPLAIN " + cypher).consume().queryType();

@@ -220,8 +220,8 @@ public final class EmbeddedNeo4j implements AutoCloseable {
     }
 
     public Sink sink() {
-        return new EmbeddedSink(db, "embedded neo4j " + org.neo4j.kernel.internal.Version.getNeo4jVersion()
-                + " (" + options.dataDir() + ")");
+        return new EmbeddedSink(db, dbms.database("system"), "embedded neo4j "
+                + org.neo4j.kernel.internal.Version.getNeo4jVersion() + " (" + options.dataDir() + ")");
     }
 
     @Override

@@ -16,12 +16,56 @@ import org.neo4j.kernel.api.exceptions.Status;
 public final class EmbeddedSink implements Sink {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(EmbeddedSink.class);
     private final GraphDatabaseService db;
+    private final GraphDatabaseService system;
     private final String description;
     private final AvailabilityLog availability = new AvailabilityLog("the embedded Neo4j");
 
     public EmbeddedSink(GraphDatabaseService db, String description) {
+        this(db, null, description);
+    }
+
+    /** With the DBMS's {@code system} database too, for {@link #runOnSystem}. */
+    public EmbeddedSink(GraphDatabaseService db, GraphDatabaseService system, String description) {
         this.db = db;
+        this.system = system;
         this.description = description;
+    }
+
+    @Override
+    public StatementResult runOnSystem(String cypher, Map<String, Object> params,
+            io.sluice.security.Credentials as) throws SinkException {
+        if (system == null) {
+            return Sink.super.runOnSystem(cypher, params, as);
+        }
+        try {
+            ResultBudget budget = ResultBudget.draining();
+            StatementResult r;
+            if (as == null) {
+                r = system.executeTransactionally(cypher, Values.embeddedParams(params),
+                        result -> materialise(result, budget));
+            } else {
+                var api = (org.neo4j.kernel.internal.GraphDatabaseAPI) system;
+                org.neo4j.internal.kernel.api.security.LoginContext login;
+                try {
+                    login = EmbeddedUsers.login(api.getDependencyResolver().resolveDependency(
+                            org.neo4j.kernel.api.security.AuthManager.class), as);
+                } catch (org.neo4j.kernel.api.security.exception.InvalidAuthTokenException e) {
+                    throw new SinkException(new Neo4jError(Neo4jStatus.Security.UNAUTHORIZED, e.getMessage()), e);
+                }
+                try (var tx = api.beginTransaction(org.neo4j.kernel.api.KernelTransaction.Type.IMPLICIT, login)) {
+                    try (var result = tx.execute(cypher, Values.embeddedParams(params))) {
+                        r = materialise(result, budget);
+                    }
+                    tx.commit();
+                }
+            }
+            if (budget.exceeded()) {
+                throw ResultBudget.ranButTooLarge(ResultBudget.MAX_VALUES);
+            }
+            return r;
+        } catch (RuntimeException e) {
+            throw translate(e);
+        }
     }
 
     @Override

@@ -38,6 +38,23 @@ final class EmbeddedUsers implements UserStore {
 
     @Override
     public Verdict check(Credentials credentials) {
+        LoginContext login;
+        try {
+            login = login(auth, credentials);
+        } catch (InvalidAuthTokenException e) {
+            return new Verdict.Rejected(e.getMessage()); // e.g. bearer tokens: Community has no SSO
+        }
+        String user = login.subject().executingUser();
+        return switch (login.subject().getAuthenticationResult()) {
+            case SUCCESS -> new Verdict.Accepted(user);
+            case FAILURE -> new Verdict.Rejected(INVALID);
+            case TOO_MANY_ATTEMPTS -> new Verdict.RateLimited(LOCKED);
+            case PASSWORD_CHANGE_REQUIRED -> new Verdict.Expired(user, EXPIRED);
+        };
+    }
+
+    /** Logs {@code credentials} in with Neo4j's own {@code auth}: the login context of a system statement too. */
+    static LoginContext login(AuthManager auth, Credentials credentials) throws InvalidAuthTokenException {
         Map<String, Object> token = new HashMap<>(); // login() clears the credentials in it: one map per call
         switch (credentials) {
             case Credentials.Basic b -> {
@@ -50,19 +67,7 @@ final class EmbeddedUsers implements UserStore {
                 token.put(AuthToken.CREDENTIALS, b.token().getBytes(StandardCharsets.UTF_8));
             }
         }
-        LoginContext login;
-        try {
-            login = auth.login(token, ClientConnectionInfo.EMBEDDED_CONNECTION);
-        } catch (InvalidAuthTokenException e) {
-            return new Verdict.Rejected(e.getMessage()); // e.g. bearer tokens: Community has no SSO
-        }
-        String user = login.subject().executingUser();
-        return switch (login.subject().getAuthenticationResult()) {
-            case SUCCESS -> new Verdict.Accepted(user);
-            case FAILURE -> new Verdict.Rejected(INVALID);
-            case TOO_MANY_ATTEMPTS -> new Verdict.RateLimited(LOCKED);
-            case PASSWORD_CHANGE_REQUIRED -> new Verdict.Expired(user, EXPIRED);
-        };
+        return auth.login(token, ClientConnectionInfo.EMBEDDED_CONNECTION);
     }
 
     @Override

@@ -63,6 +63,18 @@ public interface Sink extends AutoCloseable {
     StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException;
 
     /**
+     * Runs one statement as an implicit transaction on the DBMS's {@code system} database (users, databases: what
+     * an administrator sends a driver session on {@code system}), as the user {@code as} names (null: as the
+     * sink's own account, when authentication is off), so that {@code ALTER CURRENT USER} is theirs; a sink
+     * without one refuses.
+     */
+    default StatementResult runOnSystem(String cypher, Map<String, Object> params,
+            io.sluice.security.Credentials as) throws SinkException {
+        throw new SinkException(new Neo4jError(Neo4jStatus.Database.DATABASE_NOT_FOUND, "Graph not found: system"),
+                null);
+    }
+
+    /**
      * Plans a statement without running it (EXPLAIN, in an explicit transaction) and says what kind it is; a
      * syntax error throws. {@code CALL {} IN TRANSACTIONS} is the caller's to recognise: it plans only outside
      * an explicit transaction.

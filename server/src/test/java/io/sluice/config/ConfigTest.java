@@ -59,6 +59,7 @@ class ConfigTest {
             modes: {default: async, users: {ingest: direct, dash: sync}}
             transactions: {idle_timeout: 10s, classic_idle_timeout: 20s, max_open: 4}
             http: {io_threads: 3}
+            bolt: {io_threads: 2, keep_alive: 5s, max_message: 8m, max_string: 1m, max_depth: 32}
             warmup: {on_start: true, write_path: 0s}
             tls:
               certificate: certs/public.crt

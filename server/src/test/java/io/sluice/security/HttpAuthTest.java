@@ -24,7 +24,7 @@ import org.neo4j.driver.exceptions.AuthenticationException;
 /**
  * Authentication on every protected endpoint and mode (no credentials, wrong ones, a malformed header, the right
  * ones: status, Neo4j code, challenge, and nothing written on refusal), the open endpoints, who may send what,
- * a password change seen at once, and the embedded Bolt connector refusing drivers without credentials.
+ * a password change seen at once, and sluice's Bolt listener refusing drivers without credentials or access.
  */
 @Timeout(180)
 class HttpAuthTest {
@@ -243,7 +243,7 @@ class HttpAuthTest {
     }
 
     @Test
-    void theEmbeddedBoltConnectorWantsTheSameCredentials() {
+    void theBoltListenerWantsTheSameCredentialsAndAccess() {
         try (Driver none = GraphDatabase.driver(boltUri, AuthTokens.none())) {
             assertThatThrownBy(none::verifyConnectivity).isInstanceOf(AuthenticationException.class);
         }
@@ -252,7 +252,18 @@ class HttpAuthTest {
         }
         try (Driver right = GraphDatabase.driver(boltUri, AuthTokens.basic("app", "app-password-1"));
                 var session = right.session()) {
+            right.verifyConnectivity();
+            // a templates-only user may not send Cypher, over Bolt as over HTTP
+            assertThatThrownBy(() -> session.run("RETURN 1 AS one").consume())
+                    .isInstanceOf(org.neo4j.driver.exceptions.ClientException.class)
+                    .hasMessageContaining("templates only");
+        }
+        try (Driver reader = GraphDatabase.driver(boltUri, AuthTokens.basic("reader", "reader-password-1"));
+                var session = reader.session()) {
             assertThat(session.run("RETURN 1 AS one").single().get("one").asInt()).isEqualTo(1);
+            assertThatThrownBy(() -> session.run("CREATE (:Item {id: -1})").consume()).as("a read-only user")
+                    .isInstanceOf(org.neo4j.driver.exceptions.ClientException.class)
+                    .hasMessageContaining("read-only");
         }
     }
 }
