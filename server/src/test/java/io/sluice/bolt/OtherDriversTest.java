@@ -1,0 +1,328 @@
+package io.sluice.bolt;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import io.sluice.support.Neo4jProcess;
+import io.sluice.support.TestServer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Neo4j's official Python and JavaScript drivers, unchanged, against Neo4j's own server and against sluice's Bolt
+ * address. Each driver, pinned, is installed from its registry into target/ once and kept there between runs; a
+ * script of observations ({@code src/test/resources/bolt-drivers}: bolt:// and neo4j://, right and wrong
+ * credentials, session.run, executeWrite, executeQuery with its bookmark manager, every value type, nodes,
+ * relationships and paths, errors, a large result with a small fetch size, results abandoned half read, 32
+ * sessions at once) prints one JSON document per server. The two documents must be equal once the fields that
+ * legitimately differ are dropped ({@link #DROPPED}), and a list of facts must hold in both, so that two equally
+ * broken runs cannot pass. Both outputs are kept in target/bolt-drivers/ for a diff by hand, each beside a log
+ * with the driver's trace of every Bolt message it sent and received ({@code BOLT_TRACE}). Skipped, saying so,
+ * where python3 with pip, or node with npm, is not installed.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class OtherDriversTest {
+    /** PyPI's {@code neo4j}: the newest release when this test was written. */
+    static final String PYTHON_DRIVER = "6.4.1";
+    /** npm's {@code neo4j-driver}: the newest release when this test was written. */
+    static final String JS_DRIVER = "6.3.0";
+    static final Path SCRIPTS = Path.of("src", "test", "resources", "bolt-drivers");
+    static final Path PYTHON_PACKAGES = Path.of("target", "python-neo4j");
+    static final Path JS_PACKAGES = Path.of("target", "js-neo4j");
+    static final Path OUTPUT = Path.of("target", "bolt-drivers");
+    static final long INSTALL_SECONDS = 240;
+    static final long SCRIPT_SECONDS = 60;
+    /**
+     * Fields that legitimately differ from server to server: timings, the address a driver was sent to, the
+     * Bolt version agreed (what depends on it, such as the GQL fields of errors, is still compared), and
+     * wording (an error's message, and its GQL description, which repeats the message; codes, GQL statuses,
+     * classifications and diagnostic records are compared).
+     */
+    static final Set<String> DROPPED = Set.of("available_after", "consumed_after", "address", "protocol", "message",
+            "description");
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    static Path dir;
+    static Neo4jProcess neo4j;
+    static TestServer sluice;
+
+    /** Starts both servers for the first test that runs (none when both tests skip). */
+    static synchronized void servers() throws Exception {
+        if (dir == null) {
+            dir = Files.createTempDirectory("sluice-drivers-");
+            Files.createDirectories(OUTPUT);
+        }
+        if (neo4j == null) {
+            neo4j = Neo4jProcess.startHttp(dir.resolve("neo4j"), "neo4j/" + TestServer.PASSWORD, Map.of());
+        }
+        if (sluice == null) {
+            sluice = TestServer.start("", true);
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        try {
+            if (neo4j != null) {
+                neo4j.close();
+            }
+        } finally {
+            if (sluice != null) {
+                sluice.close();
+            }
+            if (dir != null) {
+                TestServer.deleteRecursively(dir);
+            }
+        }
+    }
+
+    @Test
+    void pythonDriver() throws Exception {
+        assumeThat(python()).as("python3 or its pip is not installed: skipping the Python driver test").isTrue();
+        servers();
+        if (!Files.isDirectory(PYTHON_PACKAGES.resolve("neo4j-" + PYTHON_DRIVER + ".dist-info"))) {
+            TestServer.deleteRecursively(PYTHON_PACKAGES);
+            run(List.of("python3", "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--quiet",
+                    "--target", PYTHON_PACKAGES.toString(), "neo4j==" + PYTHON_DRIVER), Map.of(), INSTALL_SECONDS);
+        }
+        differential("python", "Py", List.of("python3", SCRIPTS.resolve("observe.py").toString()),
+                Map.of("PYTHONPATH", PYTHON_PACKAGES.toAbsolutePath().toString(), "PYTHONNOUSERSITE", "1",
+                        "PYTHONDONTWRITEBYTECODE", "1", "BOLT_TRACE", "1"));
+    }
+
+    @Test
+    void javascriptDriver() throws Exception {
+        assumeThat(node()).as("node or npm is not installed: skipping the JavaScript driver test").isTrue();
+        servers();
+        Path installed = JS_PACKAGES.resolve("node_modules/neo4j-driver/package.json");
+        if (!Files.exists(installed) || !JS_DRIVER.equals(JSON.readTree(installed.toFile()).path("version").asText())) {
+            TestServer.deleteRecursively(JS_PACKAGES);
+            Files.createDirectories(JS_PACKAGES);
+            run(List.of("npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix",
+                    JS_PACKAGES.toString(), "neo4j-driver@" + JS_DRIVER), Map.of(), INSTALL_SECONDS);
+        }
+        differential("javascript", "Js", List.of("node", SCRIPTS.resolve("observe.cjs").toString()),
+                Map.of("NODE_PATH", JS_PACKAGES.resolve("node_modules").toAbsolutePath().toString(),
+                        "BOLT_TRACE", "1"));
+    }
+
+    /** Runs the script against both servers, checks the facts on each, then compares them. */
+    static void differential(String name, String prefix, List<String> script, Map<String, String> env)
+            throws Exception {
+        JsonNode reference = observe(name + "-reference", script, env, "127.0.0.1:" + neo4j.port);
+        JsonNode gateway = observe(name + "-sluice", script, env, sluice.bolt.toString());
+        System.out.printf("%s: Bolt %s with Neo4j, %s with sluice%n", reference.path("driver").asText(),
+                reference.at("/bolt/connect/protocol").asText(), gateway.at("/bolt/connect/protocol").asText());
+        // facts first on the reference: when they fail there, the script is wrong, not sluice
+        facts("Neo4j's own server", reference, prefix);
+        List<String> differences = new ArrayList<>();
+        diff("", normal(reference), normal(gateway), differences);
+        assertThat(differences).as("%s: what the driver saw of sluice but not of Neo4j (%s, %s)", name,
+                OUTPUT.resolve(name + "-reference.json"), OUTPUT.resolve(name + "-sluice.json")).isEmpty();
+        facts("sluice", gateway, prefix);
+    }
+
+    /** The facts either script must observe of a working server. */
+    static void facts(String server, JsonNode o, String prefix) {
+        String of = o.path("driver").asText() + " against " + server + ": ";
+        assertThat(failures("", o)).as(of + "sections that failed").isEmpty();
+        assertThat(o.at("/before/nodes").asInt(-1)).as(of + "nodes left by an earlier run").isZero();
+        assertThat(o.at("/after/left").asInt(-1)).as(of + "nodes left after the run").isZero();
+        for (String scheme : List.of("bolt", "neo4j")) {
+            JsonNode s = o.path(scheme);
+            String at = of + scheme + ":// ";
+            assertThat(s.at("/connect/agent").asText()).as(at + "agent").startsWith("Neo4j/");
+            assertThat(s.at("/connect/authenticated").asBoolean()).as(at + "authenticated").isTrue();
+            for (String wrong : List.of("wrong_password", "unknown_user")) {
+                assertThat(s.at("/" + wrong + "/connected").asBoolean(true)).as(at + wrong).isFalse();
+                assertThat(s.at("/" + wrong + "/error/code").asText()).as(at + wrong)
+                        .isEqualTo("Neo.ClientError.Security.Unauthorized");
+            }
+            JsonNode counters = s.at("/auto_commit/summary/counters");
+            assertThat(counters.path("nodes_created").asInt()).as(at + "session.run: nodes created").isEqualTo(1);
+            assertThat(counters.path("properties_set").asInt()).as(at + "session.run: properties set").isEqualTo(2);
+            assertThat(s.at("/auto_commit/summary/query_type").asText()).as(at + "query type").isEqualTo("rw");
+            assertThat(s.at("/auto_commit/bookmarks").asInt()).as(at + "bookmarks after session.run").isEqualTo(1);
+            assertThat(s.at("/execute_write/record").toString()).as(at + "executeWrite's record")
+                    .isEqualTo("[\"map\",{\"answer\":[\"int\",\"42\"],\"k\":[\"str\",\"tx\"]}]");
+            assertThat(s.at("/execute_write/summary/counters/nodes_created").asInt()).as(at + "executeWrite")
+                    .isEqualTo(1);
+            assertThat(s.at("/read_back").toString()).as(at + "a read after the bookmarks of both writes")
+                    .isEqualTo("[[\"map\",{\"k\":[\"str\",\"auto\"]}],[\"map\",{\"k\":[\"str\",\"tx\"]}]]");
+            assertThat(s.at("/execute_query/bookmarks_after_write").asInt()).as(at + "bookmark manager").isEqualTo(1);
+            assertThat(s.at("/execute_query/read/records").toString()).as(at + "executeQuery reads its write")
+                    .contains("\"auto\"", "\"eq\"", "\"tx\"");
+        }
+        for (Map.Entry<String, JsonNode> v : o.path("values").properties()) {
+            assertThat(v.getValue().path("echoed").asText()).as(of + v.getKey() + " echoed").isEqualTo("same");
+            assertThat(v.getValue().path("in_map").asText()).as(of + v.getKey() + " in a map").isEqualTo("same");
+        }
+        assertThat(o.path("values").size()).as(of + "values").isGreaterThanOrEqualTo(50);
+        assertThat(o.at("/values/datetime_zone/type").asText()).isEqualTo("ZONED DATETIME NOT NULL");
+        assertThat(o.at("/values/point_3d/type").asText()).isEqualTo("POINT NOT NULL");
+        assertThat(o.at("/stored/differs").size()).as(of + "properties read back differently").isZero();
+        assertThat(o.at("/stored/count").asInt()).as(of + "properties stored").isGreaterThanOrEqualTo(45);
+        assertThat(o.at("/graph/counters/nodes_created").asInt()).isEqualTo(3);
+        assertThat(o.at("/graph/counters/relationships_created").asInt()).isEqualTo(2);
+        assertThat(o.at("/graph/element_ids_match_cypher").asBoolean()).as(of + "element ids").isTrue();
+        String t = prefix.toUpperCase() + "_T";
+        assertThat(o.at("/graph/reverse/rs").toString()).as(of + "a path's relationships walked backwards")
+                .isEqualTo("[\"list\",[[\"relationship\",\"r0\",\"" + prefix.toUpperCase()
+                        + "_U\",[\"map\",{}],\"n0\",\"n1\"],[\"relationship\",\"r1\",\"" + t
+                        + "\",[\"map\",{\"w\":[\"float\",\"0.5\"]}],\"n2\",\"n1\"]]]");
+        assertThat(o.at("/graph/created/a/2").toString()).isEqualTo("[\"" + prefix + "A\",\"" + prefix + "B\"]");
+        assertThat(o.at("/notifications/summary/gql_status_objects").findValuesAsText("gql_status"))
+                .as(of + "notifications").contains("03N90", "01N50");
+        assertThat(o.at("/syntax_error/error/code").asText()).isEqualTo("Neo.ClientError.Statement.SyntaxError");
+        assertThat(o.at("/syntax_error/error/gql_status").asText()).isEqualTo("42001");
+        assertThat(o.at("/syntax_error/then").asInt()).as(of + "the session after a syntax error").isEqualTo(1);
+        assertThat(o.at("/syntax_error/missing_parameter/code").asText())
+                .isEqualTo("Neo.ClientError.Statement.ParameterMissing");
+        assertThat(o.at("/syntax_error/division_by_zero/code").asText())
+                .isEqualTo("Neo.ClientError.Statement.ArithmeticError");
+        assertThat(o.at("/unique/constraint/constraints_added").asInt()).isEqualTo(1);
+        for (String violation : List.of("second", "in_transaction")) {
+            assertThat(o.at("/unique/" + violation + "/code").asText()).as(of + violation)
+                    .isEqualTo("Neo.ClientError.Schema.ConstraintValidationFailed");
+        }
+        assertThat(o.at("/unique/left").toString()).as(of + "what the violations left").isEqualTo("[1]");
+        assertThat(o.at("/large/rows").asInt()).isEqualTo(5000);
+        assertThat(o.at("/large/sum").asLong()).isEqualTo(12_502_500L);
+        assertThat(o.at("/abandon/auto_commit_read").size()).isEqualTo(15);
+        assertThat(o.at("/abandon/interleaved/rest").asInt()).isEqualTo(95);
+        assertThat(o.at("/abandon/after").asInt(-1)).as(of + "an abandoned transaction's write").isZero();
+        assertThat(o.at("/abandon/same_session_after_rollback").asInt()).isEqualTo(7);
+        assertThat(o.at("/concurrent/results").asBoolean()).as(of + "32 sessions at once").isTrue();
+        assertThat(o.at("/concurrent/count").asInt()).isEqualTo(32);
+    }
+
+    /** Where a section of the script recorded a failure instead of its observations. */
+    static List<String> failures(String path, JsonNode n) {
+        List<String> found = new ArrayList<>();
+        if (n.isObject()) {
+            for (Map.Entry<String, JsonNode> f : n.properties()) {
+                if (f.getKey().equals("failed")) {
+                    found.add(path + ": " + f.getValue());
+                } else {
+                    found.addAll(failures(path + "/" + f.getKey(), f.getValue()));
+                }
+            }
+        }
+        return found;
+    }
+
+    /** A copy without {@link #DROPPED}, the agent cut to the product's name. */
+    static JsonNode normal(JsonNode n) {
+        JsonNode copy = n.deepCopy();
+        strip(copy);
+        return copy;
+    }
+
+    private static void strip(JsonNode n) {
+        if (n instanceof ObjectNode o) {
+            o.remove(DROPPED);
+            if (o.get("agent") instanceof TextNode agent) {
+                o.put("agent", agent.asText().replaceFirst("/.*", ""));
+            }
+        }
+        n.forEach(OtherDriversTest::strip);
+    }
+
+    /** Each place where the two documents differ, as a JSON pointer with both values. */
+    static void diff(String path, JsonNode reference, JsonNode gateway, List<String> out) {
+        if (reference.equals(gateway)) {
+            return;
+        }
+        if (reference.isObject() && gateway.isObject()) {
+            Set<String> names = new TreeSet<>();
+            reference.properties().forEach(e -> names.add(e.getKey()));
+            gateway.properties().forEach(e -> names.add(e.getKey()));
+            for (String name : names) {
+                diff(path + "/" + name, reference.path(name), gateway.path(name), out);
+            }
+        } else if (reference.isArray() && gateway.isArray() && reference.size() == gateway.size()) {
+            for (int i = 0; i < reference.size(); i++) {
+                diff(path + "/" + i, reference.get(i), gateway.get(i), out);
+            }
+        } else {
+            out.add(path + ": Neo4j " + shorten(reference) + ", sluice " + shorten(gateway));
+        }
+    }
+
+    private static String shorten(JsonNode n) {
+        String s = n.isMissingNode() ? "(absent)" : n.toString();
+        return s.length() > 300 ? s.substring(0, 300) + "..." : s;
+    }
+
+    /** Runs the script with the server's address, the user and the password; its JSON document. */
+    static JsonNode observe(String name, List<String> script, Map<String, String> env, String address)
+            throws Exception {
+        Path out = OUTPUT.resolve(name + ".json");
+        Path log = OUTPUT.resolve(name + ".log");
+        List<String> command = new ArrayList<>(script);
+        command.addAll(List.of(address, "neo4j", TestServer.PASSWORD));
+        ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(log.toFile());
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        boolean finished = p.waitFor(SCRIPT_SECONDS, TimeUnit.SECONDS);
+        if (!finished) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        assertThat(finished).as("%s finished within %d s; its log:%n%s", name, SCRIPT_SECONDS, Files.readString(log))
+                .isTrue();
+        assertThat(p.exitValue()).as("%s: exit; its log:%n%s", name, Files.readString(log)).isZero();
+        return JSON.readTree(out.toFile());
+    }
+
+    /** Runs an installer, bounded; its output goes to a log under target/bolt-drivers. */
+    static void run(List<String> command, Map<String, String> env, long seconds) throws Exception {
+        Path log = OUTPUT.resolve("install-" + command.getFirst() + ".log");
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        boolean finished = p.waitFor(seconds, TimeUnit.SECONDS);
+        if (!finished) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        assertThat(finished && p.exitValue() == 0).as("%s: %s", command, Files.readString(log)).isTrue();
+    }
+
+    static boolean python() {
+        return succeeds(List.of("python3", "--version")) && succeeds(List.of("python3", "-m", "pip", "--version"));
+    }
+
+    static boolean node() {
+        return succeeds(List.of("node", "--version")) && succeeds(List.of("npm", "--version"));
+    }
+
+    private static boolean succeeds(List<String> command) {
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return false;
+            }
+            return p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+}
