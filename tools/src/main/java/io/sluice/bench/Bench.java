@@ -9,7 +9,8 @@ import java.util.Locale;
 
 /**
  * {@code sluice bench}: runs a scenario in each requested mode, one after another, each against a fresh
- * in-process sluice (embedded Neo4j in a temporary directory, HTTP on an ephemeral loopback port, no Bolt):
+ * in-process sluice (embedded Neo4j in a temporary directory, HTTP on an ephemeral loopback port, Bolt on a free
+ * one for the Bolt apis):
  * start, warm up, measure, stop, delete. This class runs the rounds; the parts are classes of their own:
  * <ul>
  *   <li>{@link BenchPlan}: what a round measures, and what each measurement is called;</li>
@@ -22,9 +23,9 @@ import java.util.Locale;
  *   <li>{@link OpenLoopRuns}: with {@link BenchOptions#rates}, the open-loop runs after each HTTP mode's
  *       closed-loop run.</li>
  * </ul>
- * Client and server share the JVM, or with {@link BenchOptions#loadProcess} the HTTP client runs in a JVM of its
- * own ({@link LoadProcess}), and they share the machine's cores, as they would on one host: comparisons between
- * the modes of one run are fair; absolute numbers depend on the machine.
+ * Client and server share the JVM, or with {@link BenchOptions#loadProcess} the client (HTTP, or the Bolt driver)
+ * runs in a JVM of its own ({@link LoadProcess}), and they share the machine's cores, as they would on one host:
+ * comparisons between the modes of one run are fair; absolute numbers depend on the machine.
  */
 public final class Bench {
     /** The bench server's password (a throwaway store on loopback), and the header every request carries. */
@@ -65,8 +66,14 @@ public final class Bench {
     /** Primes the JIT, then runs every mode, each on a fresh server, and returns the report. */
     public BenchReport run() throws InterruptedException {
         if (options.modes().contains(BenchMode.NEO4J) && plan.apis(BenchMode.NEO4J).isEmpty()) {
-            throw new IllegalArgumentException("Neo4j has no template endpoint: --modes neo4j needs --api tx-commit"
-                    + " or query-v2");
+            throw new IllegalArgumentException("Neo4j has no template endpoint: --modes neo4j needs --api tx-commit,"
+                    + " query-v2 or bolt");
+        }
+        for (BenchMode mode : options.modes()) {
+            if (plan.apis(mode).isEmpty()) {
+                throw new IllegalArgumentException("--modes " + mode.label() + " has no api to run: a Bolt client"
+                        + " chooses no mode, so --api bolt runs on sync (sluice's Bolt listener) and neo4j only");
+            }
         }
         try (LoadProcess child = options.loadProcess() ? startLoadProcess() : null;
                 BenchBroker broker = "start".equals(options.kafka()) ? startBroker() : null) {
@@ -74,6 +81,12 @@ public final class Bench {
             BenchServers servers = new BenchServers(options, time, progress, kafka);
             ModeMeasurement modes = new ModeMeasurement(options, time, progress, plan, child);
             OpenLoopRuns openLoops = new OpenLoopRuns(options, progress, plan, servers, modes);
+            for (BenchMode mode : options.modes()) {
+                if (mode.overHttp() && mode != BenchMode.NEO4J && plan.apis(mode).size() < options.apis().size()) {
+                    progress.printf("bench %s %s: a Bolt client chooses no mode; the Bolt apis run on sync (sluice's"
+                            + " Bolt listener) and neo4j only%n", options.scenario().name(), mode.label());
+                }
+            }
             if (options.modes().contains(BenchMode.NEO4J) && options.apis().contains(BenchApi.TEMPLATE)) {
                 progress.printf("bench %s neo4j: Neo4j has no template endpoint; the neo4j mode runs %s only%n",
                         options.scenario().name(), String.join(", ", plan.apis(BenchMode.NEO4J).stream()
@@ -90,9 +103,10 @@ public final class Bench {
                     ModeResult r = (run.mode() == BenchMode.NEO4J
                             ? servers.onPeer(run.peer(), run.auth(), peer -> modes.measurePeer(peer, run.api(),
                                     run.auth(), "", prime.peerWarmup(run.peer()), options.duration()))
-                            : servers.onFreshServer(run.mode(), servers.config(run), run.auth(),
-                                    server -> modes.measure(server, run.mode(), run.api(), run.appliers(), run.auth(),
-                                            run.journal(), "", options.warmup(), options.duration(), 0).result()))
+                            : servers.onFreshServer(run.mode(), servers.config(run), run.auth(), run.api().bolt(),
+                                    (server, bolt) -> modes.measure(server, bolt, run.mode(), run.api(),
+                                            run.appliers(), run.auth(), run.journal(), "", options.warmup(),
+                                            options.duration(), 0).result()))
                             .withRound(round).withCoalesce(run.coalesce())
                             .withSettings(BenchOptions.label(run.settings()));
                     progress.printf(Locale.ROOT, "bench %s %s (%s, auth %s%s%s%s): %,.0f writes/s, p50 %.2f"

@@ -13,7 +13,8 @@ import java.util.Objects;
  * @param scenario       the template, schema and rows
  * @param modes          the modes, run one after another, each on a fresh database ({@link BenchMode#NEO4J}: on
  *                       a fresh Neo4j server of its own)
- * @param clients        closed-loop HTTP clients (raw always runs one thread); open loop: the pool's connections
+ * @param clients        closed-loop HTTP clients, or Bolt sessions (raw always runs one thread); open loop: the
+ *                       pool's connections, or sessions
  * @param duration       measured time per mode
  * @param warmup         time per mode before measuring; not counted
  * @param prime          time before the first mode, on a throwaway server, shared by the modes: warms the JIT
@@ -31,9 +32,10 @@ import java.util.Objects;
  * @param auth           authentication settings to run every HTTP mode under, in order ({@code [true, false]}
  *                       measures what checking credentials costs); default: the config's
  * @param apis           how HTTP modes send the rows, in order: each HTTP mode runs once per api (default:
- *                       {@link BenchApi#TEMPLATE})
- * @param loadProcess    run the HTTP load in a JVM of its own ({@link LoadProcess}), so the bench's process, and
- *                       its CPU time, is the server's alone
+ *                       {@link BenchApi#TEMPLATE}); the Bolt apis, one per driver style, on sync and neo4j only
+ *                       ({@link BenchPlan#apis})
+ * @param loadProcess    run the load (HTTP, or the Bolt driver) in a JVM of its own ({@link LoadProcess}), so the
+ *                       bench's process, and its CPU time, is the server's alone
  * @param loadJavaOptions extra JVM options of the load process (e.g. a flight recording)
  * @param rounds         how many times to run the whole list of measurements, every other round in reverse
  *                       order (ABBA): on this machine the JIT is still compiling for minutes after the prime, so
@@ -107,6 +109,16 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
         }
         if (kafka != null && !modes.contains(BenchMode.ASYNC)) {
             throw new IllegalArgumentException("--kafka journals async writes: add async to --modes");
+        }
+        if (apis.stream().anyMatch(BenchApi::bolt) && rowsPerRequest != 1) {
+            throw new IllegalArgumentException("--api bolt writes one row a transaction: it needs one row per request,"
+                    + " not " + rowsPerRequest);
+        }
+        if (remote != null && modes.contains(BenchMode.SYNC) && apis.stream().anyMatch(BenchApi::bolt)) {
+            // whether sluice takes a Bolt listener beside a Neo4j of one's own is the server's rule: asked here, so
+            // that a refusal comes before the prime rather than at the first Bolt measurement
+            new io.sluice.server.SluiceServer.Options(config, workDir, null,
+                    new io.sluice.config.HostPort("127.0.0.1", 0), remote, null);
         }
         if (apis.contains(BenchApi.QUERY_V2) && rowsPerRequest != 1) {
             throw new IllegalArgumentException("the Query API takes one statement per request: --api query-v2 needs"

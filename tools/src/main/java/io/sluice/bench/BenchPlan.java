@@ -6,8 +6,8 @@ import java.util.Map;
 
 /**
  * What a round of {@code sluice bench} measures ({@link #plan()}), and what each measurement is called in the
- * progress lines, as in the report. HTTP modes run once per {@link BenchApi} asked for; Neo4j's server
- * ({@link BenchMode#NEO4J}) through the apis it has (no template).
+ * progress lines, as in the report. HTTP modes run once per {@link BenchApi} asked for (the Bolt apis on sync
+ * only, {@link #apis}); Neo4j's server ({@link BenchMode#NEO4J}) through the apis it has (no template).
  */
 final class BenchPlan {
     private final BenchOptions options;
@@ -69,10 +69,18 @@ final class BenchPlan {
         return plan;
     }
 
-    /** The apis {@code mode} runs: raw mode its rows, Neo4j's server those it has (no template), else all. */
+    /**
+     * The apis {@code mode} runs: raw mode its rows, Neo4j's server those it has (no template), sync all, direct and
+     * async all but Bolt's: a Bolt client has no {@code ?mode=} to choose, so sluice's Bolt listener is measured
+     * once, as sync (group commit, what it does).
+     */
     List<BenchApi> apis(BenchMode mode) {
-        return !mode.overHttp() ? List.of(BenchApi.TEMPLATE) : mode == BenchMode.NEO4J
-                ? options.apis().stream().filter(a -> a != BenchApi.TEMPLATE).toList() : options.apis();
+        return switch (mode) {
+            case RAW -> List.of(BenchApi.TEMPLATE);
+            case NEO4J -> options.apis().stream().filter(a -> a != BenchApi.TEMPLATE).toList();
+            case SYNC -> options.apis();
+            case DIRECT, ASYNC -> options.apis().stream().filter(a -> !a.bolt()).toList();
+        };
     }
 
     String label(BenchMode mode, BenchApi api) {

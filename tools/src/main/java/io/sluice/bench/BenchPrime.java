@@ -69,13 +69,14 @@ final class BenchPrime {
         boolean auth = options.auth().getFirst();
         List<BenchMode> sluiceModes = options.modes().stream().filter(m -> m != BenchMode.NEO4J).toList();
         if (!sluiceModes.isEmpty()) {
+            boolean bolt = sluiceModes.stream().anyMatch(m -> plan.apis(m).stream().anyMatch(BenchApi::bolt));
             servers.onFreshServer(sluiceModes.getFirst(), options.serverConfig(appliers,
-                    options.coalesce().getFirst(), options.neo4jSettings().getFirst()), auth,
-                    server -> {
+                    options.coalesce().getFirst(), options.neo4jSettings().getFirst()), auth, bolt,
+                    (server, boltUri) -> {
                 for (BenchMode mode : sluiceModes) {
                     for (BenchApi api : plan.apis(mode)) {
-                        modes.measure(server, mode, api, appliers, auth, ModeResult.LOCAL, " (priming the JIT)",
-                                Duration.ZERO, slice, 0);
+                        modes.measure(server, boltUri, mode, api, appliers, auth, ModeResult.LOCAL,
+                                " (priming the JIT)", Duration.ZERO, slice, 0);
                     }
                 }
                 return null;
@@ -91,10 +92,11 @@ final class BenchPrime {
         }
         if (kafka != null) { // the producer's and the Kafka applier's paths: one more slice, on a server of their own
             BenchPlan.Run run = new BenchPlan.Run(auth, options.coalesce().getFirst(), BenchMode.ASYNC,
-                    options.apis().getFirst(), appliers, ModeResult.KAFKA, null, options.neo4jSettings().getFirst());
-            servers.onFreshServer(BenchMode.ASYNC, servers.config(run), auth, server -> modes.measure(server,
-                    BenchMode.ASYNC, run.api(), appliers, auth, ModeResult.KAFKA,
-                    " (priming the JIT, journal on Kafka)", Duration.ZERO, slice, 0));
+                    plan.apis(BenchMode.ASYNC).getFirst(), appliers, ModeResult.KAFKA, null,
+                    options.neo4jSettings().getFirst());
+            servers.onFreshServer(BenchMode.ASYNC, servers.config(run), auth, false, (server, bolt) ->
+                    modes.measure(server, bolt, BenchMode.ASYNC, run.api(), appliers, auth, ModeResult.KAFKA,
+                            " (priming the JIT, journal on Kafka)", Duration.ZERO, slice, 0));
         }
     }
 }

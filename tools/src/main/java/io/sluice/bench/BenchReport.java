@@ -17,7 +17,8 @@ import java.util.Optional;
  * @param ratios e.g. {@code "sync/direct" -> 21.3, "sync/raw" -> 0.62}, for every mode against direct (through
  *               the same api) and raw when those ran; every raw-Cypher api against the template in the same mode
  *               ({@code "query-v2:sync/template:sync"}); auth on against off; sluice's sync mode against Neo4j's
- *               own server through the same api ({@code "query-v2:sync/query-v2:neo4j"}); Neo4j's server in a
+ *               own server through the same api ({@code "query-v2:sync/query-v2:neo4j"}, over Bolt {@code
+ *               "bolt-run:sync/bolt-run:neo4j"}, with the CPU per write over Neo4j's); Neo4j's server in a
  *               JVM of its own against the same in the bench's JVM
  *               ({@code "query-v2:neo4j/query-v2:neo4j-in-jvm"}); the {@link #CPU} ratios. With several rounds,
  *               each ratio is taken within each round and this is their geometric mean
@@ -129,9 +130,16 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         }
         for (ModeResult peer : results) { // what sluice gains over Neo4j's own server, to a client of the same api
             if (peer.mode() == BenchMode.NEO4J && peer.writesPerS() > 0) {
-                results.stream().filter(s -> s.mode() == BenchMode.SYNC && s.api() == peer.api()
-                        && s.auth() == peer.auth()).forEach(s -> ratios.put(label(all, s) + "/" + label(all, peer),
-                                s.writesPerS() / peer.writesPerS()));
+                List<ModeResult> same = results.stream().filter(s -> s.mode() == BenchMode.SYNC
+                        && s.api() == peer.api() && s.auth() == peer.auth()).toList();
+                same.forEach(s -> ratios.put(label(all, s) + "/" + label(all, peer),
+                        s.writesPerS() / peer.writesPerS()));
+                if (peer.server().cpuSeconds() > 0) { // and what a write costs each server, sluice's over Neo4j's
+                    same.stream().filter(s -> s.writes() > 0 && s.server().cpuSeconds() > 0)
+                            .forEach(s -> ratios.put(CPU + label(all, s) + "/" + label(all, peer),
+                                    s.server().cpuMicrosPerWrite(s.writes())
+                                            / peer.server().cpuMicrosPerWrite(peer.writes())));
+                }
             }
         }
         for (ModeResult process : results) { // what the bench's JVM lent Neo4j's server: a warm JIT, a shared heap
@@ -205,7 +213,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
         for (ModeResult r : results) {
             if (r.errors() > 0 && r.errors() >= r.writes()) {
                 out.add(r.mode().label() + " (" + r.api().label() + "): " + r.writes() + " writes, " + r.errors()
-                        + " errors " + r.errorsByStatus());
+                        + " errors " + (r.api().bolt() ? r.errorsByCode() : r.errorsByStatus()));
             }
         }
         return out;

@@ -18,9 +18,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The servers the bench measures, each fresh: a sluice ({@link #onFreshServer}: embedded Neo4j in a temporary
- * directory, HTTP on an ephemeral loopback port, no Bolt; or over Bolt to {@link BenchOptions#remote}, emptied
- * first), or Neo4j's own ({@link #onPeer}, {@link Neo4jPeer}): started, given the work, stopped, and its directory
- * deleted. On Kafka, each run's server gets a topic and consumer group of its own ({@link #config}).
+ * directory, HTTP on an ephemeral loopback port, a Bolt listener when the run's api is Bolt; or over Bolt to
+ * {@link BenchOptions#remote}, emptied first), or Neo4j's own ({@link #onPeer}, {@link Neo4jPeer}): started, given
+ * the work, stopped, and its directory deleted. On Kafka, each run's server gets a topic and consumer group of its
+ * own ({@link #config}).
  */
 final class BenchServers {
     /** Bench's logger: the bench's warnings name one logger, as before the split. */
@@ -53,9 +54,10 @@ final class BenchServers {
         return c.with(c.journal().withKafka(k.withTopic(name).withGroup(name)));
     }
 
+    /** Work on a sluice; {@code bolt}: its Bolt address, {@code bolt://host:port}, or null when it has none. */
     @FunctionalInterface
     interface OnServer<T> {
-        T run(SluiceServer server) throws InterruptedException;
+        T run(SluiceServer server, String bolt) throws InterruptedException;
     }
 
     /**
@@ -77,23 +79,42 @@ final class BenchServers {
         T run(Neo4jPeer peer) throws InterruptedException;
     }
 
-    <T> T onFreshServer(BenchMode mode, io.sluice.config.SluiceConfig config, boolean auth, OnServer<T> work)
-            throws InterruptedException {
+    /**
+     * A fresh sluice, given {@code work}, stopped, its directory deleted; with {@code bolt}, started with a Bolt
+     * listener on a free loopback port ({@link #freeLoopbackPort}), whatever sluice serves there.
+     */
+    <T> T onFreshServer(BenchMode mode, io.sluice.config.SluiceConfig config, boolean auth, boolean bolt,
+            OnServer<T> work) throws InterruptedException {
         Path dir = tempDir(mode);
         // the bench warms the JIT itself (the prime), and measures from the first request: no rehearsal
         config = config.with(config.warmup().withoutRehearsal());
         try {
-            SluiceServer.Options so = new SluiceServer.Options(config, dir, new HostPort("127.0.0.1", 0), null);
+            HostPort boltAddress = bolt ? freeLoopbackPort() : null;
+            SluiceServer.Options so = new SluiceServer.Options(config, dir, new HostPort("127.0.0.1", 0), boltAddress);
             if (options.remote() != null) {
                 wipeRemote();
-                so = SluiceServer.Options.remote(config, dir, new HostPort("127.0.0.1", 0), options.remote());
+                so = new SluiceServer.Options(config, dir, new HostPort("127.0.0.1", 0), boltAddress,
+                        options.remote(), null);
             }
             so = so.withInitialAuth(auth ? new InitialAuth.Given(Bench.PASSWORD, false) : new InitialAuth.Off());
             try (SluiceServer server = SluiceServer.start(so)) {
-                return work.run(server);
+                return work.run(server, boltAddress == null ? null : "bolt://" + boltAddress);
             }
         } finally {
             deleteTree(dir);
+        }
+    }
+
+    /**
+     * A loopback port free a moment ago, for sluice's Bolt listener: sluice does not say which port it bound when
+     * given port 0, so the bench chooses one and starts sluice on it. Another process could take it in between;
+     * then the start fails, saying so.
+     */
+    static HostPort freeLoopbackPort() {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return new HostPort("127.0.0.1", s.getLocalPort());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot find a free loopback port for sluice's Bolt listener", e);
         }
     }
 

@@ -11,9 +11,9 @@ import java.util.Map;
 
 /**
  * The load process's main ({@link LoadProcess} starts it): reads one {@link LoadSpec} a line on stdin, runs that
- * HTTP load, answers with one line on stdout, {@value LoadProcess#PREFIX} and a JSON object ({@code summary} or
- * {@code error}); progress lines and logs go to stderr. Says {@code ready} first. Ends when stdin ends, or at
- * once when the bench's process does (killed), so it never outlives the bench that started it.
+ * load (HTTP or Bolt), answers with one line on stdout, {@value LoadProcess#PREFIX} and a JSON object
+ * ({@code summary} or {@code error}); progress lines and logs go to stderr. Says {@code ready} first. Ends when stdin
+ * ends, or at once when the bench's process does (killed), so it never outlives the bench that started it.
  */
 public final class LoadMain {
     private LoadMain() {}
@@ -38,7 +38,7 @@ public final class LoadMain {
             try {
                 LoadSpec spec = json.readValue(line, LoadSpec.class);
                 Window window = Window.of(Time.SYSTEM.nanos(), spec.warmupNanos(), spec.durationNanos());
-                answer = Map.of("summary", LoadRun.http(spec, window, Time.SYSTEM, System.err).await());
+                answer = Map.of("summary", LoadRun.of(spec, window, Time.SYSTEM, System.err).await());
             } catch (IOException | RuntimeException e) {
                 answer = Map.of("error", e.toString());
             }

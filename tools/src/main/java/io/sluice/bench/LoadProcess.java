@@ -20,8 +20,9 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The HTTP load generator in a JVM of its own ({@code --load-process}), so that the bench's process is the
- * server alone: its CPU time from the OS is the server's, and the client's CPU, JIT and GC do not mix into it.
+ * The load generator (HTTP, or Bolt through the driver) in a JVM of its own ({@code --load-process}), so that the
+ * bench's process is the server alone: its CPU time from the OS is the server's, and the client's CPU, JIT and GC
+ * do not mix into it.
  * One child for the whole bench run (priming included, so its JIT is as warm as the server's), running one
  * mode's load at a time: the bench writes a {@link LoadSpec} as a JSON line to its stdin, it answers with a line
  * {@value #PREFIX}{@code {"summary": ...}} (or {@code {"error": ...}}) on stdout when the load has stopped. Its

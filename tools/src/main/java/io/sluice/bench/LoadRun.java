@@ -30,10 +30,14 @@ final class LoadRun {
         return new LoadRun(load, tally, lines);
     }
 
-    /** The HTTP load of {@code spec} over {@code window}, by the generator {@code spec} names, closed or open loop. */
-    static LoadRun http(LoadSpec spec, Window window, Time time, PrintStream progress) {
+    /**
+     * The load of {@code spec} over {@code window}, closed or open loop: over Bolt for a Bolt api, through the
+     * official driver ({@link BoltLoad}, {@link BoltOpenLoad}); else over HTTP, by the generator {@code spec} names.
+     */
+    static LoadRun of(LoadSpec spec, Window window, Time time, PrintStream progress) {
         Scenario.Workload rows = Scenario.named(spec.scenario()).workload(spec.seed());
-        Load load = switch (spec.client()) {
+        Load load = spec.api().bolt() ? (spec.rate() > 0 ? new BoltOpenLoad(spec, rows, time)
+                : new BoltLoad(spec, rows, time)) : switch (spec.client()) {
             case NETTY -> spec.rate() > 0 ? new OpenLoopLoad(spec.target(), rows, spec.rate(), time)
                     : new NettyHttpLoad(spec.target(), rows, time);
             case JDK -> new JdkHttpLoad(spec.target(), rows, time); // closed loop only: LoadSpec says so

@@ -20,10 +20,12 @@ import java.util.TreeMap;
  * @param p999Ms         the 99.9th percentile latency
  * @param maxMs          the largest latency
  * @param open           open loop only ({@link OpenLoop}; else {@link OpenFigures#NONE}): how late requests started
+ * @param errorsByCode   Bolt transactions that failed in the window ({@link BoltLoad}), by Neo4j status code, or by
+ *                       the driver's exception where the server gave none; not in {@code errorsByStatus}
  */
 record LoadSummary(int clients, long writes, long acknowledged, long uncertain, double p50Ms, double p99Ms,
         Map<Integer, Long> errorsByStatus, long samples, long latencySumNanos, double p999Ms, double maxMs,
-        OpenFigures open) {
+        OpenFigures open, Map<String, Long> errorsByCode) {
 
     /**
      * What only an open-loop run has ({@link OpenLoop}); latencies there run from each request's intended send time.
@@ -44,9 +46,12 @@ record LoadSummary(int clients, long writes, long acknowledged, long uncertain, 
     LoadSummary {
         errorsByStatus = java.util.Collections.unmodifiableMap(new TreeMap<>(errorsByStatus));
         open = open == null ? OpenFigures.NONE : open;
+        errorsByCode = errorsByCode == null ? Map.of()
+                : java.util.Collections.unmodifiableMap(new TreeMap<>(errorsByCode));
     }
 
     long errors() {
-        return errorsByStatus.values().stream().mapToLong(Long::longValue).sum();
+        return errorsByStatus.values().stream().mapToLong(Long::longValue).sum()
+                + errorsByCode.values().stream().mapToLong(Long::longValue).sum();
     }
 }

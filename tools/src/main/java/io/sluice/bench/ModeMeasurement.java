@@ -14,8 +14,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One mode's run on a sluice server ({@link #measure}): warm-up, then the measured window. HTTP modes are driven
- * by {@link NettyHttpLoad} or {@link JdkHttpLoad}, in this JVM or, with {@link BenchOptions#loadProcess}, in the
- * load process ({@link LoadProcess}); {@code raw} by {@link RawLoad}. The server's metrics are read at both ends
+ * by {@link NettyHttpLoad} or {@link JdkHttpLoad}, the Bolt apis by the official driver ({@link BoltLoad}) on the
+ * server's Bolt address, in this JVM or, with {@link BenchOptions#loadProcess}, in the load process
+ * ({@link LoadProcess}); {@code raw} by {@link RawLoad}. The server's metrics are read at both ends
  * of the measured window to show where the time went ({@link ServerReadings}). After each mode, what its rows left
  * in the database is counted ({@link #checkStored}).
  *
@@ -56,9 +57,10 @@ final class ModeMeasurement {
 
     /**
      * One mode's run on {@code server}: closed loop, or open loop at {@code rate} requests/s when it is positive.
-     * A {@code note} (priming) skips the stored-rows check.
+     * A {@code note} (priming) skips the stored-rows check. {@code bolt}: the server's Bolt address
+     * ({@code bolt://host:port}), where the Bolt apis go; null when it was started without one.
      */
-    Measured measure(SluiceServer server, BenchMode mode, BenchApi api, int appliers, boolean auth,
+    Measured measure(SluiceServer server, String bolt, BenchMode mode, BenchApi api, int appliers, boolean auth,
             String journal, String note, Duration warmup, Duration duration, double rate) throws InterruptedException {
         String authorization = auth ? Bench.authorization(options) : null;
         Scenario s = options.scenario();
@@ -68,7 +70,7 @@ final class ModeMeasurement {
         Window window = Window.of(time.nanos(), warmup.toNanos(), duration.toNanos());
         boolean remote = loadProcess != null && mode.overHttp();
         ProcessHandle child = remote ? loadProcess.handle() : null;
-        Running running = startLoad(server, mode, api, window, authorization, label, rate);
+        Running running = startLoad(server, bolt, mode, api, window, authorization, label, rate);
         ServerStats used;
         LoadSummary load;
         double drainSeconds = 0;
@@ -97,11 +99,11 @@ final class ModeMeasurement {
             used = used.withBatches(load.samples(), load.writes(), load.latencySumNanos() / 1e9,
                     load.samples() > 0 ? rowsPerRequest : 0);
         }
-        String client = mode.overHttp() ? options.client().label() : "in-process";
+        String client = mode.overHttp() ? client(api) : "in-process";
         ModeResult r = new ModeResult(mode, api, client, remote, load.clients(), rowsPerRequest, load.writes(),
                 window.seconds(), load.p50Ms(), load.p99Ms(), load.errors(), load.errorsByStatus(),
                 load.acknowledged(), -1, options.remote() == null ? "embedded" : "bolt", appliers, auth, used, 1, true,
-                journal);
+                journal, "", load.errorsByCode());
         if (drainSeconds > 0) {
             // async counts a write when it is applied, not when it is journaled: the time includes the drain
             progress.printf(Locale.ROOT, "bench %s async: the journal backlog took %.2f s to apply after the window%n",
@@ -132,7 +134,7 @@ final class ModeMeasurement {
         }
         Window window = Window.of(time.nanos(), warmup.toNanos(), duration.toNanos());
         ProcessHandle child = loadProcess != null ? loadProcess.handle() : null;
-        Running running = startHttpLoad(peer.uri(api), api, window, auth ? Bench.AUTHORIZATION : null,
+        Running running = startClientLoad(peer.uri(api), api, window, auth ? Bench.AUTHORIZATION : null,
                 label + note, 0);
         ServerStats used;
         LoadSummary load;
@@ -144,36 +146,50 @@ final class ModeMeasurement {
         } finally {
             load = running.await(); // the load stops by itself at the window's end
         }
-        ModeResult r = new ModeResult(BenchMode.NEO4J, api, options.client().label(), child != null, load.clients(),
+        ModeResult r = new ModeResult(BenchMode.NEO4J, api, client(api), child != null, load.clients(),
                 options.rowsPerRequest(), load.writes(), window.seconds(), load.p50Ms(), load.p99Ms(), load.errors(),
                 load.errorsByStatus(), load.acknowledged(), -1, peer.sink(), 0, auth, used, 1, true,
-                ModeResult.LOCAL);
+                ModeResult.LOCAL, "", load.errorsByCode());
         return note.isEmpty() ? checkStored(r, load.uncertain(), peer::count) : r;
     }
 
-    private Running startLoad(SluiceServer server, BenchMode mode, BenchApi api, Window window, String authorization,
-            String label, double rate) throws InterruptedException {
+    private Running startLoad(SluiceServer server, String bolt, BenchMode mode, BenchApi api, Window window,
+            String authorization, String label, double rate) throws InterruptedException {
         Scenario s = options.scenario();
         if (!mode.overHttp()) {
             LoadRun run = LoadRun.start(new RawLoad(server.sink(), Template.compile(s.name(), s.template()),
                     s.workload(options.seed()).stream(0), time), new Tally(window, 1), label, time, progress);
             return run::await;
         }
+        if (api.bolt()) { // a Bolt client has no ?mode=: what it gets is what sluice's Bolt listener does
+            if (bolt == null) {
+                throw new IllegalStateException(api.label() + ": the server was started without a Bolt address");
+            }
+            return startClientLoad(bolt, api, window, authorization, label, rate);
+        }
         String db = options.serverConfig().neo4j().database();
-        return startHttpLoad(server.baseUrl() + "/db/" + db + api.path(s.name()) + "?mode=" + mode.label(), api,
+        return startClientLoad(server.baseUrl() + "/db/" + db + api.path(s.name()) + "?mode=" + mode.label(), api,
                 window, authorization, label, rate);
     }
 
-    /** HTTP load on {@code uri}, here or in the load process; {@code rate} > 0: open loop at that rate. */
-    private Running startHttpLoad(String uri, BenchApi api, Window window, String authorization, String label,
+    /** What {@link ModeResult#client} calls the load generator of {@code api}. */
+    private String client(BenchApi api) {
+        return api.bolt() ? "java-driver" : options.client().label();
+    }
+
+    /**
+     * Load on {@code uri} (HTTP, or Bolt for a Bolt api), here or in the load process; {@code rate} > 0: open loop
+     * at that rate.
+     */
+    private Running startClientLoad(String uri, BenchApi api, Window window, String authorization, String label,
             double rate) throws InterruptedException {
         Scenario s = options.scenario();
         LoadSpec spec = new LoadSpec(uri,
                 api, s.rawCypher(), options.clients(), options.rowsPerRequest(), authorization, s.name(),
                 options.seed(), options.client(), window.measureStart() - window.start(), window.end()
-                - window.measureStart(), label, rate);
+                - window.measureStart(), label, rate, options.serverConfig().neo4j().database());
         if (loadProcess == null) {
-            return LoadRun.http(spec, window, time, progress)::await;
+            return LoadRun.of(spec, window, time, progress)::await;
         }
         try {
             return loadProcess.start(spec)::await;

@@ -31,11 +31,14 @@ import java.util.TreeMap;
  * @param journal        where async writes were journaled: {@code local} (the instance's disk) or {@code kafka}
  * @param settings       the Neo4j settings it ran under on top of the config's ({@link BenchOptions#label}; empty:
  *                       the config's alone)
+ * @param errorsByCode   over Bolt, the errors by Neo4j status code (or the driver's exception where the server
+ *                       gave none); {@code errorsByStatus} is then empty
  */
 public record ModeResult(BenchMode mode, BenchApi api, String client, boolean loadProcess, int clients,
         int rowsPerRequest, long writes, double seconds, double p50Ms, double p99Ms, long errors,
         Map<Integer, Long> errorsByStatus, long acknowledged, long stored, String sink, int appliers, boolean auth,
-        ServerStats server, int round, boolean coalesce, String journal, String settings) {
+        ServerStats server, int round, boolean coalesce, String journal, String settings,
+        Map<String, Long> errorsByCode) {
     public static final String LOCAL = "local";
     public static final String KAFKA = "kafka";
 
@@ -43,6 +46,18 @@ public record ModeResult(BenchMode mode, BenchApi api, String client, boolean lo
         errorsByStatus = java.util.Collections.unmodifiableMap(new TreeMap<>(errorsByStatus));
         journal = journal == null ? LOCAL : journal;
         settings = settings == null ? "" : settings;
+        errorsByCode = errorsByCode == null ? Map.of()
+                : java.util.Collections.unmodifiableMap(new TreeMap<>(errorsByCode));
+    }
+
+    /** A result over HTTP (no errors by Neo4j code). */
+    public ModeResult(BenchMode mode, BenchApi api, String client, boolean loadProcess, int clients,
+            int rowsPerRequest, long writes, double seconds, double p50Ms, double p99Ms, long errors,
+            Map<Integer, Long> errorsByStatus, long acknowledged, long stored, String sink, int appliers, boolean auth,
+            ServerStats server, int round, boolean coalesce, String journal, String settings) {
+        this(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms, errors,
+                errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, coalesce, journal, settings,
+                Map.of());
     }
 
     /** A result under the config's Neo4j settings. */
@@ -85,32 +100,37 @@ public record ModeResult(BenchMode mode, BenchApi api, String client, boolean lo
     /** The same result over {@code s} seconds (async: the window plus the time its backlog took to apply). */
     ModeResult withSeconds(double s) {
         return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, s, p50Ms, p99Ms, errors,
-                errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, coalesce, journal, settings);
+                errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, coalesce, journal, settings,
+                errorsByCode);
     }
 
     ModeResult withStored(long n) {
         return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms,
-                errors, errorsByStatus, acknowledged, n, sink, appliers, auth, server, round, coalesce, journal, settings);
+                errors, errorsByStatus, acknowledged, n, sink, appliers, auth, server, round, coalesce, journal, settings,
+                errorsByCode);
     }
 
     ModeResult withCoalesce(boolean on) {
         return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms,
-                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, on, journal, settings);
+                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, on, journal, settings,
+                errorsByCode);
     }
 
     ModeResult withJournal(String j) {
         return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms,
-                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, coalesce, j, settings);
+                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, coalesce, j, settings,
+                errorsByCode);
     }
 
     ModeResult withSettings(String label) {
         return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms,
                 errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, round, coalesce, journal,
-                label);
+                label, errorsByCode);
     }
 
     ModeResult withRound(int r) {
         return new ModeResult(mode, api, client, loadProcess, clients, rowsPerRequest, writes, seconds, p50Ms, p99Ms,
-                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, r, coalesce, journal, settings);
+                errors, errorsByStatus, acknowledged, stored, sink, appliers, auth, server, r, coalesce, journal, settings,
+                errorsByCode);
     }
 }

@@ -25,7 +25,7 @@ import java.util.Map;
  * The peer of {@link BenchMode#NEO4J}: Neo4j's own Community server ({@link Neo4jServer}, what
  * {@code sluice neo4j --http} runs), in a JVM of its own ({@link BenchPeer#PROCESS}, {@link PeerProcess}: the
  * default, as a user deploys it) or in the bench's JVM ({@link BenchPeer#IN_JVM}), on a temporary home, HTTP on an
- * ephemeral loopback port (Bolt too, which Neo4j's server will not start without, unused), with what the sluice
+ * ephemeral loopback port, Bolt too (where the Bolt apis go, {@link BenchApi#bolt}), with what the sluice
  * servers of the run get: the config's page cache, transaction memory limit and database name, the run's
  * authentication setting (the bench's password, {@link Bench#PASSWORD}), and the scenario's schema, applied
  * through its Query API before the load, then {@code CALL db.awaitIndexes(300)} as sluice does. Before that, a
@@ -66,16 +66,18 @@ final class Neo4jPeer implements AutoCloseable {
     private final PeerProcess process;
     private final String database;
     private final String baseUrl;
+    private final String boltUri;
     private final String authorization;
     private final HttpClient http;
     private final ObjectMapper json = new ObjectMapper();
 
-    private Neo4jPeer(Runnable stop, PeerProcess process, HostPort address, String database,
+    private Neo4jPeer(Runnable stop, PeerProcess process, HostPort address, HostPort bolt, String database,
             String authorization) {
         this.stop = stop;
         this.process = process;
         this.database = database;
         this.baseUrl = "http://" + address;
+        this.boltUri = "bolt://" + bolt;
         this.authorization = authorization;
         this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     }
@@ -102,8 +104,8 @@ final class Neo4jPeer implements AutoCloseable {
         settings.putAll(extra);
         PeerProcess child = PeerProcess.start(home, config.neo4j().pagecache().bytes(), settings,
                 auth ? "neo4j/" + Bench.PASSWORD : "none", timeout, progress, time);
-        return prepared(new Neo4jPeer(child::close, child, child.httpAddress(), config.neo4j().database(),
-                auth ? Bench.AUTHORIZATION : null), schema);
+        return prepared(new Neo4jPeer(child::close, child, child.httpAddress(), child.boltAddress(),
+                config.neo4j().database(), auth ? Bench.AUTHORIZATION : null), schema);
     }
 
     private static Neo4jPeer startInJvm(Path home, SluiceConfig config, boolean auth, List<String> schema, Time time)
@@ -111,8 +113,8 @@ final class Neo4jPeer implements AutoCloseable {
         Neo4jServer server = Neo4jServer.start(new Neo4jServer.Options(home, new HostPort("127.0.0.1", 0),
                 new HostPort("127.0.0.1", 0), config.neo4j().pagecache().bytes(), auth ? new EmbeddedNeo4j.Security(
                         true, Bench.PASSWORD, false, null) : EmbeddedNeo4j.Security.OFF, settings(home, config)), time);
-        return prepared(new Neo4jPeer(server::close, null, server.httpAddress(), config.neo4j().database(),
-                auth ? Bench.AUTHORIZATION : null), schema);
+        return prepared(new Neo4jPeer(server::close, null, server.httpAddress(), server.boltAddress(),
+                config.neo4j().database(), auth ? Bench.AUTHORIZATION : null), schema);
     }
 
     /** The {@code neo4j.conf} lines of the bench's: its user log on stderr, the config's database and limits. */
@@ -166,12 +168,15 @@ final class Neo4jPeer implements AutoCloseable {
         return process != null ? process.handle() : null;
     }
 
-    /** Where {@code api}'s requests go: Neo4j's Query API or classic {@code tx/commit}, no query string. */
+    /**
+     * Where {@code api}'s requests go: Neo4j's Query API or classic {@code tx/commit}, no query string; its Bolt
+     * connector ({@code bolt://host:port}) for the Bolt apis.
+     */
     String uri(BenchApi api) {
         if (api == BenchApi.TEMPLATE) {
             throw new IllegalArgumentException("Neo4j has no template endpoint");
         }
-        return baseUrl + "/db/" + database + api.path("");
+        return api.bolt() ? boltUri : baseUrl + "/db/" + database + api.path("");
     }
 
     /** Runs {@code cypher}, which returns one number, through the Query API, and returns it. */

@@ -5,8 +5,8 @@ import java.util.Locale;
 
 /**
  * With {@link BenchOptions#rates}, each HTTP mode's closed-loop run is followed by one open-loop run per rate
- * ({@link OpenLoopLoad}), each on a fresh server too; those are reported apart ({@link BenchReport#openLoop}).
- * Sluice's modes only: Neo4j's own server is measured closed loop only.
+ * ({@link OpenLoopLoad}; over Bolt {@link BoltOpenLoad}), each on a fresh server too; those are reported apart
+ * ({@link BenchReport#openLoop}). Sluice's modes only: Neo4j's own server is measured closed loop only.
  */
 final class OpenLoopRuns {
     private final BenchOptions options;
@@ -37,8 +37,8 @@ final class OpenLoopRuns {
             return null;
         }
         ModeMeasurement.Measured m = servers.onFreshServer(run.mode(), servers.config(run), run.auth(),
-                server -> modes.measure(server, run.mode(), run.api(), run.appliers(), run.auth(), run.journal(), "",
-                        options.warmup(), options.duration(), target));
+                run.api().bolt(), (server, bolt) -> modes.measure(server, bolt, run.mode(), run.api(), run.appliers(),
+                        run.auth(), run.journal(), "", options.warmup(), options.duration(), target));
         ModeResult r = m.result().withRound(round).withCoalesce(run.coalesce())
                 .withSettings(BenchOptions.label(run.settings()));
         LoadSummary load = m.load();

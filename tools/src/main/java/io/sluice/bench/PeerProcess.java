@@ -49,7 +49,7 @@ import java.util.regex.Pattern;
  *     --pagecache BYTES --setting KEY=VALUE ...
  * </pre>
  * with {@code NEO4J_AUTH=neo4j/PASSWORD} (or {@code none}) in its environment. Port 0: the server binds ports
- * the OS picks and its {@code neo4j ready: bolt://... http://HOST:PORT ...} line on stdout says which, so no
+ * the OS picks and its {@code neo4j ready: bolt://HOST:PORT http://HOST:PORT ...} line on stdout says which, so no
  * port is chosen here and raced for.
  *
  * <p><b>Ready</b> is that line, then its discovery ({@code GET /}) answering 200, both within one deadline; the
@@ -74,6 +74,7 @@ final class PeerProcess implements AutoCloseable {
     private static final int TAIL_LINES = 40;
     private static final String READY = "neo4j ready: ";
     private static final Pattern HTTP = Pattern.compile("http://(\\S+)");
+    private static final Pattern BOLT = Pattern.compile("bolt://(\\S+)");
     private static final Pattern HEAP_FLAG = Pattern.compile("-Xm[sxn].*|-XX:[+-]Use\\w+GC|-XX:(Max|Min|Initial)"
             + "RAMPercentage=.*|-XX:(MaxGCPauseMillis|ParallelGCThreads|ConcGCThreads|MaxDirectMemorySize)=.*"
             + "|-XX:[+-]AlwaysPreTouch");
@@ -85,6 +86,8 @@ final class PeerProcess implements AutoCloseable {
     private final List<Thread> readers = new ArrayList<>();
     private final Thread hook;
     private HostPort http;
+    /** Where its Bolt connector listens, from the ready line; set before {@link #ready} completes. */
+    private volatile HostPort bolt;
 
     private PeerProcess(Process process, Path gcLog) {
         this.process = process;
@@ -113,7 +116,9 @@ final class PeerProcess implements AutoCloseable {
         try {
             p.read("sluice-bench-neo4j-stdout", p.process.getInputStream(), true, progress, line -> {
                 Matcher m = HTTP.matcher(line);
-                if (line.startsWith(READY) && m.find()) {
+                Matcher b = BOLT.matcher(line);
+                if (line.startsWith(READY) && m.find() && b.find()) {
+                    p.bolt = HostPort.parse(b.group(1));
                     p.ready.complete(HostPort.parse(m.group(1)));
                 }
             });
@@ -239,6 +244,11 @@ final class PeerProcess implements AutoCloseable {
     /** Where its HTTP API listens, as bound. */
     HostPort httpAddress() {
         return http;
+    }
+
+    /** Where its Bolt connector listens, as bound. */
+    HostPort boltAddress() {
+        return bolt;
     }
 
     /** The child, for its CPU time. */

@@ -51,8 +51,8 @@ final class ReportFormat {
         StringBuilder sb = new StringBuilder();
         sb.append("scenario ").append(scenario).append('\n');
         String mode = modeColumn();
-        String head = mode + " %-14s %7s %9s %10s %7s %10s %8s %8s %6s %8s %7s %7s %6s %6s %9s %9s %9s%n";
-        String row = mode + " %-14s %7d %9d %10d %7.1f %10.0f %8.2f %8.2f %6d %8.1f %7.2f %7.2f %6.2f %6.1f %9d %9.1f %9s%n";
+        String head = mode + " %-18s %7s %9s %10s %7s %10s %8s %8s %6s %8s %7s %7s %6s %6s %9s %9s %9s%n";
+        String row = mode + " %-18s %7d %9d %10d %7.1f %10.0f %8.2f %8.2f %6d %8.1f %7.2f %7.2f %6.2f %6.1f %9d %9.1f %9s%n";
         sb.append(String.format(Locale.ROOT, head, "mode", "client", "clients", "rows/req", "writes", "seconds",
                 "writes/s", "p50 ms", "p99 ms", "errors", "rows/tx", "tx ms", "in tx", "gc s", "jit s", "deadlocks",
                 "cpu us/w", "load us/w"));
@@ -84,8 +84,7 @@ final class ReportFormat {
         sb.append(openLoopTable());
         for (ModeResult r : results) {
             if (r.errors() > 0) {
-                sb.append("errors in ").append(label(results, r)).append(" by HTTP status (0: transport; 2xx: the"
-                        + " answer reported errors): ").append(r.errorsByStatus()).append('\n');
+                sb.append("errors in ").append(label(results, r)).append(errorsBy(r)).append('\n');
             }
         }
         if (results.stream().anyMatch(ModeResult::processPeer)) {
@@ -96,6 +95,12 @@ final class ReportFormat {
         if (results.stream().anyMatch(ModeResult::inJvmPeer)) {
             sb.append("neo4j-in-jvm: Neo4j's own server in the bench's JVM (its JIT warmed by sluice's runs, the heap"
                     + " shared): cpu us/w, gc s and jit s are the bench JVM's\n");
+        }
+        if (results.stream().anyMatch(r -> r.api().bolt())) {
+            sb.append("bolt-*: the scenario's statement, a transaction per row, through the official Java driver (a"
+                    + " session per client; run: session.run, execute-write: session.executeWrite, executable-query:"
+                    + " driver.executableQuery) to the server's Bolt address: sync's is whatever sluice serves on its"
+                    + " Bolt listener, neo4j's Neo4j's own connector\n");
         }
         if (results.stream().anyMatch(r -> r.mode() == BenchMode.NEO4J)) {
             sb.append("Neo4j's own server has no sluice /metrics: rows/tx, tx ms, in tx and deadlocks are not measured"
@@ -130,11 +135,17 @@ final class ReportFormat {
         }
         for (OpenLoopResult o : openLoop) {
             if (o.run().errors() > 0) {
-                sb.append("errors in ").append(openLabel(o)).append(" by HTTP status (0: transport): ")
-                        .append(o.run().errorsByStatus()).append('\n');
+                sb.append("errors in ").append(openLabel(o)).append(errorsBy(o.run())).append('\n');
             }
         }
         return sb.toString();
+    }
+
+    /** A result's errors, by what failed them: Neo4j's status codes over Bolt, HTTP statuses otherwise. */
+    private static String errorsBy(ModeResult r) {
+        return r.api().bolt() ? " by Neo4j code (else the driver's exception, no answer from the server): "
+                + r.errorsByCode() : " by HTTP status (0: transport; 2xx: the answer reported errors): "
+                + r.errorsByStatus();
     }
 
     /** An open-loop run's label: its mode's, as the closed-loop rows name it, and the rate. */
@@ -169,6 +180,9 @@ final class ReportFormat {
             Map<String, Long> byStatus = new LinkedHashMap<>();
             r.errorsByStatus().forEach((s, n) -> byStatus.put(Integer.toString(s), n));
             m.put("errors_by_status", byStatus);
+            if (r.api().bolt()) {
+                m.put("errors_by_code", r.errorsByCode());
+            }
             m.put("sink", r.sink());
             if (r.mode() == BenchMode.NEO4J) {
                 m.put("peer", (r.inJvmPeer() ? BenchPeer.IN_JVM : BenchPeer.PROCESS).label());
@@ -239,6 +253,9 @@ final class ReportFormat {
         Map<String, Long> byStatus = new LinkedHashMap<>();
         r.errorsByStatus().forEach((st, n) -> byStatus.put(Integer.toString(st), n));
         m.put("errors_by_status", byStatus);
+        if (r.api().bolt()) {
+            m.put("errors_by_code", r.errorsByCode());
+        }
         m.put("sent", o.sent());
         m.put("not_sent", o.notSent());
         m.put("late_starts", o.late());

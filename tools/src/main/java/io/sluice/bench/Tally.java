@@ -34,6 +34,7 @@ final class Tally {
     final class Client {
         private final Latencies latencies = new Latencies(perClientSamples);
         private final Map<Integer, Long> errorsByStatus = new HashMap<>();
+        private final Map<String, Long> errorsByCode = new HashMap<>();
         private long writes;
         private long sent; // open loop: measured requests sent, those late to start, and their start lags
         private long late;
@@ -69,6 +70,11 @@ final class Tally {
             if (!counted(status, reportedErrors, rows, intended)) {
                 return true; // warm-up, or never scheduled: the schedule ends with the window
             }
+            return openSample(intended, sent, end);
+        }
+
+        /** A measured open-loop request's start lag and latency, from its due time. */
+        private boolean openSample(long intended, long sent, long end) {
             this.sent++;
             long lag = sent - intended;
             startLagNanos += lag;
@@ -79,16 +85,41 @@ final class Tally {
         }
 
         /**
+         * Records one Bolt transaction ({@link BoltLoad}) that took from {@code start} to {@code end}:
+         * {@code errorCode} null when it committed, else what failed it, a Neo4j status code or, with
+         * {@code uncertain}, a failure with no answer from the server (committed or not, the client cannot know).
+         * Returns false as {@link #record} does.
+         */
+        boolean recordBolt(String errorCode, boolean uncertain, int rows, long start, long end) {
+            return !counted(errorCode == null, uncertain, 0, errorCode, rows, end) || latencies.add(end - start);
+        }
+
+        /** {@link #recordBolt} for an open-loop transaction, due at {@code intended}, as {@link #recordOpen}. */
+        boolean recordBoltOpen(String errorCode, boolean uncertain, int rows, long intended, long sent, long end) {
+            if (!counted(errorCode == null, uncertain, 0, errorCode, rows, intended)) {
+                return true;
+            }
+            return openSample(intended, sent, end);
+        }
+
+        /**
          * Counts an answer: acknowledged rows (in any phase: what the database must hold at the end) or rows lost
          * in transport (applied or not, the client cannot know); then, if {@code at} is in the measured window,
          * writes or errors by status. True when it was in the window (its latency is then to be recorded).
          */
         private boolean counted(int status, boolean reportedErrors, int rows, long at) {
-            boolean ok = status >= 200 && status < 300 && !reportedErrors;
+            return counted(status >= 200 && status < 300 && !reportedErrors, status == 0, status, null, rows, at);
+        }
+
+        /**
+         * {@link #counted(int, boolean, int, long)} for either protocol: an error is counted under {@code code}
+         * (Bolt) when it is not null, else under {@code status} (HTTP).
+         */
+        private boolean counted(boolean ok, boolean uncertain, int status, String code, int rows, long at) {
             if (ok) {
                 acknowledged.add(rows);
-            } else if (status == 0) {
-                uncertain.add(rows);
+            } else if (uncertain) {
+                Tally.this.uncertain.add(rows);
             }
             switch (window.phase(at)) {
                 case WARMUP -> {
@@ -106,7 +137,11 @@ final class Tally {
                 writes += rows;
                 Tally.this.writes.add(rows);
             } else {
-                errorsByStatus.merge(status, 1L, Long::sum);
+                if (code != null) {
+                    errorsByCode.merge(code, 1L, Long::sum);
+                } else {
+                    errorsByStatus.merge(status, 1L, Long::sum);
+                }
                 errors.add(1);
             }
             return true;
@@ -147,6 +182,7 @@ final class Tally {
     synchronized LoadSummary summary() {
         long w = 0;
         Map<Integer, Long> byStatus = new HashMap<>();
+        Map<String, Long> byCode = new HashMap<>();
         List<Latencies> parts = new ArrayList<>();
         long sent = 0;
         long late = 0;
@@ -157,6 +193,7 @@ final class Tally {
             late += c.late;
             lag += c.startLagNanos;
             c.errorsByStatus.forEach((s, n) -> byStatus.merge(s, n, Long::sum));
+            c.errorsByCode.forEach((code, n) -> byCode.merge(code, n, Long::sum));
             parts.add(c.latencies);
         }
         long[] sorted = Latencies.mergeSorted(parts);
@@ -166,6 +203,6 @@ final class Tally {
         }
         return new LoadSummary(clients.size(), w, acknowledged.sum(), uncertain.sum(), Latencies.percentileMs(sorted, 50),
                 Latencies.percentileMs(sorted, 99), byStatus, sorted.length, sum, Latencies.percentileMs(sorted, 99.9),
-                Latencies.maxMs(sorted), new LoadSummary.OpenFigures(sent, late, lag, notSent.sum()));
+                Latencies.maxMs(sorted), new LoadSummary.OpenFigures(sent, late, lag, notSent.sum()), byCode);
     }
 }

@@ -52,6 +52,27 @@
  *       the first mode measured, half a core of compiler time), so a single run favours what comes later.</li>
  * </ol>
  *
+ * <h2>Over Bolt ({@code --api bolt})</h2>
+ * The same rows, as the scenario's statement with {@code $parameters} (what {@code tx-commit} and {@code query-v2}
+ * send), through the official Java driver ({@link io.sluice.bench.BoltLoad}, {@link io.sluice.bench.BoltWriter}):
+ * one driver per measurement, {@code --clients} threads each with its session, each row a transaction of its own,
+ * in each of {@code --bolt-styles} in turn, a measurement each: {@code run} ({@code session.run(statement, row)},
+ * consumed: auto-commit), {@code execute-write} ({@code session.executeWrite(tx -> tx.run(...).consume())}, which the
+ * driver retries on transient errors) and {@code executable-query}
+ * ({@code driver.executableQuery(statement).withParameters(row).execute()}), labelled {@code bolt-run},
+ * {@code bolt-execute-write}, {@code bolt-executable-query}. The targets: sluice, started with a Bolt listener on a
+ * free loopback port (whatever sluice serves there: the embedded Neo4j's own connector until sluice's group-committing
+ * listener replaces it), reported as {@code sync}, since a Bolt client chooses no mode (direct and async skip the Bolt
+ * apis, with a line); and Neo4j's own server's Bolt connector ({@code --modes neo4j}, {@code --peer}), reported as
+ * {@code neo4j}; the report compares them style for style ({@code bolt-run:sync/bolt-run:neo4j}, and the CPU per write,
+ * {@code cpu bolt-run:sync/bolt-run:neo4j}). Credentials are the HTTP load's ({@code neo4j} and the bench's password,
+ * or {@code --user} and {@code --password}), as {@code AuthTokens.basic}; the pool allows twice {@code --clients}
+ * connections, at least the driver's default 100. A failed transaction is an error by its Neo4j status code (the
+ * report's and the JSON's {@code errors_by_code}), or by the driver's exception where the server gave none (then its
+ * rows count as lost in transport). With {@code --rate} sync's Bolt runs open loop too ({@link
+ * io.sluice.bench.BoltOpenLoad}: the same schedule and pool, a slot a session); Neo4j's, as over HTTP, closed loop
+ * only. One row per transaction: {@code --rows-per-request} must be 1.
+ *
  * <h2>Where the load runs</h2>
  * In the bench's JVM by default, sharing it with the server: then the process CPU per write
  * ({@code cpu us/w}) is server and client together. With {@code --load-process} the HTTP load runs in a JVM of

@@ -21,7 +21,8 @@ import picocli.CommandLine.Parameters;
 
 /** {@code sluice bench}: runs a scenario in several modes, each on a fresh in-process sluice, and compares them. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = {"Benchmark sluice's modes against each other over loopback HTTP, and against raw UNWIND batches.",
+        description = {"Benchmark sluice's modes against each other over loopback HTTP (or Bolt), against raw UNWIND"
+                + " batches, and against Neo4j's own server.",
                 "Each mode runs on a fresh database: start, warm up, measure, stop, delete."})
 final class BenchCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "SCENARIO",
@@ -30,7 +31,7 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--modes", defaultValue = "direct,sync,raw",
             description = "modes to run, in order: direct, sync, async, raw, neo4j (Neo4j's own server, the same"
-                    + " rows through its --api, tx-commit and query-v2 only; no sluice) (default: ${DEFAULT-VALUE})")
+                    + " rows through its --api, tx-commit, query-v2 and bolt only; no sluice) (default: ${DEFAULT-VALUE})")
     String modes;
 
     @Option(names = "--peer", defaultValue = "process", paramLabel = "process|in-jvm[,...]",
@@ -42,7 +43,8 @@ final class BenchCommand implements Callable<Integer> {
                     + " (default: ${DEFAULT-VALUE})")
     String peer;
 
-    @Option(names = "--clients", defaultValue = "64", description = "closed-loop HTTP clients (default: ${DEFAULT-VALUE})")
+    @Option(names = "--clients", defaultValue = "64",
+            description = "closed-loop HTTP clients, or Bolt sessions with --api bolt (default: ${DEFAULT-VALUE})")
     int clients;
 
     @Option(names = "--duration", defaultValue = "20", description = "measured seconds per mode (default: ${DEFAULT-VALUE})")
@@ -97,14 +99,25 @@ final class BenchCommand implements Callable<Integer> {
     java.util.List<String> auth;
 
     @Option(names = "--api", defaultValue = "template", paramLabel = "API[,API...]",
-            description = "how HTTP modes send the rows, each in turn: template (write/{scenario}), tx-commit "
-                    + "(Neo4j's classic tx/commit) or query-v2 (its Query API), the last two as the scenario's "
-                    + "statement with $parameters (default: ${DEFAULT-VALUE})")
+            description = "how the modes send the rows, each in turn: template (write/{scenario}), tx-commit "
+                    + "(Neo4j's classic tx/commit), query-v2 (its Query API) or bolt (the official Java driver, one"
+                    + " session per client, each row a transaction, in each of --bolt-styles), the last three as the"
+                    + " scenario's statement with $parameters. A Bolt client chooses no mode: bolt runs on sync"
+                    + " (sluice started with a Bolt listener, whatever serves there) and on neo4j (Neo4j's own Bolt"
+                    + " connector); the report has bolt-STYLE:sync/bolt-STYLE:neo4j (default: ${DEFAULT-VALUE})")
     String api;
 
+    @Option(names = "--bolt-styles", paramLabel = "STYLE[,STYLE...]",
+            description = "how --api bolt writes a row, each in turn: run (session.run(statement, row), consumed: an"
+                    + " auto-commit transaction), execute-write (session.executeWrite(tx -> tx.run(...).consume()):"
+                    + " a managed transaction, retried by the driver on transient errors), executable-query"
+                    + " (driver.executableQuery(statement).withParameters(row).execute()) (default: all three,"
+                    + " " + BenchApi.BOLT_STYLES + ")")
+    String boltStyles;
+
     @Option(names = "--load-process",
-            description = "run the HTTP load generator in a JVM of its own, so the bench's process is the server "
-                    + "alone (its CPU per write is the server's own)")
+            description = "run the load generator (HTTP, or the Bolt driver) in a JVM of its own, so the bench's"
+                    + " process is the server alone (its CPU per write is the server's own)")
     boolean loadProcess;
 
     @Option(names = "--load-java-options", paramLabel = "\"OPTIONS\"",
@@ -128,10 +141,10 @@ final class BenchCommand implements Callable<Integer> {
     String kafka;
 
     @Option(names = "--rate", paramLabel = "R[,R...]",
-            description = "after each HTTP mode's closed-loop run, an open-loop run per rate (each on a fresh server):"
-                    + " requests due at R/s (3000) or at a percentage of that mode's closed-loop peak in the same"
-                    + " round (50%%), on up to --clients connections, latency from each request's due time;"
-                    + " netty client only")
+            description = "after each of sluice's modes' closed-loop run, an open-loop run per rate (each on a fresh"
+                    + " server): requests (over Bolt, transactions) due at R/s (3000) or at a percentage of that"
+                    + " mode's closed-loop peak in the same round (50%%), on up to --clients connections (sessions),"
+                    + " latency from each request's due time; HTTP: netty client only; not for neo4j")
     String rate;
 
     @Option(names = "--neo4j-settings", paramLabel = "config|KEY=VALUE[;KEY=VALUE...]",
@@ -152,7 +165,7 @@ final class BenchCommand implements Callable<Integer> {
                 neo4j == null ? null : new io.sluice.sink.BoltSink.Options(neo4j, user,
                         password != null ? password : System.getenv("SLUICE_NEO4J_PASSWORD"), c.neo4j().database()),
                 auth == null ? null : auth.stream().map(BenchCommand::onOff).toList())
-                .withApis(BenchApi.parseList(api)).withRounds(rounds)
+                .withApis(BenchApi.parseList(api, boltStyles)).withRounds(rounds)
                 .withCoalesce(coalesce == null ? null : coalesce.stream().map(BenchCommand::onOff).toList())
                 .withKafka(kafka).withRates(rate == null ? null : Rate.parseList(rate)).withLoadProcess(loadProcess, loadJavaOptions == null || loadJavaOptions.isBlank() ? java.util.List.of()
                         : java.util.List.of(loadJavaOptions.strip().split("\\s+")))

@@ -222,11 +222,11 @@ class OpenLoopTest {
     @Test
     void theRateGoesToTheLoadProcessAndOnlyTheNettyClientTakesIt() throws Exception {
         LoadSpec spec = new LoadSpec("http://127.0.0.1:1/db/neo4j/write/visited?mode=sync", BenchApi.TEMPLATE, "", 8,
-                1, null, "visited", 42, LoadClient.NETTY, 1, 2, "visited sync @4000/s", 4000.5);
+                1, null, "visited", 42, LoadClient.NETTY, 1, 2, "visited sync @4000/s", 4000.5, "neo4j");
         ObjectMapper json = new ObjectMapper();
         assertThat(json.readValue(json.writeValueAsString(spec), LoadSpec.class)).isEqualTo(spec);
         assertThatThrownBy(() -> new LoadSpec(spec.uri(), BenchApi.TEMPLATE, "", 8, 1, null, "visited", 42,
-                LoadClient.JDK, 1, 2, "x", 100)).hasMessageContaining("netty");
+                LoadClient.JDK, 1, 2, "x", 100, null)).hasMessageContaining("netty");
         assertThatThrownBy(() -> new BenchOptions(Scenario.named("visited"), List.of(BenchMode.SYNC), 8,
                 Duration.ofSeconds(1), Duration.ZERO, Duration.ZERO, 1, SluiceConfig.defaults(), Path.of("/tmp"), 1,
                 LoadClient.JDK).withRates(List.of(new Rate(50, true)))).hasMessageContaining("--rate")
