@@ -234,15 +234,15 @@ final class BoltConnection implements Runnable {
             state = State.DEFUNCT;
             return;
         }
+        // as Neo4j 2026.08 answers (docs/reference/neo4j-bolt-behaviour.md, section 2); no telemetry hint, so
+        // drivers send no TELEMETRY, as to Neo4j
         Map<String, Object> meta = new LinkedHashMap<>();
         meta.put("server", services.serverAgent());
-        meta.put("connection_id", id);
-        Map<String, Object> hints = new LinkedHashMap<>();
-        hints.put("connection.recv_timeout_seconds", services.recvTimeoutSeconds());
-        if (version.atLeast(Version.V5_4)) {
-            hints.put("telemetry.enabled", false);
+        if (version.atLeast(Version.V5_8)) {
+            meta.put("protocol_version", version.toString());
         }
-        meta.put("hints", hints);
+        meta.put("connection_id", id);
+        meta.put("hints", Map.of("connection.recv_timeout_seconds", services.recvTimeoutSeconds()));
         if (version.atLeast(Version.V5_1)) {
             Messages.success(meta, out);
             state = State.AUTHENTICATION;
@@ -258,7 +258,8 @@ final class BoltConnection implements Runnable {
     private void authentication(Request r) throws InterruptedException {
         if (r instanceof Logon l) {
             if (logon(l.auth())) {
-                Messages.success(Map.of(), out);
+                Messages.success(version.atLeast(Version.V5_8) ? Map.of("advertised_address", services.advertised())
+                        : Map.of(), out);
                 state = State.READY;
             }
             return;
@@ -282,8 +283,9 @@ final class BoltConnection implements Runnable {
         } else if ("none".equals(scheme) && !services.callers().enabled()) {
             result = new Authenticator.Result.Authenticated(null);
         } else {
-            result = new Authenticator.Result.Invalid("Unsupported authentication token, scheme '" + scheme
-                    + "' is not supported.");
+            result = new Authenticator.Result.Invalid("none".equals(scheme)
+                    ? "Unsupported authentication token, scheme 'none' is only allowed when auth is disabled."
+                    : "Unsupported authentication token, scheme '" + scheme + "' is not supported.");
         }
         Neo4jError refused = switch (result) {
             case Authenticator.Result.Authenticated a -> {
@@ -292,7 +294,8 @@ final class BoltConnection implements Runnable {
                 yield null;
             }
             case Authenticator.Result.Invalid i -> new Neo4jError(Neo4jStatus.Security.UNAUTHORIZED,
-                    "The client is unauthorized due to authentication failure.");
+                    i.message().startsWith("Unsupported authentication token") ? i.message()
+                            : "The client is unauthorized due to authentication failure.");
             case Authenticator.Result.Missing m -> new Neo4jError(Neo4jStatus.Security.UNAUTHORIZED,
                     "The client is unauthorized due to authentication failure.");
             case Authenticator.Result.Malformed m -> new Neo4jError(Neo4jStatus.Security.UNAUTHORIZED,
@@ -378,7 +381,7 @@ final class BoltConnection implements Runnable {
             case Outcome.Committed c -> {
                 cursor = Cursor.of(c.results().isEmpty() ? null : c.results().getFirst(),
                         services.writes().kind(run.query()), true, null);
-                started(cursor, start, -1);
+                started(cursor, start, -1, run.extra());
                 state = State.STREAMING;
             }
             case Outcome.Accepted a -> {
@@ -389,7 +392,7 @@ final class BoltConnection implements Runnable {
                     journal.put("partition", (long) a.partition());
                 }
                 cursor = Cursor.accepted(journal);
-                started(cursor, start, -1);
+                started(cursor, start, -1, run.extra());
                 state = State.STREAMING;
             }
             case Outcome.Failed f -> failedRun(f.error(), services.writes().kind(run.query()), start, true);
@@ -411,7 +414,7 @@ final class BoltConnection implements Runnable {
             io.sluice.sink.StatementResult r = services.system().run(run.query(), WireValues.params(run.params(),
                     version.atLeast(Version.V5_0)), credentials);
             cursor = Cursor.system(r);
-            started(cursor, start, -1);
+            started(cursor, start, -1, run.extra());
             state = State.STREAMING;
         } catch (WireValues.BadValue e) {
             fail(Neo4jError.invalid(e.getMessage()));
@@ -435,6 +438,7 @@ final class BoltConnection implements Runnable {
             return new Prepared(new Statement(run.query(), params), Mode.SYNC, txCaller);
         }
         Neo4jError bad = checkDatabase(run.extra());
+        bad = bad != null ? bad : Bookmarks.check(run.extra().get("bookmarks"));
         if (bad != null) {
             fail(bad);
             return null;
@@ -480,13 +484,18 @@ final class BoltConnection implements Runnable {
         return new Neo4jError(Neo4jStatus.Database.DATABASE_NOT_FOUND, "Graph not found: " + db);
     }
 
-    /** The RUN SUCCESS of a result that is ready: its fields, and the time it took. */
-    private void started(Cursor c, long start, long qid) {
+    /**
+     * The RUN SUCCESS of a result that is ready: its fields, the time it took, its qid in a transaction, and (5.8+,
+     * auto-commit) the database it ran on when the RUN named none, as Neo4j resolves a home database.
+     */
+    private void started(Cursor c, long start, long qid, Map<String, Object> extra) {
         Map<String, Object> meta = new LinkedHashMap<>();
         meta.put("t_first", TimeUnit.NANOSECONDS.toMillis(services.time().nanos() - start));
         meta.put("fields", c.fields());
         if (qid >= 0) {
             meta.put("qid", qid);
+        } else if (version.atLeast(Version.V5_8) && extra != null && extra.get("db") == null) {
+            meta.put("db", services.writes().database());
         }
         Messages.success(meta, out);
     }
@@ -502,7 +511,7 @@ final class BoltConnection implements Runnable {
         }
         Cursor c = Cursor.of(null, null, autoCommit, e);
         long qid = autoCommit ? -1 : nextQid++;
-        started(c, start, qid);
+        started(c, start, qid, null);
         if (autoCommit) {
             cursor = c;
             state = State.STREAMING;
@@ -550,11 +559,8 @@ final class BoltConnection implements Runnable {
             Messages.success(Map.of("has_more", true), out);
             return;
         }
-        Map<String, Object> meta = c.summary(services.writes().database());
-        if (c.autoCommit() && services.bookmarks().current() != null) {
-            meta.put("bookmark", services.bookmarks().current());
-        }
-        Messages.success(meta, out);
+        Messages.success(c.summary(c.autoCommit() ? services.bookmarks().current() : null,
+                services.writes().database()), out);
         finishCursor(c);
     }
 
@@ -572,6 +578,7 @@ final class BoltConnection implements Runnable {
 
     private void begin(Begin b) {
         Neo4jError bad = checkDatabase(b.extra());
+        bad = bad != null ? bad : Bookmarks.check(b.extra().get("bookmarks"));
         if (bad != null) {
             fail(bad);
             return;
@@ -583,7 +590,8 @@ final class BoltConnection implements Runnable {
             txCaller = as;
             txCursors.clear();
             nextQid = 0;
-            Messages.success(Map.of(), out);
+            Messages.success(version.atLeast(Version.V5_8) && b.extra().get("db") == null
+                    ? Map.of("db", services.writes().database()) : Map.of(), out);
             state = State.TX_READY;
             services.metrics().transaction("begin");
         } catch (SinkException e) {
@@ -614,7 +622,7 @@ final class BoltConnection implements Runnable {
                 services.writes().kind(run.query()), false, null);
         long qid = nextQid++;
         txCursors.put(qid, c);
-        started(c, start, qid);
+        started(c, start, qid, null);
         state = State.TX_STREAMING;
     }
 
@@ -671,11 +679,12 @@ final class BoltConnection implements Runnable {
             servers.add(Map.of("addresses", List.of(address), "role", role));
         }
         Map<String, Object> rt = new LinkedHashMap<>();
+        rt.put("servers", servers);
         rt.put("ttl", 300L);
         rt.put("db", r.db() == null ? services.writes().database() : r.db());
-        rt.put("servers", servers);
         if (r.db() != null && !r.db().equals(services.writes().database()) && !r.db().equals(SYSTEM)) {
-            fail(new Neo4jError(Neo4jStatus.Database.DATABASE_NOT_FOUND, "Graph not found: " + r.db()));
+            fail(new Neo4jError(Neo4jStatus.Database.DATABASE_NOT_FOUND, "Unable to get a routing table for database '"
+                    + r.db() + "' because this database does not exist"));
             return;
         }
         Messages.success(Map.of("rt", rt), out);
@@ -689,9 +698,12 @@ final class BoltConnection implements Runnable {
                 : State.READY;
     }
 
+    /** A message the state does not take: FAILURE, then the connection closes, as Neo4j's does. */
     private void violation(Request r) {
-        fail(Neo4jError.invalid("Message '" + r.name() + "' cannot be handled by a session in the " + state.name()
+        State was = state;
+        fail(Neo4jError.invalid("Message '" + r.name() + "' cannot be handled by a session in the " + was.name()
                 + " state."));
+        state = State.DEFUNCT;
     }
 
     private void fail(Neo4jError e) {
@@ -797,15 +809,19 @@ final class BoltConnection implements Runnable {
             return failure;
         }
 
-        Map<String, Object> summary(String db) {
+        /** The final SUCCESS: Neo4j's keys in Neo4j's order; {@code bookmark} null: none (in a transaction). */
+        Map<String, Object> summary(String bookmark, String db) {
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("type", type);
-            m.put("t_last", 0L);
-            m.put("db", db);
+            if (bookmark != null) {
+                m.put("bookmark", bookmark);
+            }
             Map<String, Object> stats = stats(result.counters());
             if (!stats.isEmpty()) {
                 m.put("stats", stats);
             }
+            m.put("type", type);
+            m.put("t_last", 0L);
+            m.put("db", db);
             if (extra != null) {
                 m.putAll(extra);
             }

@@ -100,7 +100,7 @@ public final class BoltFrontEnd implements FrontEnd {
                 .factory());
         String advertised = options.listen().host() + ":" + options.listen().port();
         BoltServices s = new BoltServices(writes, transactions, sink::runOnSystem, callers, "Neo4j/" + neo4jVersion,
-                options.keepAlive(), advertised, BoltServices.Bookmarks.NONE, time, blocking,
+                options.keepAlive(), advertised, new Bookmarks(sink::lastCommitted), time, blocking,
                 new BoltServices.Meter(metrics), log);
         return new BoltFrontEnd(options, s, workers, blocking);
     }

@@ -231,11 +231,11 @@ final class Messages {
         Map<String, Object> m = new LinkedHashMap<>();
         if (version.atLeast(Version.V5_7)) {
             GqlStatus g = GqlStatus.of(e.code());
-            m.put("gql_status", g.status());
-            m.put("description", g.description());
-            m.put("message", e.message());
             m.put("neo4j_code", e.code());
-            m.put("diagnostic_record", GqlStatus.diagnosticRecord());
+            m.put("message", e.message());
+            m.put("gql_status", g.status());
+            m.put("description", g.description() + ". " + e.message());
+            m.put("diagnostic_record", GqlStatus.diagnosticRecord(e.code()));
         } else {
             m.put("code", e.code());
             m.put("message", e.message());

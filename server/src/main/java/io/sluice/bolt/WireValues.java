@@ -197,8 +197,12 @@ final class WireValues {
                             ? ZonedDateTime.ofInstant(Instant.ofEpochSecond(seconds, nanos), zone)
                             : ZonedDateTime.of(LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.UTC), zone);
                 }
-                case DURATION -> new GraphDuration(arity(s, 4, f).longValue(), (Long) f.get(1), (Long) f.get(2),
-                        Math.toIntExact((Long) f.get(3)));
+                case DURATION -> { // drivers send nanoseconds of either sign; Neo4j keeps them in [0, 1e9)
+                    long nanos = (Long) f.get(3);
+                    long seconds = Math.addExact((Long) f.get(2), Math.floorDiv(nanos, 1_000_000_000L));
+                    yield new GraphDuration(arity(s, 4, f).longValue(), (Long) f.get(1), seconds,
+                            (int) Math.floorMod(nanos, 1_000_000_000L));
+                }
                 case POINT_2D -> new GraphPoint(Math.toIntExact(arity(s, 3, f).longValue()),
                         List.of((Double) f.get(1), (Double) f.get(2)));
                 case POINT_3D -> new GraphPoint(Math.toIntExact(arity(s, 4, f).longValue()),

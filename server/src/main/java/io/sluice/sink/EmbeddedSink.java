@@ -32,6 +32,14 @@ public final class EmbeddedSink implements Sink {
     }
 
     @Override
+    public java.util.Optional<Committed> lastCommitted() {
+        var api = (org.neo4j.kernel.internal.GraphDatabaseAPI) db;
+        long tx = api.getDependencyResolver().resolveDependency(org.neo4j.storageengine.api.TransactionIdStore.class)
+                .getLastCommittedTransactionId();
+        return java.util.Optional.of(new Committed(api.databaseId().databaseId().uuid(), tx));
+    }
+
+    @Override
     public StatementResult runOnSystem(String cypher, Map<String, Object> params,
             io.sluice.security.Credentials as) throws SinkException {
         if (system == null) {

@@ -83,6 +83,7 @@ public final class Neo4jStatus {
         public static final String MAXIMUM_TRANSACTION_LIMIT_REACHED =
                 "Neo.TransientError.Transaction.MaximumTransactionLimitReached";
         public static final String DEADLOCK_DETECTED = "Neo.TransientError.Transaction.DeadlockDetected";
+        public static final String INVALID_BOOKMARK = "Neo.ClientError.Transaction.InvalidBookmark";
     }
 
     public static final class Statement {
@@ -95,6 +96,7 @@ public final class Neo4jStatus {
         public static final String TYPE_ERROR = "Neo.ClientError.Statement.TypeError";
         public static final String EXTERNAL_RESOURCE_FAILED = "Neo.ClientError.Statement.ExternalResourceFailed";
         public static final String SYNTAX_ERROR = "Neo.ClientError.Statement.SyntaxError";
+        public static final String ARITHMETIC_ERROR = "Neo.ClientError.Statement.ArithmeticError";
         public static final String SEMANTIC_ERROR = "Neo.ClientError.Statement.SemanticError";
     }
 

@@ -62,6 +62,17 @@ public interface Sink extends AutoCloseable {
     /** Runs one statement as an implicit (auto-commit) transaction: schema, {@code CALL {} IN TRANSACTIONS}. */
     StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException;
 
+    /** Where a database's committed history stands: its id and its last committed transaction. */
+    record Committed(java.util.UUID database, long transaction) {}
+
+    /**
+     * Where the database's committed history stands now (what a bookmark names: a transaction a later one reads
+     * after); empty where the sink cannot tell (a remote Neo4j, whose driver keeps its own bookmarks).
+     */
+    default java.util.Optional<Committed> lastCommitted() {
+        return java.util.Optional.empty();
+    }
+
     /**
      * Runs one statement as an implicit transaction on the DBMS's {@code system} database (users, databases: what
      * an administrator sends a driver session on {@code system}), as the user {@code as} names (null: as the

