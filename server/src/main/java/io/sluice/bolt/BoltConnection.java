@@ -107,6 +107,8 @@ final class BoltConnection implements Runnable {
     private Caller caller;
     /** What LOGON presented (null with authentication off): system statements run as their user, as in Neo4j. */
     private Credentials credentials;
+    /** Logged in with a password that must be changed: only ALTER CURRENT USER on system, as Neo4j allows. */
+    private String expired;
     private Cursor cursor;
     private String txId;
     private Caller txCaller;
@@ -302,8 +304,13 @@ final class BoltConnection implements Runnable {
                     "The client is unauthorized due to authentication failure.");
             case Authenticator.Result.RateLimited l -> new Neo4jError(
                     Neo4jStatus.Security.AUTHENTICATION_RATE_LIMIT, l.message());
-            case Authenticator.Result.Expired e -> new Neo4jError(Neo4jStatus.Security.CREDENTIALS_EXPIRED,
-                    e.message());
+            case Authenticator.Result.Expired e -> { // in, for ALTER CURRENT USER only (Neo4j lets such a login in)
+                caller = new Caller(presented instanceof Credentials.Basic b ? b.user() : null, Access.READ,
+                        Mode.SYNC);
+                credentials = presented;
+                expired = e.message();
+                yield null;
+            }
             case Authenticator.Result.Unavailable u -> new Neo4jError(Neo4jStatus.Request.NO_THREADS_AVAILABLE,
                     "cannot check credentials now: " + u.message());
         };
@@ -317,6 +324,11 @@ final class BoltConnection implements Runnable {
     }
 
     private void ready(Request r) throws InterruptedException {
+        if (expired != null && !(r instanceof Run run && SYSTEM.equals(run.extra().get("db")))
+                && !(r instanceof Route) && !(r instanceof Logoff)) {
+            fail(new Neo4jError(Neo4jStatus.Security.CREDENTIALS_EXPIRED, expired));
+            return;
+        }
         switch (r) {
             case Run run -> autoCommit(run);
             case Begin b -> begin(b);
@@ -325,6 +337,7 @@ final class BoltConnection implements Runnable {
             case Logoff l when version.atLeast(Version.V5_1) -> {
                 caller = null;
                 credentials = null;
+                expired = null;
                 Messages.success(Map.of(), out);
                 state = State.AUTHENTICATION;
             }
@@ -406,7 +419,7 @@ final class BoltConnection implements Runnable {
      * alone, by a user who may send any Cypher.
      */
     private void onSystem(Run run, long start) {
-        if (caller.access() != Access.CYPHER) {
+        if (caller.access() != Access.CYPHER && expired == null) {
             fail(new Neo4jError(Neo4jStatus.Security.FORBIDDEN, "this user may not administer the DBMS"));
             return;
         }

@@ -13,11 +13,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code sluice serve}: the HTTP API over embedded Neo4j (Bolt on), or over a Neo4j of one's own with
+ * {@code sluice serve}: the HTTP and Bolt front ends over embedded Neo4j, or over a Neo4j of one's own with
  * {@code --neo4j URI}. Stops cleanly on SIGTERM / Ctrl-C.
  */
 @Command(name = "serve", mixinStandardHelpOptions = true,
-        description = "Run the gateway: the HTTP API over embedded Neo4j (Bolt on), or over a Neo4j server with --neo4j.")
+        description = "Run the gateway: HTTP and Bolt over embedded Neo4j, or over a Neo4j server with --neo4j.")
 final class ServeCommand implements Callable<Integer> {
     static final String PASSWORD_ENV = "SLUICE_NEO4J_PASSWORD";
     /** Neo4j's container convention: {@code none}, or {@code neo4j/<initial password>[/true]}. */
@@ -34,7 +34,8 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--http", defaultValue = "127.0.0.1:7474", description = "HTTP listen address (default: ${DEFAULT-VALUE})")
     String http;
 
-    @Option(names = "--bolt", description = "Bolt listen address of the embedded Neo4j (default: " + DEFAULT_BOLT + ")")
+    @Option(names = "--bolt", description = "sluice's Bolt listen address, for the official drivers (default: "
+            + DEFAULT_BOLT + "; with --neo4j: none unless given)")
     String bolt;
 
     @Option(names = "--https", paramLabel = "HOST:PORT",
@@ -91,14 +92,12 @@ final class ServeCommand implements Callable<Integer> {
             options = new SluiceServer.Options(c, data, HostPort.parse(http), b);
             where = "Bolt bolt://" + b;
         } else {
-            if (bolt != null) {
-                throw new IllegalArgumentException("--bolt opens the embedded Neo4j's Bolt port; with --neo4j there is none"
-                        + " (clients connect to " + neo4j + ")");
-            }
             String pw = password != null ? password : System.getenv(PASSWORD_ENV);
             String u = user != null ? user : pw != null ? "neo4j" : null;
-            options = SluiceServer.Options.remote(c, data, HostPort.parse(http),
-                    new BoltSink.Options(neo4j, u, pw, c.neo4j().database()));
+            // with --neo4j, sluice's Bolt listener opens only when asked: its default port is the one a Neo4j on
+            // this host would have
+            options = SluiceServer.Options.remote(c, data, HostPort.parse(http), bolt == null ? null
+                    : HostPort.parse(bolt), new BoltSink.Options(neo4j, u, pw, c.neo4j().database()));
             where = "Neo4j " + neo4j;
         }
         SluiceServer server = SluiceServer.start(options.withInitialAuth(

@@ -18,7 +18,7 @@ import java.time.Duration;
 public record Bolt(int ioThreads, Duration keepAlive, ByteSize maxMessage, ByteSize maxString, int maxDepth)
         implements SluiceConfig.Section {
     public static final Bolt DEFAULT = new Bolt(Math.max(1, Runtime.getRuntime().availableProcessors() / 2),
-            Duration.ofSeconds(30), ByteSize.parse("64m"), ByteSize.parse("16m"), 64);
+            Duration.ofSeconds(60), ByteSize.parse("64m"), ByteSize.parse("16m"), 64);
 
     public Bolt {
         if (ioThreads < 1 || ioThreads > 256) {
