@@ -719,7 +719,13 @@ final class BoltConnection implements Runnable {
         state = State.DEFUNCT;
     }
 
-    private void fail(Neo4jError e) {
+    private void fail(Neo4jError failure) {
+        // a driver retries a transient error by itself: a commit that may have happened must not be one; and a
+        // routing driver forgets an address that answers DatabaseUnavailable, here the only one: say transient
+        Neo4jError e = failure.isCommitOutcomeUnknown()
+                ? new Neo4jError(Neo4jStatus.Transaction.TRANSACTION_COMMIT_FAILED, failure.message())
+                : failure.code().equals(Neo4jStatus.General.DATABASE_UNAVAILABLE)
+                ? new Neo4jError(Neo4jStatus.Sluice.TRANSIENT_FAILURE, failure.message()) : failure;
         services.metrics().failure(e.code());
         Messages.failure(e, version, out);
         if (state != State.DEFUNCT) {

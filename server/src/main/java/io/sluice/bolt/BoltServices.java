@@ -93,6 +93,7 @@ record BoltServices(WritePath writes, ExplicitTransactions transactions, SystemD
                 case Outcome.Failed f -> status = f.error().isClientError() ? 400 : f.error().isTransient() ? 503 : 500;
                 case Outcome.Overloaded over -> status = 503;
             }
+            // labelled by mode, as HTTP's meter labels a Cypher request (reads included)
             metrics.request(mode.label(), Metrics.CYPHER, status, rows, nanos);
         }
     }

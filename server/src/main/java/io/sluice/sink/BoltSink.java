@@ -498,8 +498,7 @@ public final class BoltSink implements Sink {
 
     private static SinkException lostConnection(RuntimeException e, String message, boolean committing) {
         if (committing) {
-            return new SinkException(new Neo4jError(UNAVAILABLE, "the connection to Neo4j was lost while committing;"
-                    + " the transaction may or may not have been committed (" + message + ")"), e, true);
+            return new SinkException(Neo4jError.commitOutcomeUnknown(message), e, true);
         }
         return new SinkException(new Neo4jError(UNAVAILABLE, "Neo4j is not reachable: " + message), e);
     }

@@ -35,6 +35,24 @@ public record Neo4jError(String code, String message) {
         };
     }
 
+    /** How the message of {@link #commitOutcomeUnknown} begins: what tells such an error from others. */
+    private static final String OUTCOME_UNKNOWN = "the connection to Neo4j was lost while committing;";
+
+    /**
+     * A commit whose outcome is unknown (the connection to a remote Neo4j lost during it): transient for HTTP,
+     * as before; a front end whose clients retry transient errors by themselves must not say so
+     * ({@link #isCommitOutcomeUnknown}).
+     */
+    public static Neo4jError commitOutcomeUnknown(String detail) {
+        return new Neo4jError(Neo4jStatus.General.DATABASE_UNAVAILABLE, OUTCOME_UNKNOWN
+                + " the transaction may or may not have been committed (" + detail + ")");
+    }
+
+    /** Whether this is a {@link #commitOutcomeUnknown}: retrying it could apply a write twice. */
+    public boolean isCommitOutcomeUnknown() {
+        return message.startsWith(OUTCOME_UNKNOWN);
+    }
+
     /** Something went wrong that has no better code: a bug, or an exception sluice did not expect. */
     public static Neo4jError unknown(String message) {
         return new Neo4jError(Neo4jStatus.General.UNKNOWN_ERROR, message);

@@ -84,6 +84,8 @@ public final class Neo4jStatus {
                 "Neo.TransientError.Transaction.MaximumTransactionLimitReached";
         public static final String DEADLOCK_DETECTED = "Neo.TransientError.Transaction.DeadlockDetected";
         public static final String INVALID_BOOKMARK = "Neo.ClientError.Transaction.InvalidBookmark";
+        /** A commit that failed, or whose outcome is unknown: a database error, which drivers do not retry. */
+        public static final String TRANSACTION_COMMIT_FAILED = "Neo.DatabaseError.Transaction.TransactionCommitFailed";
     }
 
     public static final class Statement {

@@ -29,7 +29,7 @@ import org.neo4j.driver.GraphDatabase;
 import org.neo4j.driver.exceptions.ServiceUnavailableException;
 
 /**
- * HTTPS only (plain HTTP off) and TLS required on the embedded Bolt connector, from a certificate this test makes
+ * HTTPS only (plain HTTP off) and TLS required on sluice's Bolt listener, from a certificate this test makes
  * with the JDK's keytool: a client that trusts it gets in, plain HTTP finds nothing listening, a plain Bolt
  * driver is turned away.
  */
