@@ -212,7 +212,7 @@ final class WireValues {
                 default -> throw new BadValue(String.format("unknown structure tag 0x%02X in a parameter", s.tag()));
             };
         } catch (ClassCastException | ArithmeticException | java.time.DateTimeException
-                 | IllegalArgumentException e) {
+                 | IllegalArgumentException | IndexOutOfBoundsException | NullPointerException e) {
             throw new BadValue(String.format("structure 0x%02X has fields of the wrong type or range: %s", s.tag(),
                     e.getMessage()));
         }
