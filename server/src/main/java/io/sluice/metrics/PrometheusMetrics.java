@@ -164,16 +164,24 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
             new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
-     * Exports the Bolt front end's series at zero: open connections, messages by each of {@code messages},
-     * transactions by event. Failures by code appear as they happen (their codes are open-ended).
+     * Exports the Bolt front end's series at zero, as {@link #known} does HTTP's: open connections, messages by
+     * each of {@code messages}, failures by each of {@code failureCodes} (a code not listed appears when it first
+     * happens), transactions by event. So an alert over {@code rate(sluice_bolt_failures_total[5m])} and a panel
+     * of Bolt figures have their series on a server that has not yet seen a Bolt client, or has no Bolt listener.
      */
-    public void knownBolt(java.util.Collection<String> messages) {
+    public void knownBolt(java.util.Collection<String> messages, java.util.Collection<String> failureCodes) {
         Gauge.builder("sluice.bolt.connections", boltOpen, java.util.concurrent.atomic.AtomicLong::get)
                 .description("Bolt connections open (past their handshake)").register(registry);
         messages.forEach(this::boltMessage0);
+        failureCodes.forEach(this::boltFailure0);
         for (String event : java.util.List.of("begin", "commit", "rollback")) {
             registry.counter("sluice.bolt.transactions", "event", event);
         }
+    }
+
+    private Counter boltFailure0(String code) {
+        return Counter.builder("sluice.bolt.failures").description("Bolt FAILURE answers, by Neo4j code")
+                .tag("code", code).register(registry);
     }
 
     private Counter boltMessage0(String message) {
@@ -193,7 +201,7 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
 
     @Override
     public void boltFailure(String code) {
-        registry.counter("sluice.bolt.failures", "code", code).increment();
+        boltFailure0(code).increment();
     }
 
     @Override

@@ -209,7 +209,7 @@ public final class SluiceServer implements InProcess {
         History history = owned.add("metrics history", new History(metrics::scrape, time, History.INTERVAL,
                 History.CAPACITY).start());
 
-        metrics.knownBolt(BoltFrontEnd.MESSAGES);
+        metrics.knownBolt(BoltFrontEnd.MESSAGES, codes);
         List<FrontEnd> frontEnds = new ArrayList<>();
         // one authenticator for every front end: its credential cache and per-address failure limit are shared
         Callers callers = new Callers(security.authenticator(users, time), c.security().access(), c.modes());

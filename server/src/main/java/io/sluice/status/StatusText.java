@@ -102,8 +102,36 @@ public final class StatusText {
                         .asText() : ""),
                 number(value(series, "sluice_journal_lag_rows", Map.of())),
                 number(value(series, "sluice_dead_letters", Map.of()))));
+        bolt(out, series, from, to, seconds);
         templates(out, series, from, to, seconds);
         return out.toString();
+    }
+
+    /**
+     * The Bolt front end: connections open now, messages and failures a second. Left out while Bolt has not been
+     * used (no connection open and no message ever counted: its series are exported at zero from the start, and a
+     * server without a Bolt listener has them too), as unused templates are.
+     */
+    private static void bolt(StringBuilder out, List<Series> series, int from, int to, double seconds) {
+        Double open = value(series, "sluice_bolt_connections", Map.of());
+        double messages = 0;
+        for (Series s : series) {
+            if (s.name().equals("sluice_bolt_messages_total") && s.last() != null) {
+                messages += s.last();
+            }
+        }
+        if ((open == null || open == 0) && messages == 0) {
+            return;
+        }
+        out.append(String.format(Locale.ROOT, "bolt       %s connections", number(open)));
+        if (seconds > 0) {
+            double perSecond = sumRates(series, "sluice_bolt_messages_total", "message", from, to, seconds).values()
+                    .stream().mapToDouble(Double::doubleValue).sum();
+            Map<String, Double> failures = sumRates(series, "sluice_bolt_failures_total", "code", from, to, seconds);
+            out.append(String.format(Locale.ROOT, "   messages/s %,.1f   failures/s %s", perSecond,
+                    listing(shortCodes(failures), "%,.2f")));
+        }
+        out.append('\n');
     }
 
     private static void templates(StringBuilder out, List<Series> series, int from, int to, double seconds) {

@@ -264,6 +264,18 @@
       id: 'transactions', title: 'Open explicit transactions', unit: '',
       lines: () => [{ label: 'open', values: gauge('sluice_transactions_open') }],
     },
+    {
+      id: 'bolt', title: 'Bolt: messages, failures, transactions / s; connections', unit: '/s', unit2: 'open',
+      note: 'Drivers on sluice\'s Bolt listener: messages received, FAILURE answers and explicit transactions begun,'
+        + ' per second (left); connections open (right). Its auto-commit writes are in the charts above too.',
+      lines: () => [
+        { label: 'messages/s', values: summedRates(find('sluice_bolt_messages_total')) },
+        { label: 'failures/s', colour: '#d62728', values: summedRates(find('sluice_bolt_failures_total')) },
+        { label: 'transactions/s', colour: '#2ca02c',
+          values: summedRates(find('sluice_bolt_transactions_total', { event: 'begin' })) },
+        { label: 'connections', scale: 'y2', colour: '#7f7f7f', values: gauge('sluice_bolt_connections') },
+      ],
+    },
   ];
 
   /** Per sample, Δa / Δb of two counters (e.g. rows per batch from _sum and _count); null where Δb is 0. */

@@ -90,7 +90,9 @@ class DeployFilesTest {
         dashboardExprs.forEach(e -> used.addAll(names(e)));
         assertThat(used).as("the extraction finds the names (not vacuous)").contains("up", "sluice_requests_total",
                 "sluice_request_seconds_bucket", "sluice_dead_letters", "sluice_journal_lag_rows", "sluice_sink_up",
-                "sluice_template_requests_total", "sluice_batch_rows_sum", "sluice_transient_retries_total");
+                "sluice_template_requests_total", "sluice_batch_rows_sum", "sluice_transient_retries_total",
+                "sluice_bolt_connections", "sluice_bolt_messages_total", "sluice_bolt_failures_total",
+                "sluice_bolt_transactions_total");
         used.remove("up"); // Prometheus's own, per scrape target
         for (String name : used) {
             assertThat(exported).as("%s is used by deploy/ but is not in a fresh server's GET /metrics", name)
@@ -100,7 +102,9 @@ class DeployFilesTest {
                 "sluice_transient_retries_total{code=\"Neo.TransientError.Transaction.DeadlockDetected\"} 0.0",
                 "sluice_write_failures_total{code=\"Neo.ClientError.Schema.ConstraintValidationFailed\"} 0.0",
                 "sluice_requests_total{mode=\"sync\",status=\"503\"} 0.0",
-                "sluice_template_requests_total{status=\"200\",template=\"hit\"} 0.0");
+                "sluice_template_requests_total{status=\"200\",template=\"hit\"} 0.0",
+                "sluice_bolt_failures_total{code=\"Neo.TransientError.General.DatabaseUnavailable\"} 0.0",
+                "sluice_bolt_failures_total{code=\"Neo.ClientError.Statement.SyntaxError\"} 0.0");
         for (String e : ruleExprs) {
             for (String r : recordedNames(e)) {
                 assertThat(recorded).as("recording rule %s used in %s", r, e).contains(r);
@@ -137,7 +141,7 @@ class DeployFilesTest {
                 assertThat(anchors).as(name + " runbook section").contains(runbook.substring(runbook.indexOf('#') + 1));
             }
         }
-        assertThat(alerts).isGreaterThanOrEqualTo(6);
+        assertThat(alerts).isGreaterThanOrEqualTo(9);
     }
 
     @Test

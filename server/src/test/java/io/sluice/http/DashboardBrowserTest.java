@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The dashboard in a real browser: headless Chromium (Debian's package, driven over the DevTools protocol by
  * {@link Chromium}) loads {@code /} from a test server with authentication on, under a little load (template
- * writes in sync and async mode, a Query API write, an unknown template). It asks for credentials, refuses a wrong
+ * writes in sync and async mode, a Query API write, an unknown template, a Bolt driver's explicit transaction and
+ * a statement Bolt answers with FAILURE). It asks for credentials, refuses a wrong
  * password, signs in with the right one, and then shows every chart with data, the template in its table, fits a
  * phone's width, asks again when the credentials stop working, and says nothing at the error level (its console,
  * uncaught exceptions, the browser's log: failed loads, Content-Security-Policy violations) but the browser's own
@@ -39,17 +40,20 @@ class DashboardBrowserTest {
                 key: [id]
             """;
     static final List<String> CHARTS = List.of("rows", "answers", "latency", "batch", "commit", "pending", "journal",
-            "retries", "transactions");
+            "retries", "transactions", "bolt");
 
     static Path chromium;
     static TestServer server;
     static ScheduledExecutorService load;
+    static org.neo4j.driver.Driver driver;
     static final AtomicLong sent = new AtomicLong();
 
     @BeforeAll
     static void start() {
         chromium = Chromium.find().orElse(null);
-        server = TestServer.start(CONFIG, false);
+        server = TestServer.start(CONFIG, true);
+        driver = org.neo4j.driver.GraphDatabase.driver("bolt://" + server.bolt.host() + ":" + server.bolt.port(),
+                org.neo4j.driver.AuthTokens.basic("neo4j", TestServer.PASSWORD));
         for (long n : new long[] {1, 5, 10, 20}) { // one of each kind before the page looks: all its table's rows
             write(n);
         }
@@ -61,10 +65,15 @@ class DashboardBrowserTest {
         write(sent.incrementAndGet());
     }
 
-    /** Write {@code n} of the load: ~10 a second, 1 in 5 async, 1 in 10 through the Query API, 1 in 20 refused. */
+    /**
+     * Write {@code n} of the load: ~10 a second, 1 in 5 async, 1 in 10 through the Query API, 1 in 20 refused, 1 in
+     * 20 an explicit transaction over Bolt, 1 in 40 a Bolt statement that fails.
+     */
     static void write(long n) {
         try {
-            if (n % 20 == 0) {
+            if (n % 20 == 3 || n % 40 == 7) {
+                bolt(n);
+            } else if (n % 20 == 0) {
                 server.post("/db/neo4j/write/no-such-template", "{\"id\": 1}");
             } else if (n % 10 == 0) {
                 server.post("/db/neo4j/query/v2", "{\"statement\": \"MERGE (k:Hit {id: $id})\", \"parameters\":"
@@ -78,11 +87,29 @@ class DashboardBrowserTest {
         }
     }
 
+    static void bolt(long n) {
+        try (var session = driver.session(org.neo4j.driver.SessionConfig.forDatabase("neo4j"))) {
+            if (n % 40 == 7) {
+                session.run("MERGE (k:Hit {id: $id}) RETURN k.n +", java.util.Map.of("id", n % 50)).consume();
+            } else {
+                try (var tx = session.beginTransaction()) {
+                    tx.run("MERGE (k:Hit {id: $id})", java.util.Map.of("id", n % 50)).consume();
+                    tx.commit();
+                }
+            }
+        } catch (org.neo4j.driver.exceptions.ClientException e) {
+            // the failing statement's SyntaxError: counted by sluice_bolt_failures_total
+        }
+    }
+
     @AfterAll
     static void stop() throws InterruptedException {
         if (load != null) {
             load.shutdownNow();
             load.awaitTermination(30, TimeUnit.SECONDS);
+        }
+        if (driver != null) {
+            driver.close();
         }
         if (server != null) {
             server.close();
@@ -135,7 +162,7 @@ class DashboardBrowserTest {
                       const ok = d.ready && d.state === 'live'
                         && %s.every(id => d.charts[id] && d.charts[id].points > 0)
                         && d.charts.rows.max > 0 && d.charts.answers.max > 0 && d.charts.latency.max > 0
-                        && d.charts.batch.max > 0 && d.charts.commit.max > 0
+                        && d.charts.batch.max > 0 && d.charts.commit.max > 0 && d.charts.bolt.max > 0
                         && d.templates.some(t => t.name === 'hit' && t.requests > 0 && t.rows > 0 && t.p99 > 0);
                       return ok && JSON.parse(JSON.stringify(d)); })()""".formatted(toJs(CHARTS)),
                     Duration.ofSeconds(90));
@@ -144,6 +171,8 @@ class DashboardBrowserTest {
             assertThat(shown.path("charts").path("latency").path("series").toString()).contains("sync p50",
                     "sync p99");
             assertThat(shown.path("charts").path("rows").path("series").toString()).contains("sync", "async");
+            assertThat(shown.path("charts").path("bolt").path("series").toString()).contains("messages/s",
+                    "failures/s", "transactions/s", "connections");
             JsonNode dom = browser.evaluate("""
                     ({ canvases: %s.map(id => document.querySelectorAll('#chart-' + id + ' canvas').length),
                        tableRows: [...document.querySelectorAll('#templates tbody tr')].map(r => r.cells[0].textContent),
@@ -152,7 +181,7 @@ class DashboardBrowserTest {
                        journal: document.getElementById('fact-journal').textContent,
                        stored: sessionStorage.getItem('sluice.authorization'),
                        url: location.href })""".formatted(toJs(CHARTS)));
-            assertThat(dom.path("canvases").toString()).as("one uPlot canvas per chart").isEqualTo("[1,1,1,1,1,1,1,1,1]");
+            assertThat(dom.path("canvases").toString()).as("one uPlot canvas per chart").isEqualTo("[1,1,1,1,1,1,1,1,1,1]");
             assertThat(dom.path("tableRows").toString()).isEqualTo("[\"hit\",\"(cypher)\",\"(unknown)\"]");
             assertThat(dom.path("health").asText()).isEqualTo("UP");
             assertThat(dom.path("sink").asText()).contains("embedded neo4j", "(answering)");

@@ -14,7 +14,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The operator's figures: latency and per-template series in /metrics, and /status's history of them. */
+/**
+ * The operator's figures: latency and per-template series in /metrics, and /status's history of them; the Bolt
+ * front end's series, which the dashboard's Bolt chart and {@code sluice status}'s Bolt line read from /status.
+ */
 @Timeout(120)
 class StatusTest {
     static final String CONFIG = """
@@ -28,7 +31,7 @@ class StatusTest {
 
     @BeforeAll
     static void start() {
-        server = TestServer.start(CONFIG, false);
+        server = TestServer.start(CONFIG, true);
     }
 
     @AfterAll
@@ -88,6 +91,47 @@ class StatusTest {
         JsonNode later = JSON.readTree(server.get("/status?since=" + last).body());
         later.path("t").forEach(t -> assertThat(t.asLong()).isGreaterThan(last));
         assertThat(server.get("/status?since=yesterday").statusCode()).isEqualTo(400);
+    }
+
+    @Test
+    void boltsConnectionsMessagesFailuresAndTransactionsReachStatusAndItsText() throws Exception {
+        String begins = "sluice_bolt_transactions_total{event=\"begin\"}";
+        String syntax = "sluice_bolt_failures_total{code=\"Neo.ClientError.Statement.SyntaxError\"}";
+        JsonNode before = JSON.readTree(server.get("/status").body()).path("series");
+        assertThat(before.has(begins)).as("exported at zero before any Bolt client").isTrue();
+        assertThat(before.has(syntax)).isTrue();
+        try (var driver = org.neo4j.driver.GraphDatabase.driver("bolt://" + server.bolt.host() + ":"
+                + server.bolt.port(), org.neo4j.driver.AuthTokens.basic("neo4j", TestServer.PASSWORD));
+                var session = driver.session(org.neo4j.driver.SessionConfig.forDatabase("neo4j"))) {
+            try (var tx = session.beginTransaction()) {
+                tx.run("CREATE (:BoltSeen)").consume();
+                tx.commit();
+            }
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> session.run("RETURN 1 +").consume())
+                    .isInstanceOf(org.neo4j.driver.exceptions.ClientException.class);
+            var seen = new java.util.concurrent.atomic.AtomicReference<JsonNode>();
+            Await.until("a sample with the Bolt session in it, its connection still open", Duration.ofSeconds(30),
+                    () -> {
+                        try {
+                            seen.set(JSON.readTree(server.get("/status").body()));
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                        JsonNode series = seen.get().path("series");
+                        return last(series, begins) == 1 && last(series, syntax) == 1
+                                && last(series, "sluice_bolt_connections") >= 1;
+                    });
+            JsonNode series = seen.get().path("series");
+            assertThat(last(series, "sluice_bolt_messages_total{message=\"RUN\"}")).isGreaterThanOrEqualTo(2);
+            assertThat(last(series, "sluice_bolt_transactions_total{event=\"commit\"}")).isEqualTo(1);
+            assertThat(io.sluice.status.StatusText.render(server.url(""), seen.get()))
+                    .containsPattern("(?m)^bolt +[1-9][0-9]* connections   messages/s [0-9.]+   failures/s ");
+        }
+    }
+
+    private static double last(JsonNode series, String id) {
+        JsonNode values = series.path(id);
+        return values.isEmpty() ? -1 : values.get(values.size() - 1).asDouble();
     }
 
     @Test
