@@ -184,7 +184,14 @@ final class BoltConnection implements Runnable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException | Error e) {
+            // a bug of sluice's, not the client's: say so before the connection goes, rather than vanish
             services.log().warn("Bolt connection {} failed: {}", id, e.toString(), e);
+            try {
+                Messages.failure(Neo4jError.unknown("sluice failed on this connection: " + e), version, out);
+                flush();
+            } catch (InterruptedException | RuntimeException ignored) {
+                Thread.currentThread().interrupt();
+            }
         } finally {
             endTransaction();
             channel.close();
@@ -213,10 +220,17 @@ final class BoltConnection implements Runnable {
         }
         if (r instanceof Reset) {
             interrupts.decrementAndGet();
+            if (state == State.NEGOTIATION) { // only HELLO may come first
+                violation(r);
+                return;
+            }
             reset();
             return;
         }
-        if (interrupts.get() > 0 || state == State.FAILED) {
+        // a RESET queued behind this message interrupts it, but never the login: before it there is nothing to
+        // interrupt, and a HELLO ignored would leave the connection with no way forward
+        boolean loggingIn = state == State.NEGOTIATION || state == State.AUTHENTICATION;
+        if ((interrupts.get() > 0 && !loggingIn) || state == State.FAILED) {
             Messages.ignored(out);
             return;
         }
