@@ -1,6 +1,5 @@
 package io.sluice.bolt;
 
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.sluice.bolt.Handshake.Version;
 import io.sluice.bolt.Messages.Begin;
@@ -18,7 +17,6 @@ import io.sluice.bolt.Messages.Run;
 import io.sluice.bolt.Messages.Telemetry;
 import io.sluice.config.Access;
 import io.sluice.config.Mode;
-import io.sluice.security.Authenticator;
 import io.sluice.security.Credentials;
 import io.sluice.sink.Neo4jError;
 import io.sluice.sink.Neo4jStatus;
@@ -40,8 +38,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One Bolt connection after its handshake: the protocol's state machine, run top to bottom on a virtual thread
@@ -72,12 +68,20 @@ import java.util.concurrent.locks.ReentrantLock;
  *       write already handed to the write path cannot be called back; its true outcome is answered.</li>
  * </ul>
  * Failures of the client's making put the connection in the FAILED state (IGNORED until RESET); a message that
- * cannot be read at all, or a protocol violation before authentication, closes it after a FAILURE.
+ * cannot be read at all, or one the state does not take (a protocol violation), closes it after a FAILURE, as
+ * Neo4j's server does. Its parts: {@link Login} (what an auth token amounts to), {@link Cursor} (a result being
+ * pulled), {@link Outbox} (replies on their way out). What is left, over 400 lines, is the state machine itself,
+ * kept in one class so that each state's messages read top to bottom in one place.
  */
 final class BoltConnection implements Runnable {
     /** Queued messages past which the socket is not read until the queue drains to {@link #LOW_WATER}. */
     static final int HIGH_WATER = 256;
     static final int LOW_WATER = 32;
+    /**
+     * Queued bytes past which the socket is not read either: with messages of up to {@code bolt.max_message}
+     * each, a count alone would let one connection queue hundreds of them.
+     */
+    static final long HIGH_WATER_BYTES = 16L << 20;
     /** What replies are buffered to before they are written even though more messages wait. */
     private static final int FLUSH_BYTES = 64 * 1024;
 
@@ -94,11 +98,12 @@ final class BoltConnection implements Runnable {
     private final BoltServices services;
     private final String id;
     private final String client;
-    private final LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
+    private final LinkedBlockingQueue<Queued> inbox = new LinkedBlockingQueue<>();
+    private final java.util.concurrent.atomic.AtomicLong queuedBytes = new java.util.concurrent.atomic.AtomicLong();
     private final AtomicInteger interrupts = new AtomicInteger();
-    private final ReentrantLock writability = new ReentrantLock();
-    private final Condition writable = writability.newCondition();
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
+    private final Outbox outbox;
+    /** Where replies are written (the outbox's buffer). */
+    private final ByteArrayOutputStream out;
 
     private volatile boolean working;
 
@@ -121,18 +126,27 @@ final class BoltConnection implements Runnable {
         this.services = services;
         this.id = id;
         this.client = client;
+        this.outbox = new Outbox(channel);
+        this.out = outbox.buffer();
     }
 
-    /** On the event loop: a message (a {@link Request} or an {@link Unreadable}) in the order it arrived. */
-    void received(Object message) {
+    /**
+     * On the event loop: a message (a {@link Request} or an {@link Unreadable}) in the order it arrived, and its
+     * size on the wire.
+     */
+    void received(Object message, int bytes) {
         if (message instanceof Reset) {
             interrupts.incrementAndGet();
         }
-        inbox.add(message);
-        if (inbox.size() > HIGH_WATER) {
+        queuedBytes.addAndGet(bytes);
+        inbox.add(new Queued(message, bytes));
+        if (inbox.size() > HIGH_WATER || queuedBytes.get() > HIGH_WATER_BYTES) {
             channel.config().setAutoRead(false);
         }
     }
+
+    /** A message in the inbox, with its size on the wire (what the inbox's byte bound counts). */
+    private record Queued(Object message, int bytes) {}
 
     /** Whether a message is being handled or waits: what a drain waits for. */
     boolean busy() {
@@ -141,33 +155,30 @@ final class BoltConnection implements Runnable {
 
     /** On the event loop: the socket closed. The worker rolls back what is open and ends. */
     void closed() {
-        inbox.add(CLOSED);
+        inbox.add(new Queued(CLOSED, 0));
         signalWritable();
     }
 
     /** On the event loop: the socket's writability changed. */
     void signalWritable() {
-        writability.lock();
-        try {
-            writable.signalAll();
-        } finally {
-            writability.unlock();
-        }
+        outbox.signalWritable();
     }
 
     @Override
     public void run() {
         try {
             while (state != State.DEFUNCT) {
-                Object m = inbox.poll();
-                if (m == null) {
+                Queued q = inbox.poll();
+                if (q == null) {
                     flush();
-                    m = inbox.take();
+                    q = inbox.take();
                 }
+                Object m = q.message();
                 if (m == CLOSED) {
                     break;
                 }
-                if (!channel.config().isAutoRead() && inbox.size() <= LOW_WATER) {
+                long bytes = queuedBytes.addAndGet(-q.bytes());
+                if (!channel.config().isAutoRead() && inbox.size() <= LOW_WATER && bytes <= HIGH_WATER_BYTES / 4) {
                     channel.config().setAutoRead(true);
                 }
                 working = true;
@@ -286,54 +297,15 @@ final class BoltConnection implements Runnable {
 
     /** Checks a LOGON's (or an old HELLO's) auth token; on failure answers it and closes the connection. */
     private boolean logon(Map<String, Object> auth) {
-        Object scheme = auth.getOrDefault("scheme", "none");
-        Authenticator.Result result;
-        Credentials presented = null;
-        if ("basic".equals(scheme) && auth.get("principal") instanceof String user
-                && auth.get("credentials") instanceof String password) {
-            presented = new Credentials.Basic(user, password);
-            result = services.callers().authenticate(presented, client);
-        } else if ("bearer".equals(scheme) && auth.get("credentials") instanceof String token) {
-            presented = new Credentials.Bearer(token);
-            result = services.callers().authenticate(presented, client);
-        } else if ("none".equals(scheme) && !services.callers().enabled()) {
-            result = new Authenticator.Result.Authenticated(null);
-        } else {
-            result = new Authenticator.Result.Invalid("none".equals(scheme)
-                    ? "Unsupported authentication token, scheme 'none' is only allowed when auth is disabled."
-                    : "Unsupported authentication token, scheme '" + scheme + "' is not supported.");
-        }
-        Neo4jError refused = switch (result) {
-            case Authenticator.Result.Authenticated a -> {
-                caller = services.callers().callerOf(a);
-                credentials = a.user() == null ? null : presented;
-                yield null;
-            }
-            case Authenticator.Result.Invalid i -> new Neo4jError(Neo4jStatus.Security.UNAUTHORIZED,
-                    i.message().startsWith("Unsupported authentication token") ? i.message()
-                            : "The client is unauthorized due to authentication failure.");
-            case Authenticator.Result.Missing m -> new Neo4jError(Neo4jStatus.Security.UNAUTHORIZED,
-                    "The client is unauthorized due to authentication failure.");
-            case Authenticator.Result.Malformed m -> new Neo4jError(Neo4jStatus.Security.UNAUTHORIZED,
-                    "The client is unauthorized due to authentication failure.");
-            case Authenticator.Result.RateLimited l -> new Neo4jError(
-                    Neo4jStatus.Security.AUTHENTICATION_RATE_LIMIT, l.message());
-            case Authenticator.Result.Expired e -> { // in, for ALTER CURRENT USER only (Neo4j lets such a login in)
-                caller = new Caller(presented instanceof Credentials.Basic b ? b.user() : null, Access.READ,
-                        Mode.SYNC);
-                credentials = presented;
-                expired = e.message();
-                yield null;
-            }
-            case Authenticator.Result.Unavailable u -> new Neo4jError(Neo4jStatus.Request.NO_THREADS_AVAILABLE,
-                    "cannot check credentials now: " + u.message());
-        };
-        if (refused != null) {
-            fail(refused);
+        Login login = Login.check(auth, services.callers(), client);
+        if (login.refused() != null) {
+            fail(login.refused());
             state = State.DEFUNCT;
             return false;
         }
-        services.metrics().authenticated();
+        caller = login.caller();
+        credentials = login.credentials();
+        expired = login.expired();
         return true;
     }
 
@@ -764,114 +736,7 @@ final class BoltConnection implements Runnable {
         }
     }
 
-    /** Writes what is buffered; waits while the socket's buffer is full (a client that does not read). */
     private void flush() throws InterruptedException {
-        if (out.size() == 0) {
-            return;
-        }
-        channel.writeAndFlush(Unpooled.wrappedBuffer(out.toByteArray()));
-        out.reset();
-        if (channel.isWritable()) {
-            return;
-        }
-        writability.lock();
-        try {
-            while (!channel.isWritable() && channel.isActive()) {
-                writable.await(1, TimeUnit.SECONDS);
-            }
-        } finally {
-            writability.unlock();
-        }
-    }
-
-    /**
-     * A statement's materialised result being pulled: its rows, what Neo4j calls its type, its counters; or the
-     * error its PULL reports. Confined to the worker.
-     */
-    static final class Cursor {
-        private final io.sluice.sink.StatementResult result;
-        private final String type;
-        private final boolean autoCommit;
-        private final Neo4jError failure;
-        private final Map<String, Object> extra;
-        private int at;
-
-        private Cursor(io.sluice.sink.StatementResult result, String type, boolean autoCommit, Neo4jError failure,
-                Map<String, Object> extra) {
-            this.result = result == null ? io.sluice.sink.StatementResult.EMPTY : result;
-            this.type = type;
-            this.autoCommit = autoCommit;
-            this.failure = failure;
-            this.extra = extra;
-        }
-
-        static Cursor of(io.sluice.sink.StatementResult r, io.sluice.sink.QueryKind kind, boolean autoCommit,
-                Neo4jError failure) {
-            io.sluice.sink.StatementResult res = r == null ? io.sluice.sink.StatementResult.EMPTY : r;
-            return new Cursor(res, io.sluice.sink.QueryKind.typeOf(kind, !res.columns().isEmpty()), autoCommit,
-                    failure, null);
-        }
-
-        /** A statement on the system database: a read when it returns something, else a system command. */
-        static Cursor system(io.sluice.sink.StatementResult r) {
-            return new Cursor(r, r.columns().isEmpty() ? "s" : "r", true, null, null);
-        }
-
-        /** A write the journal took (async): no records; the journal's position in the summary. */
-        static Cursor accepted(Map<String, Object> journal) {
-            return new Cursor(null, "w", true, null, Map.of("sluice", journal));
-        }
-
-        List<String> fields() {
-            return result.columns();
-        }
-
-        boolean hasNext() {
-            return at < result.rows().size();
-        }
-
-        List<Object> next() {
-            return result.rows().get(at++);
-        }
-
-        boolean autoCommit() {
-            return autoCommit;
-        }
-
-        Neo4jError failure() {
-            return failure;
-        }
-
-        /** The final SUCCESS: Neo4j's keys in Neo4j's order; {@code bookmark} null: none (in a transaction). */
-        Map<String, Object> summary(String bookmark, String db) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            if (bookmark != null) {
-                m.put("bookmark", bookmark);
-            }
-            Map<String, Object> stats = stats(result.counters());
-            if (!stats.isEmpty()) {
-                m.put("stats", stats);
-            }
-            m.put("type", type);
-            m.put("t_last", 0L);
-            m.put("db", db);
-            if (extra != null) {
-                m.putAll(extra);
-            }
-            return m;
-        }
-
-        /** Neo4j's counters as Bolt names them ({@code nodes-created}), the ones that are not zero. */
-        private static Map<String, Object> stats(Map<String, Object> counters) {
-            Map<String, Object> out = new LinkedHashMap<>();
-            counters.forEach((k, v) -> {
-                if (v instanceof Number n && n.longValue() != 0) {
-                    out.put(io.sluice.sink.Counter.boltKey(k), n.longValue());
-                } else if (v instanceof Boolean b && b) {
-                    out.put(io.sluice.sink.Counter.boltKey(k), true);
-                }
-            });
-            return out;
-        }
+        outbox.flush();
     }
 }

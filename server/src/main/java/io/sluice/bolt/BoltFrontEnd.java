@@ -288,14 +288,15 @@ public final class BoltFrontEnd implements FrontEnd {
                 }
             } catch (PackStream.PackStreamException e) {
                 connection.received(new BoltConnection.Unreadable(Neo4jError.invalid("cannot read the message: "
-                        + e.getMessage()), true));
+                        + e.getMessage()), true), bytes.length);
                 ctx.channel().config().setAutoRead(false);
                 return;
             }
             try {
-                connection.received(Messages.read(value, version, bytes.length));
+                connection.received(Messages.read(value, version, bytes.length), bytes.length);
             } catch (Messages.Invalid e) {
-                connection.received(new BoltConnection.Unreadable(Neo4jError.invalid(e.getMessage()), false));
+                connection.received(new BoltConnection.Unreadable(Neo4jError.invalid(e.getMessage()), false),
+                        bytes.length);
             }
         }
 
@@ -314,7 +315,7 @@ public final class BoltFrontEnd implements FrontEnd {
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             if (cause instanceof TooLongFrameException || cause.getCause() instanceof TooLongFrameException) {
                 connection.received(new BoltConnection.Unreadable(new Neo4jError(Neo4jStatus.Request.INVALID,
-                        cause.getMessage()), true));
+                        cause.getMessage()), true), 0);
                 ctx.channel().config().setAutoRead(false);
                 return;
             }

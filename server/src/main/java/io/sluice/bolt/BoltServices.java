@@ -66,10 +66,6 @@ record BoltServices(WritePath writes, ExplicitTransactions transactions, SystemD
             metrics.boltFailure(code);
         }
 
-        void authenticated() {
-            // counted as LOGON (or HELLO) messages; a refusal as a failure by its code
-        }
-
         void transaction(String event) {
             metrics.boltTransaction(event);
         }

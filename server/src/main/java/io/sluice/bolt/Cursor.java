@@ -1,0 +1,100 @@
+package io.sluice.bolt;
+
+import io.sluice.sink.Counter;
+import io.sluice.sink.Neo4jError;
+import io.sluice.sink.QueryKind;
+import io.sluice.sink.StatementResult;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A statement's materialised result being pulled: its rows, what Neo4j calls its type, its counters; or the
+ * error its PULL reports. Confined to the worker.
+ */
+final class Cursor {
+    private final StatementResult result;
+    private final String type;
+    private final boolean autoCommit;
+    private final Neo4jError failure;
+    private final Map<String, Object> extra;
+    private int at;
+
+    private Cursor(StatementResult result, String type, boolean autoCommit, Neo4jError failure,
+            Map<String, Object> extra) {
+        this.result = result == null ? StatementResult.EMPTY : result;
+        this.type = type;
+        this.autoCommit = autoCommit;
+        this.failure = failure;
+        this.extra = extra;
+    }
+
+    static Cursor of(StatementResult r, QueryKind kind, boolean autoCommit,
+            Neo4jError failure) {
+        StatementResult res = r == null ? StatementResult.EMPTY : r;
+        return new Cursor(res, QueryKind.typeOf(kind, !res.columns().isEmpty()), autoCommit,
+                failure, null);
+    }
+
+    /** A statement on the system database: a read when it returns something, else a system command. */
+    static Cursor system(StatementResult r) {
+        return new Cursor(r, r.columns().isEmpty() ? "s" : "r", true, null, null);
+    }
+
+    /** A write the journal took (async): no records; the journal's position in the summary. */
+    static Cursor accepted(Map<String, Object> journal) {
+        return new Cursor(null, "w", true, null, Map.of("sluice", journal));
+    }
+
+    List<String> fields() {
+        return result.columns();
+    }
+
+    boolean hasNext() {
+        return at < result.rows().size();
+    }
+
+    List<Object> next() {
+        return result.rows().get(at++);
+    }
+
+    boolean autoCommit() {
+        return autoCommit;
+    }
+
+    Neo4jError failure() {
+        return failure;
+    }
+
+    /** The final SUCCESS: Neo4j's keys in Neo4j's order; {@code bookmark} null: none (in a transaction). */
+    Map<String, Object> summary(String bookmark, String db) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        if (bookmark != null) {
+            m.put("bookmark", bookmark);
+        }
+        Map<String, Object> stats = stats(result.counters());
+        if (!stats.isEmpty()) {
+            m.put("stats", stats);
+        }
+        m.put("type", type);
+        m.put("t_last", 0L);
+        m.put("db", db);
+        if (extra != null) {
+            m.putAll(extra);
+        }
+        return m;
+    }
+
+    /** Neo4j's counters as Bolt names them ({@code nodes-created}), the ones that are not zero. */
+    private static Map<String, Object> stats(Map<String, Object> counters) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        counters.forEach((k, v) -> {
+            if (v instanceof Number n && n.longValue() != 0) {
+                out.put(Counter.boltKey(k), n.longValue());
+            } else if (v instanceof Boolean b && b) {
+                out.put(Counter.boltKey(k), true);
+            }
+        });
+        return out;
+    }
+}
