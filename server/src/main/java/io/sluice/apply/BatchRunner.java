@@ -142,8 +142,11 @@ public final class BatchRunner {
             return null;
         }
         if (failure.isTransient() || failure.commitOutcomeUnknown()) {
-            failAll(batch, failure.error());
-            return failure.error();
+            // an unknown outcome keeps its mark to the front end: a driver must not be told to retry it
+            Neo4jError e = failure.commitOutcomeUnknown() && !failure.error().isCommitOutcomeUnknown()
+                    ? Neo4jError.commitOutcomeUnknown(failure.error().message()) : failure.error();
+            failAll(batch, e);
+            return e;
         } else if (batch.size() == 1) {
             metrics.writeFailed(failure.error().code());
             hooks.isolated(batch.getFirst(), failure.error());

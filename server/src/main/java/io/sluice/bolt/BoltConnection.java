@@ -105,13 +105,21 @@ final class BoltConnection implements Runnable {
     /** Where replies are written (the outbox's buffer). */
     private final ByteArrayOutputStream out;
 
-    private volatile boolean working;
+    /** Messages received and not yet answered (queued, or being handled): what a drain waits for. */
+    private final AtomicInteger unanswered = new AtomicInteger();
+    private volatile boolean loggedIn;
+    private volatile Runnable onLogin = () -> { };
+    private final PackStream.Limits limits;
 
     // confined to the worker
     private State state = State.NEGOTIATION;
     private Caller caller;
-    /** What LOGON presented (null with authentication off): system statements run as their user, as in Neo4j. */
+    /**
+     * What LOGON presented (null with authentication off), until the first statement on {@code system} logs it in
+     * as a session of that user, as Neo4j's server holds a connection's login (then dropped).
+     */
     private Credentials credentials;
+    private io.sluice.sink.Sink.SystemSession system;
     /** Logged in with a password that must be changed: only ALTER CURRENT USER on system, as Neo4j allows. */
     private String expired;
     private Cursor cursor;
@@ -120,7 +128,9 @@ final class BoltConnection implements Runnable {
     private final Map<Long, Cursor> txCursors = new HashMap<>();
     private long nextQid;
 
-    BoltConnection(Channel channel, Version version, BoltServices services, String id, String client) {
+    BoltConnection(Channel channel, Version version, BoltServices services, String id, String client,
+            PackStream.Limits limits) {
+        this.limits = limits;
         this.channel = channel;
         this.version = version;
         this.services = services;
@@ -131,13 +141,24 @@ final class BoltConnection implements Runnable {
     }
 
     /**
-     * On the event loop: a message (a {@link Request} or an {@link Unreadable}) in the order it arrived, and its
-     * size on the wire.
+     * On the event loop: a whole message's bytes, in the order it arrived ({@code reset}: it is a RESET, which
+     * interrupts what is queued before it). Decoded on the worker.
      */
-    void received(Object message, int bytes) {
-        if (message instanceof Reset) {
+    void received(byte[] message, boolean reset) {
+        if (reset) {
             interrupts.incrementAndGet();
         }
+        enqueue(message, message.length);
+    }
+
+    /** On the event loop: the bytes cannot be framed (a message over the limit): FAILURE, then closed. */
+    void unreadable(Neo4jError error) {
+        channel.config().setAutoRead(false);
+        enqueue(new Unreadable(error, true), 0);
+    }
+
+    private void enqueue(Object message, int bytes) {
+        unanswered.incrementAndGet();
         queuedBytes.addAndGet(bytes);
         inbox.add(new Queued(message, bytes));
         if (inbox.size() > HIGH_WATER || queuedBytes.get() > HIGH_WATER_BYTES) {
@@ -145,12 +166,22 @@ final class BoltConnection implements Runnable {
         }
     }
 
+    /** Runs {@code action} (on the worker) once the connection has logged in: it may then send large messages. */
+    void onLogin(Runnable action) {
+        this.onLogin = action;
+    }
+
+    /** Whether the connection has logged in (its login timeout does not apply). */
+    boolean loggedIn() {
+        return loggedIn;
+    }
+
     /** A message in the inbox, with its size on the wire (what the inbox's byte bound counts). */
     private record Queued(Object message, int bytes) {}
 
     /** Whether a message is being handled or waits: what a drain waits for. */
     boolean busy() {
-        return working || !inbox.isEmpty();
+        return unanswered.get() > 0;
     }
 
     /** On the event loop: the socket closed. The worker rolls back what is open and ends. */
@@ -171,6 +202,10 @@ final class BoltConnection implements Runnable {
                 Queued q = inbox.poll();
                 if (q == null) {
                     flush();
+                    // the queue is empty: whatever stopped the reading (its size, its bytes) is gone
+                    if (!channel.config().isAutoRead()) {
+                        channel.config().setAutoRead(true);
+                    }
                     q = inbox.take();
                 }
                 Object m = q.message();
@@ -181,11 +216,10 @@ final class BoltConnection implements Runnable {
                 if (!channel.config().isAutoRead() && inbox.size() <= LOW_WATER && bytes <= HIGH_WATER_BYTES / 4) {
                     channel.config().setAutoRead(true);
                 }
-                working = true;
                 try {
-                    handle(m);
+                    handle(m, q.bytes());
                 } finally {
-                    working = false;
+                    unanswered.decrementAndGet();
                 }
                 if (out.size() > FLUSH_BYTES) {
                     flush();
@@ -210,7 +244,8 @@ final class BoltConnection implements Runnable {
         }
     }
 
-    private void handle(Object m) throws InterruptedException {
+    private void handle(Object queued, int bytes) throws InterruptedException {
+        Object m = queued instanceof byte[] b ? decode(b) : queued;
         if (m instanceof Unreadable u) {
             services.metrics().message("UNREADABLE");
             if (state == State.FAILED && !u.fatal()) {
@@ -255,6 +290,25 @@ final class BoltConnection implements Runnable {
         }
     }
 
+    /** A message's bytes as a request, or why they are not one. */
+    private Object decode(byte[] bytes) {
+        Object value;
+        try {
+            PackStream.Unpacker u = new PackStream.Unpacker(bytes, limits);
+            value = u.unpack();
+            if (!u.done()) {
+                throw new PackStream.PackStreamException("a message is one value; bytes follow it");
+            }
+        } catch (PackStream.PackStreamException e) {
+            return new Unreadable(Neo4jError.invalid("cannot read the message: " + e.getMessage()), true);
+        }
+        try {
+            return Messages.read(value, version, bytes.length);
+        } catch (Messages.Invalid e) {
+            return new Unreadable(Neo4jError.invalid(e.getMessage()), e.fatal);
+        }
+    }
+
     private void negotiation(Request r) throws InterruptedException {
         if (!(r instanceof Hello h)) {
             violation(r);
@@ -296,8 +350,13 @@ final class BoltConnection implements Runnable {
     }
 
     /** Checks a LOGON's (or an old HELLO's) auth token; on failure answers it and closes the connection. */
-    private boolean logon(Map<String, Object> auth) {
-        Login login = Login.check(auth, services.callers(), client);
+    private boolean logon(Map<String, Object> auth) throws InterruptedException {
+        Login login;
+        try {
+            login = blocking(() -> Login.check(auth, services.callers(), client));
+        } catch (SinkException impossible) {
+            throw new IllegalStateException(impossible);
+        }
         if (login.refused() != null) {
             fail(login.refused());
             state = State.DEFUNCT;
@@ -305,7 +364,12 @@ final class BoltConnection implements Runnable {
         }
         caller = login.caller();
         credentials = login.credentials();
+        system = null;
         expired = login.expired();
+        if (!loggedIn) {
+            loggedIn = true;
+            onLogin.run();
+        }
         return true;
     }
 
@@ -319,10 +383,11 @@ final class BoltConnection implements Runnable {
             case Run run -> autoCommit(run);
             case Begin b -> begin(b);
             case Route route -> route(route);
-            case Telemetry t -> Messages.success(Map.of(), out);
+            case Telemetry t when version.atLeast(Version.V5_4) -> Messages.success(Map.of(), out);
             case Logoff l when version.atLeast(Version.V5_1) -> {
                 caller = null;
                 credentials = null;
+                system = null;
                 expired = null;
                 Messages.success(Map.of(), out);
                 state = State.AUTHENTICATION;
@@ -344,8 +409,8 @@ final class BoltConnection implements Runnable {
             case Run run -> runInTransaction(run);
             case Pull p -> {
                 Cursor c = txCursors.get(p.qid() == -1 ? nextQid - 1 : p.qid());
-                if (c == null) {
-                    fail(Neo4jError.invalid("no open result with qid " + p.qid() + " in this transaction"));
+                if (c == null) { // a PULL without its RUN: a protocol violation, as Neo4j has it
+                    violation(p);
                 } else {
                     pull(p, c);
                 }
@@ -394,7 +459,9 @@ final class BoltConnection implements Runnable {
                 started(cursor, start, -1, run.extra());
                 state = State.STREAMING;
             }
-            case Outcome.Failed f -> failedRun(f.error(), services.writes().kind(run.query()), start, true);
+            case Outcome.Failed f -> failedRun(p.caller() != caller && f.error().code().equals(
+                    Neo4jStatus.Security.FORBIDDEN) ? readAccessMode() : f.error(), services.writes().kind(run.query()),
+                    start, true);
             case Outcome.Overloaded over -> fail(new Neo4jError(Neo4jStatus.Request.NO_THREADS_AVAILABLE,
                     over.reason() + "; retry after " + over.retryAfter().toMillis() + " ms"));
         }
@@ -404,14 +471,20 @@ final class BoltConnection implements Runnable {
      * A statement for the {@code system} database (user management, as an administrator sends it): run at once,
      * alone, by a user who may send any Cypher.
      */
-    private void onSystem(Run run, long start) {
+    private void onSystem(Run run, long start) throws InterruptedException {
         if (caller.access() != Access.CYPHER && expired == null) {
             fail(new Neo4jError(Neo4jStatus.Security.FORBIDDEN, "this user may not administer the DBMS"));
             return;
         }
         try {
-            io.sluice.sink.StatementResult r = services.system().run(run.query(), WireValues.params(run.params(),
-                    version.atLeast(Version.V5_0)), credentials);
+            Map<String, Object> params = WireValues.params(run.params(), version.atLeast(Version.V5_0));
+            if (system == null) { // logged in once as the user; the password is not kept past it
+                Credentials user = credentials;
+                system = blocking(() -> services.system().as(user));
+                credentials = null;
+            }
+            io.sluice.sink.Sink.SystemSession session = system;
+            io.sluice.sink.StatementResult r = blocking(() -> session.run(run.query(), params));
             cursor = Cursor.system(r);
             started(cursor, start, -1, run.extra());
             state = State.STREAMING;
@@ -462,6 +535,12 @@ final class BoltConnection implements Runnable {
             return Mode.parse(text);
         }
         return caller.mode();
+    }
+
+    /** A write in a read session (not a read-only user): Neo4j's own words for it. */
+    private Neo4jError readAccessMode() {
+        return new Neo4jError(Neo4jStatus.Statement.ACCESS_MODE, "Writing in read access mode not allowed."
+                + " Attempted write to " + services.writes().database());
     }
 
     /** The caller, made read-only for a driver's read session or transaction ({@code mode: "r"}). */
@@ -558,7 +637,7 @@ final class BoltConnection implements Runnable {
             Messages.success(Map.of("has_more", true), out);
             return;
         }
-        Messages.success(c.summary(c.autoCommit() ? services.bookmarks().current() : null,
+        Messages.success(c.summary(c.bookmarked() ? services.bookmarks().current() : null,
                 services.writes().database()), out);
         finishCursor(c);
     }
@@ -575,7 +654,7 @@ final class BoltConnection implements Runnable {
 
     // ---- explicit transactions ----
 
-    private void begin(Begin b) {
+    private void begin(Begin b) throws InterruptedException {
         Neo4jError bad = checkDatabase(b.extra());
         bad = bad != null ? bad : Bookmarks.check(b.extra().get("bookmarks"));
         if (bad != null) {
@@ -584,7 +663,7 @@ final class BoltConnection implements Runnable {
         }
         Caller as = readOnly(b.extra());
         try {
-            ExplicitTransactions.Step s = services.transactions().open(List.of(), as);
+            ExplicitTransactions.Step s = blocking(() -> services.transactions().open(List.of(), as));
             txId = s.id();
             txCaller = as;
             txCursors.clear();
@@ -598,7 +677,7 @@ final class BoltConnection implements Runnable {
         }
     }
 
-    private void runInTransaction(Run run) {
+    private void runInTransaction(Run run) throws InterruptedException {
         long start = services.time().nanos();
         Prepared p = prepare(run, false);
         if (p == null) {
@@ -606,7 +685,8 @@ final class BoltConnection implements Runnable {
         }
         ExplicitTransactions.Step s;
         try {
-            s = services.transactions().run(txId, List.of(p.statement()), txCaller);
+            String id = txId;
+            s = blocking(() -> services.transactions().run(id, List.of(p.statement()), txCaller));
         } catch (SinkException e) {
             txId = null; // not found, expired, or in use: nothing of it is ours any more
             fail(e.error());
@@ -625,14 +705,15 @@ final class BoltConnection implements Runnable {
         state = State.TX_STREAMING;
     }
 
-    private void commit() {
+    private void commit() throws InterruptedException {
         if (txId == null) { // a statement failed; its error is at its PULL, which the driver did not read
             fail(new Neo4jError(Neo4jStatus.Transaction.TRANSACTION_NOT_FOUND,
                     "the transaction was rolled back by a failed statement"));
             return;
         }
         try {
-            ExplicitTransactions.Step s = services.transactions().commit(txId, List.of(), txCaller);
+            String id = txId;
+            ExplicitTransactions.Step s = blocking(() -> services.transactions().commit(id, List.of(), txCaller));
             txId = null;
             txCursors.clear();
             if (s.failed()) {
@@ -723,6 +804,48 @@ final class BoltConnection implements Runnable {
 
     /** Waits for {@code f}, writing a NOOP each keep-alive interval it takes. */
     private Outcome await(CompletableFuture<Outcome> f) throws InterruptedException {
+        try {
+            return waitWithNoops(f);
+        } catch (ExecutionException e) {
+            return new Outcome.Failed(Neo4jError.unknown(String.valueOf(e.getCause())));
+        }
+    }
+
+    /** Work that may block on the database (a statement, a commit, a credentials check). */
+    @FunctionalInterface
+    interface SinkCall<T> {
+        T call() throws SinkException;
+    }
+
+    /**
+     * Runs {@code call} where it may block, while this worker keeps the driver's read timeout from firing (a
+     * NOOP each keep-alive interval): what is buffered goes out first.
+     */
+    private <T> T blocking(SinkCall<T> call) throws SinkException, InterruptedException {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        services.blocking().execute(() -> {
+            try {
+                f.complete(call.call());
+            } catch (SinkException | RuntimeException | Error e) {
+                f.completeExceptionally(e);
+            }
+        });
+        try {
+            return waitWithNoops(f);
+        } catch (ExecutionException e) {
+            switch (e.getCause()) {
+                case SinkException se -> throw se;
+                case RuntimeException re -> throw re;
+                case Error err -> throw err;
+                default -> throw new IllegalStateException(e.getCause());
+            }
+        }
+    }
+
+    private <T> T waitWithNoops(CompletableFuture<T> f) throws InterruptedException, ExecutionException {
+        if (!f.isDone()) {
+            flush();
+        }
         long every = services.keepAlive().toNanos();
         while (true) {
             try {
@@ -730,8 +853,6 @@ final class BoltConnection implements Runnable {
             } catch (TimeoutException e) {
                 out.writeBytes(Chunks.NOOP);
                 flush();
-            } catch (ExecutionException e) {
-                return new Outcome.Failed(Neo4jError.unknown(String.valueOf(e.getCause())));
             }
         }
     }

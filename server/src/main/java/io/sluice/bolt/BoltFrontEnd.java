@@ -65,6 +65,11 @@ public final class BoltFrontEnd implements FrontEnd {
     public static final List<String> MESSAGES = List.of("HELLO", "LOGON", "LOGOFF", "TELEMETRY", "GOODBYE", "RESET",
             "RUN", "PULL", "DISCARD", "BEGIN", "COMMIT", "ROLLBACK", "ROUTE", "UNREADABLE");
 
+    /** The largest message before a connection has logged in: HELLO and LOGON are far smaller. */
+    static final int LOGIN_MESSAGE_BYTES = 64 << 10;
+    /** How long a connection may take from its handshake to a successful login (Neo4j: no such bound). */
+    static final Duration LOGIN_TIMEOUT = Duration.ofSeconds(30);
+
     private final Options options;
     private final BoltServices services;
     private final EventLoopGroup loops;
@@ -99,7 +104,7 @@ public final class BoltFrontEnd implements FrontEnd {
         ExecutorService blocking = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-bolt-write-", 1)
                 .factory());
         String advertised = options.listen().host() + ":" + options.listen().port();
-        BoltServices s = new BoltServices(writes, transactions, sink::runOnSystem, callers, "Neo4j/" + neo4jVersion,
+        BoltServices s = new BoltServices(writes, transactions, sink::system, callers, "Neo4j/" + neo4jVersion,
                 options.keepAlive(), advertised, new Bookmarks(sink::lastCommitted), time, blocking,
                 new BoltServices.Meter(metrics), log);
         return new BoltFrontEnd(options, s, workers, blocking);
@@ -170,7 +175,7 @@ public final class BoltFrontEnd implements FrontEnd {
                 return false;
             }
         }
-        return true;
+        return open.isEmpty();
     }
 
     @Override
@@ -256,12 +261,27 @@ public final class BoltFrontEnd implements FrontEnd {
         private void upgrade(ChannelHandlerContext ctx, Version v) {
             Channel ch = ctx.channel();
             BoltConnection c = new BoltConnection(ch, v, services, "bolt-" + ids.incrementAndGet(),
-                    String.valueOf(((InetSocketAddress) ch.remoteAddress()).getAddress().getHostAddress()));
+                    String.valueOf(((InetSocketAddress) ch.remoteAddress()).getAddress().getHostAddress()),
+                    options.limits());
             ch.attr(CONNECTION).set(c);
-            ctx.pipeline().addAfter(ctx.name(), "chunks", new Chunks.Decoder(options.maxMessageBytes()));
-            ctx.pipeline().addAfter("chunks", "bolt", new MessageReader(c, v));
+            // until its login, a connection may send small messages only (HELLO, LOGON): one that never logs in
+            // holds at most that much, and is closed after LOGIN_TIMEOUT
+            Chunks.Decoder chunks = new Chunks.Decoder(LOGIN_MESSAGE_BYTES);
+            c.onLogin(() -> chunks.limit(options.maxMessageBytes()));
+            ctx.pipeline().addAfter(ctx.name(), "chunks", chunks);
+            ctx.pipeline().addAfter("chunks", "bolt", new MessageReader(c));
+            ch.eventLoop().schedule(() -> {
+                if (!c.loggedIn()) {
+                    ch.close();
+                }
+            }, LOGIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            try {
+                workers.execute(c);
+            } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+                ch.close();
+                return;
+            }
             services.metrics().connectionOpened();
-            workers.execute(c);
             ctx.pipeline().remove(this);
         }
     }
@@ -269,35 +289,20 @@ public final class BoltFrontEnd implements FrontEnd {
     /** Reads each whole message into a request and queues it on its connection. */
     private final class MessageReader extends ChannelInboundHandlerAdapter {
         private final BoltConnection connection;
-        private final Version version;
 
-        MessageReader(BoltConnection connection, Version version) {
+        MessageReader(BoltConnection connection) {
             this.connection = connection;
-            this.version = version;
         }
 
+        /**
+         * Queues the message's bytes: they are decoded on the connection's worker, not on this event loop that
+         * other connections share, and a queue of bytes is bounded by what it holds. Only a RESET is recognised
+         * here (its two bytes, {@code B0 0F}): it must interrupt what is queued before it.
+         */
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             byte[] bytes = (byte[]) msg;
-            Object value;
-            try {
-                PackStream.Unpacker u = new PackStream.Unpacker(bytes, options.limits());
-                value = u.unpack();
-                if (!u.done()) {
-                    throw new PackStream.PackStreamException("a message is one value; " + "bytes follow it");
-                }
-            } catch (PackStream.PackStreamException e) {
-                connection.received(new BoltConnection.Unreadable(Neo4jError.invalid("cannot read the message: "
-                        + e.getMessage()), true), bytes.length);
-                ctx.channel().config().setAutoRead(false);
-                return;
-            }
-            try {
-                connection.received(Messages.read(value, version, bytes.length), bytes.length);
-            } catch (Messages.Invalid e) {
-                connection.received(new BoltConnection.Unreadable(Neo4jError.invalid(e.getMessage()), false),
-                        bytes.length);
-            }
+            connection.received(bytes, bytes.length == 2 && bytes[0] == (byte) 0xB0 && bytes[1] == Messages.RESET);
         }
 
         @Override
@@ -314,8 +319,7 @@ public final class BoltFrontEnd implements FrontEnd {
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             if (cause instanceof TooLongFrameException || cause.getCause() instanceof TooLongFrameException) {
-                connection.received(new BoltConnection.Unreadable(new Neo4jError(Neo4jStatus.Request.INVALID,
-                        cause.getMessage()), true), 0);
+                connection.unreadable(new Neo4jError(Neo4jStatus.Request.INVALID, cause.getMessage()));
                 ctx.channel().config().setAutoRead(false);
                 return;
             }

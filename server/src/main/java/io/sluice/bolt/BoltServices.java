@@ -27,11 +27,10 @@ record BoltServices(WritePath writes, ExplicitTransactions transactions, SystemD
         return Math.max(1, keepAlive.multipliedBy(2).toSeconds());
     }
 
-    /** The DBMS's {@code system} database (users ...): one auto-commit statement at a time. */
+    /** The DBMS's {@code system} database (users ...): a session as a user. */
     @FunctionalInterface
     interface SystemDatabase {
-        io.sluice.sink.StatementResult run(String cypher, java.util.Map<String, Object> params,
-                io.sluice.security.Credentials as) throws io.sluice.sink.SinkException;
+        io.sluice.sink.Sink.SystemSession as(io.sluice.security.Credentials user) throws io.sluice.sink.SinkException;
     }
 
     /** The bookmark a commit returns: a token a later transaction may name to read after it. */

@@ -40,10 +40,15 @@ final class Chunks {
      * trusted to be framed). Confined to its channel's event loop.
      */
     static final class Decoder extends ByteToMessageDecoder {
-        private final int maxBytes;
+        private volatile int maxBytes;
         private ByteArrayOutputStream message;
 
         Decoder(int maxBytes) {
+            this.maxBytes = maxBytes;
+        }
+
+        /** From now on messages of up to {@code maxBytes} (a connection that logged in may send large ones). */
+        void limit(int maxBytes) {
             this.maxBytes = maxBytes;
         }
 

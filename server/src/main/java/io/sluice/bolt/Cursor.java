@@ -62,6 +62,14 @@ final class Cursor {
         return autoCommit;
     }
 
+    /**
+     * Whether its final SUCCESS carries a bookmark: an auto-commit statement's that committed; not an async
+     * write's (the journal has it; the graph, which a bookmark speaks of, not yet).
+     */
+    boolean bookmarked() {
+        return autoCommit && extra == null;
+    }
+
     Neo4jError failure() {
         return failure;
     }

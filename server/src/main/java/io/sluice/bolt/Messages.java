@@ -117,9 +117,16 @@ final class Messages {
     /** A message whose structure or fields are not what Bolt says: {@code Neo.ClientError.Request.Invalid}. */
     static final class Invalid extends Exception {
         private static final long serialVersionUID = 1L;
+        /** The connection cannot go on (an unknown message: Neo4j closes it). */
+        final boolean fatal;
 
         Invalid(String message) {
+            this(message, false);
+        }
+
+        Invalid(String message, boolean fatal) {
             super(message);
+            this.fatal = fatal;
         }
     }
 
@@ -132,10 +139,19 @@ final class Messages {
         return switch (s.tag()) {
             case HELLO -> new Hello(map(fields(s, f, 1), 0, "HELLO extra"));
             case LOGON -> new Logon(map(fields(s, f, 1), 0, "LOGON auth"));
-            case LOGOFF -> new Logoff();
+            case LOGOFF -> {
+                fields(s, f, 0);
+                yield new Logoff();
+            }
             case TELEMETRY -> new Telemetry(integer(fields(s, f, 1), 0, "TELEMETRY api"));
-            case GOODBYE -> new Goodbye();
-            case RESET -> new Reset();
+            case GOODBYE -> {
+                fields(s, f, 0);
+                yield new Goodbye();
+            }
+            case RESET -> {
+                fields(s, f, 0); // the event loop knows a RESET by its two bytes, B0 0F: nothing else is one
+                yield new Reset();
+            }
             case RUN -> {
                 fields(s, f, 3);
                 if (!(f.get(0) instanceof String q)) {
@@ -145,11 +161,21 @@ final class Messages {
             }
             case PULL, DISCARD -> {
                 Map<String, Object> extra = map(fields(s, f, 1), 0, s.tag() == PULL ? "PULL extra" : "DISCARD extra");
-                yield new Pull(number(extra, "n", -1), number(extra, "qid", -1), s.tag() == DISCARD);
+                long n = number(extra, "n", -1);
+                if (n == 0 || n < -1) {
+                    throw new Invalid("'n' must be -1 (all) or positive, got " + n);
+                }
+                yield new Pull(n, number(extra, "qid", -1), s.tag() == DISCARD);
             }
             case BEGIN -> new Begin(map(fields(s, f, 1), 0, "BEGIN extra"));
-            case COMMIT -> new Commit();
-            case ROLLBACK -> new Rollback();
+            case COMMIT -> {
+                fields(s, f, 0);
+                yield new Commit();
+            }
+            case ROLLBACK -> {
+                fields(s, f, 0);
+                yield new Rollback();
+            }
             case ROUTE -> {
                 fields(s, f, 3);
                 if (!(f.get(1) instanceof List<?> b)) {
@@ -161,7 +187,7 @@ final class Messages {
                 }
                 yield new Route(map(f, 0, "ROUTE routing"), new ArrayList<>(b), (String) db);
             }
-            default -> throw new Invalid(String.format("unknown message 0x%02X for Bolt %s", s.tag(), version));
+            default -> throw new Invalid(String.format("unknown message 0x%02X for Bolt %s", s.tag(), version), true);
         };
     }
 

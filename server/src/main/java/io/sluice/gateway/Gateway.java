@@ -239,7 +239,7 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
             return p.future().get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return new Outcome.Failed(new Neo4jError(Neo4jStatus.General.DATABASE_UNAVAILABLE,
+            return new Outcome.Failed(Neo4jError.commitOutcomeUnknown(
                     "interrupted while waiting for the commit; the write may or may not have been applied"));
         } catch (ExecutionException e) {
             return new Outcome.Failed(Neo4jError.unknown(e.getCause().toString()));

@@ -172,7 +172,7 @@ public final class SluiceServer implements InProcess {
             BoltSink bolt = owned.add("the Bolt sink", BoltSink.connect(o.remote(), REMOTE_WAIT, time));
             sink = bolt;
             users = bolt.users();
-            security.checkRemoteUsers(security.auth() && bolt.acceptsAnyCredentials(), http, https);
+            security.checkRemoteUsers(security.auth() && bolt.acceptsAnyCredentials(), http, https, o.bolt());
         }
         applySchema(c, sink, time);
         Map<String, Template> templates = compileTemplates(c, sink);

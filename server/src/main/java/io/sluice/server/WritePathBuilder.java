@@ -141,7 +141,9 @@ final class WritePathBuilder {
      */
     ExplicitTransactions transactions(Built built, IdScheme ids, Duration idleTimeout) {
         TxRegistry registry = owned.add(ids.label() + " transactions", TxRegistry.start(sink, built.transactionGate(),
-                TxRegistry.Options.of(ids, idleTimeout, config.transactions().maxOpen()), time,
+                // the gate is the bound, over every front end, and it waits for a place: a registry's own bound
+                // would refuse before the gate could (a driver's 64 managed sessions would back off, not take turns)
+                TxRegistry.Options.of(ids, idleTimeout, Integer.MAX_VALUE), time,
                 new java.security.SecureRandom(),
                 Thread.ofPlatform().name(threads + "txn-sweeper-" + ids.label()).factory()));
         return new RegistryTransactions(registry);

@@ -308,26 +308,32 @@ public final class BoltSink implements Sink {
         }
     }
 
+    /**
+     * Statements on the remote {@code system} database as {@code as}, through the driver's per-session
+     * authentication: the session keeps the credentials (the driver logs in with them for each statement), so
+     * after the user changes their own password, the next statement fails until they log in again.
+     */
     @Override
-    public StatementResult runOnSystem(String cypher, Map<String, Object> params,
-            io.sluice.security.Credentials as) throws SinkException {
+    public SystemSession system(io.sluice.security.Credentials as) {
         SessionConfig system = SessionConfig.forDatabase("system");
-        try (Session s = switch (as) {
-            case null -> driver.session(system);
-            case io.sluice.security.Credentials.Basic b -> driver.session(Session.class, system,
-                    org.neo4j.driver.AuthTokens.basic(b.user(), b.password()));
-            case io.sluice.security.Credentials.Bearer b -> driver.session(Session.class, system,
-                    org.neo4j.driver.AuthTokens.bearer(b.token()));
-        }) {
-            ResultBudget budget = ResultBudget.draining();
-            StatementResult r = materialise(s.run(cypher, BoltValues.params(params)), budget);
-            if (budget.exceeded()) {
-                throw ResultBudget.ranButTooLarge(ResultBudget.MAX_VALUES);
+        return (cypher, params) -> {
+            try (Session s = switch (as) {
+                case null -> driver.session(system);
+                case io.sluice.security.Credentials.Basic b -> driver.session(Session.class, system,
+                        org.neo4j.driver.AuthTokens.basic(b.user(), b.password()));
+                case io.sluice.security.Credentials.Bearer b -> driver.session(Session.class, system,
+                        org.neo4j.driver.AuthTokens.bearer(b.token()));
+            }) {
+                ResultBudget budget = ResultBudget.draining();
+                StatementResult r = materialise(s.run(cypher, BoltValues.params(params)), budget);
+                if (budget.exceeded()) {
+                    throw ResultBudget.ranButTooLarge(ResultBudget.MAX_VALUES);
+                }
+                return r;
+            } catch (RuntimeException e) {
+                throw translate(e, true);
             }
-            return r;
-        } catch (RuntimeException e) {
-            throw translate(e, true);
-        }
+        };
     }
 
     @Override
@@ -498,7 +504,8 @@ public final class BoltSink implements Sink {
 
     private static SinkException lostConnection(RuntimeException e, String message, boolean committing) {
         if (committing) {
-            return new SinkException(Neo4jError.commitOutcomeUnknown(message), e, true);
+            return new SinkException(Neo4jError.commitOutcomeUnknown("the connection to Neo4j was lost while"
+                    + " committing: " + message), e, true);
         }
         return new SinkException(new Neo4jError(UNAVAILABLE, "Neo4j is not reachable: " + message), e);
     }

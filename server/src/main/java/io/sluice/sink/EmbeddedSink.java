@@ -24,7 +24,7 @@ public final class EmbeddedSink implements Sink {
         this(db, null, description);
     }
 
-    /** With the DBMS's {@code system} database too, for {@link #runOnSystem}. */
+    /** With the DBMS's {@code system} database too, for {@link #system}. */
     public EmbeddedSink(GraphDatabaseService db, GraphDatabaseService system, String description) {
         this.db = db;
         this.system = system;
@@ -39,27 +39,39 @@ public final class EmbeddedSink implements Sink {
         return java.util.Optional.of(new Committed(api.databaseId().databaseId().uuid(), tx));
     }
 
+    /**
+     * Logs {@code as} in once, with Neo4j's own login (the user's security context, as Neo4j's Bolt server holds
+     * it for a connection): the session then needs no password, and survives the user's own password change.
+     */
     @Override
-    public StatementResult runOnSystem(String cypher, Map<String, Object> params,
-            io.sluice.security.Credentials as) throws SinkException {
+    public SystemSession system(io.sluice.security.Credentials as) throws SinkException {
         if (system == null) {
-            return Sink.super.runOnSystem(cypher, params, as);
+            return Sink.super.system(as);
         }
+        if (as == null) {
+            return (cypher, params) -> onSystem(cypher, params, null);
+        }
+        var api = (org.neo4j.kernel.internal.GraphDatabaseAPI) system;
+        org.neo4j.internal.kernel.api.security.LoginContext login;
+        try {
+            login = EmbeddedUsers.login(api.getDependencyResolver().resolveDependency(
+                    org.neo4j.kernel.api.security.AuthManager.class), as);
+        } catch (org.neo4j.kernel.api.security.exception.InvalidAuthTokenException e) {
+            throw new SinkException(new Neo4jError(Neo4jStatus.Security.UNAUTHORIZED, e.getMessage()), e);
+        }
+        return (cypher, params) -> onSystem(cypher, params, login);
+    }
+
+    private StatementResult onSystem(String cypher, Map<String, Object> params,
+            org.neo4j.internal.kernel.api.security.LoginContext login) throws SinkException {
         try {
             ResultBudget budget = ResultBudget.draining();
             StatementResult r;
-            if (as == null) {
+            if (login == null) {
                 r = system.executeTransactionally(cypher, Values.embeddedParams(params),
                         result -> materialise(result, budget));
             } else {
                 var api = (org.neo4j.kernel.internal.GraphDatabaseAPI) system;
-                org.neo4j.internal.kernel.api.security.LoginContext login;
-                try {
-                    login = EmbeddedUsers.login(api.getDependencyResolver().resolveDependency(
-                            org.neo4j.kernel.api.security.AuthManager.class), as);
-                } catch (org.neo4j.kernel.api.security.exception.InvalidAuthTokenException e) {
-                    throw new SinkException(new Neo4jError(Neo4jStatus.Security.UNAUTHORIZED, e.getMessage()), e);
-                }
                 try (var tx = api.beginTransaction(org.neo4j.kernel.api.KernelTransaction.Type.IMPLICIT, login)) {
                     try (var result = tx.execute(cypher, Values.embeddedParams(params))) {
                         r = materialise(result, budget);

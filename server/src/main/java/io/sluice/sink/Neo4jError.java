@@ -36,7 +36,7 @@ public record Neo4jError(String code, String message) {
     }
 
     /** How the message of {@link #commitOutcomeUnknown} begins: what tells such an error from others. */
-    private static final String OUTCOME_UNKNOWN = "the connection to Neo4j was lost while committing;";
+    private static final String OUTCOME_UNKNOWN = "the outcome of the commit is unknown:";
 
     /**
      * A commit whose outcome is unknown (the connection to a remote Neo4j lost during it): transient for HTTP,

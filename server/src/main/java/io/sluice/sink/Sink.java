@@ -73,14 +73,18 @@ public interface Sink extends AutoCloseable {
         return java.util.Optional.empty();
     }
 
+    /** Statements on the DBMS's {@code system} database as one user, one implicit transaction each. */
+    @FunctionalInterface
+    interface SystemSession {
+        StatementResult run(String cypher, Map<String, Object> params) throws SinkException;
+    }
+
     /**
-     * Runs one statement as an implicit transaction on the DBMS's {@code system} database (users, databases: what
-     * an administrator sends a driver session on {@code system}), as the user {@code as} names (null: as the
-     * sink's own account, when authentication is off), so that {@code ALTER CURRENT USER} is theirs; a sink
-     * without one refuses.
+     * A session on the DBMS's {@code system} database (users, databases: what an administrator sends a driver
+     * session on {@code system}) as the user {@code as} names (null: as the sink's own account, when
+     * authentication is off), so that {@code ALTER CURRENT USER} is theirs; a sink without one refuses.
      */
-    default StatementResult runOnSystem(String cypher, Map<String, Object> params,
-            io.sluice.security.Credentials as) throws SinkException {
+    default SystemSession system(io.sluice.security.Credentials as) throws SinkException {
         throw new SinkException(new Neo4jError(Neo4jStatus.Database.DATABASE_NOT_FOUND, "Graph not found: system"),
                 null);
     }

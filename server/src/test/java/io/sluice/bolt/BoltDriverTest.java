@@ -55,6 +55,7 @@ class BoltDriverTest {
             schema:
               - CREATE CONSTRAINT bolt_person_id IF NOT EXISTS FOR (p:BoltPerson) REQUIRE p.id IS UNIQUE
             batch: {max_rows: 5000, max_wait: 20ms}
+            transactions: {max_open: 4}
             """;
     TestServer s;
     Driver driver;
@@ -280,6 +281,39 @@ class BoltDriverTest {
             assertThat(session.run("MATCH (p:BoltPerson {id: 300}) RETURN count(p) AS n").single().get("n").asLong())
                     .isEqualTo(1);
         }
+    }
+
+    @Test
+    void moreManagedSessionsThanPlacesTakeTurnsWithoutRefusals() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        try {
+            List<Future<Long>> done = new ArrayList<>();
+            for (int t = 0; t < 16; t++) {
+                int base = 30_000 + t * 100;
+                done.add(pool.submit(() -> {
+                    long created = 0;
+                    try (Session session = driver.session()) {
+                        for (int i = 0; i < 10; i++) {
+                            int id = base + i;
+                            created += session.executeWrite(tx -> tx.run("CREATE (:BoltPerson {id: $id})",
+                                    Map.of("id", id)).consume().counters().nodesCreated());
+                        }
+                    }
+                    return created;
+                }));
+            }
+            long total = 0;
+            for (Future<Long> f : done) {
+                total += f.get();
+            }
+            assertThat(total).isEqualTo(160);
+        } finally {
+            pool.shutdownNow();
+        }
+        // 16 sessions, 4 places: each BEGIN waited for a place; none was refused (a refusal sends a driver into
+        // its retry backoff)
+        assertThat(s.get("/metrics").body()).contains("sluice_bolt_failures_total{code="
+                + "\"Neo.TransientError.Transaction.MaximumTransactionLimitReached\"} 0.0");
     }
 
     @Test

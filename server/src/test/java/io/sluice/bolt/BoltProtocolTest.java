@@ -166,6 +166,22 @@ class BoltProtocolTest {
     }
 
     @Test
+    void beforeItsLoginAConnectionMaySendSmallMessagesOnly() throws IOException {
+        try (BoltWire w = BoltWire.connect(s.bolt.host(), s.bolt.port())) {
+            w.handshake(BoltWire.version(5, 4, 0));
+            w.send(BoltWire.hello(map("user_agent", "x".repeat(100_000))));
+            Struct refused = w.receive();
+            assertThat(refused.tag()).isEqualTo((byte) FAILURE);
+            assertThat(meta(refused).get("message").toString()).contains("larger than the limit of 65536 bytes");
+            assertThat(w.isClosed(java.time.Duration.ofSeconds(10))).isTrue();
+        }
+        try (BoltWire w = login(5, 4)) { // after it, the configured limit (64 MiB by default)
+            w.send(BoltWire.run("RETURN size($s) AS n", map("s", "x".repeat(100_000)), map()), BoltWire.pullAll());
+            assertThat(pulled(w).getFirst().fields().getFirst()).isEqualTo(List.of(100_000L));
+        }
+    }
+
+    @Test
     void aProtocolViolationClosesTheConnection() throws IOException {
         try (BoltWire w = login(5, 4)) {
             w.send(BoltWire.commit());
