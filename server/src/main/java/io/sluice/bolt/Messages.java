@@ -187,7 +187,7 @@ final class Messages {
                 }
                 yield new Route(map(f, 0, "ROUTE routing"), new ArrayList<>(b), (String) db);
             }
-            default -> throw new Invalid(String.format("unknown message 0x%02X for Bolt %s", s.tag(), version), true);
+            default -> throw new Invalid(String.format("unknown message 0x%02X for Bolt %s", s.tag(), version));
         };
     }
 

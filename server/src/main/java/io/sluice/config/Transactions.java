@@ -10,9 +10,10 @@ import java.time.Duration;
 /**
  * {@code transactions}: explicit transactions of both HTTP APIs: real Neo4j transactions held open between a
  * client's requests. {@code idleTimeout} (the Query API's; Neo4j's default 60 s) and {@code classicIdleTimeout}
- * (the classic API's; Neo4j's default 30 s) roll back one left idle; at most {@code maxOpen} at once over both APIs
- * (each holds its locks and, over Bolt, one of the driver's connections: keep it below the pool's 32), each also
- * counting as one pending row against {@code admission}.
+ * (the classic API's; Neo4j's default 30 s; Bolt's use the Query API's) roll back one left idle; at most
+ * {@code maxOpen} at once over both APIs and Bolt (each holds its locks and, over {@code --neo4j}, one of the
+ * driver's connections: keep it below the pool's 32), each also counting as one pending row against
+ * {@code admission}; one more waits for a place up to the admission timeout.
  */
 public record Transactions(Duration idleTimeout, Duration classicIdleTimeout, int maxOpen)
         implements SluiceConfig.Section {

@@ -12,7 +12,6 @@ import picocli.CommandLine;
 class ServeCommandTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-            "--neo4j bolt://127.0.0.1:1 --bolt 127.0.0.1:7688 | with --neo4j there is none",
             "--user neo4j                                      | account on a Neo4j server (--neo4j)",
             "--password secret                                 | account on a Neo4j server (--neo4j)",
             "--neo4j http://127.0.0.1:7474                     | expected a Neo4j URI",

@@ -206,10 +206,17 @@ public final class BoltRecorder implements AutoCloseable {
         }
     }
 
-    /** Whatever is read is written on to {@code copy} at once, so decoding never holds bytes back. */
+    /**
+     * Whatever arrives is written on to {@code copy} at once, as it arrived (one socket read, one write), so
+     * decoding never holds bytes back and never splits what the peer sent in one write (the Java driver 6.2.1
+     * fails on a manifest reply that arrives in pieces).
+     */
     private static final class Tee extends InputStream {
         private final InputStream in;
         private final OutputStream copy;
+        private final byte[] buffer = new byte[64 << 10];
+        private int at;
+        private int end;
 
         Tee(InputStream in, OutputStream copy) {
             this.in = in;
@@ -224,11 +231,19 @@ public final class BoltRecorder implements AutoCloseable {
 
         @Override
         public int read(byte[] b, int off, int len) throws IOException {
-            int n = in.read(b, off, len);
-            if (n > 0) {
-                copy.write(b, off, n);
+            if (at == end) {
+                int n = in.read(buffer);
+                if (n <= 0) {
+                    return n;
+                }
+                copy.write(buffer, 0, n);
                 copy.flush();
+                at = 0;
+                end = n;
             }
+            int n = Math.min(len, end - at);
+            System.arraycopy(buffer, at, b, off, n);
+            at += n;
             return n;
         }
     }
