@@ -84,6 +84,55 @@ class BoltProtocolTest {
         }
     }
 
+    /**
+     * A driver's managed transaction refused by a full sluice is retried by the driver itself, unchanged, and
+     * applied once: the transient code is one drivers retry.
+     */
+    @Test
+    void aRealDriverRetriesWhatAFullSluiceRefused() throws Exception {
+        try (BoltWire holder = login(5, 4); BoltWire a = login(5, 4);
+                org.neo4j.driver.Driver driver = org.neo4j.driver.GraphDatabase.driver("bolt://" + s.bolt,
+                        org.neo4j.driver.AuthTokens.basic("neo4j", TestServer.PASSWORD))) {
+            driver.verifyConnectivity();
+            holder.send(BoltWire.run("CREATE (:Retry {id: 1})"), BoltWire.pullAll());
+            assertThat(pulled(holder).getLast().tag()).isEqualTo((byte) SUCCESS);
+            holder.send(BoltWire.begin(map()), BoltWire.run("MATCH (r:Retry {id: 1}) SET r.x = 0"),
+                    BoltWire.pullAll());
+            assertThat(holder.receive().tag()).isEqualTo((byte) SUCCESS);
+            assertThat(pulled(holder).getLast().tag()).isEqualTo((byte) SUCCESS);
+            a.send(BoltWire.run("MATCH (r:Retry {id: 1}) SET r.x = 1"), BoltWire.pullAll());
+            io.sluice.support.Await.until("the second pending row taken", java.time.Duration.ofSeconds(30),
+                    () -> s.get("/health").body().contains("\"pending_rows\":2"));
+            String refusals = "sluice_bolt_failures_total{code=\"Neo.TransientError.Request.ResourceExhaustion\"}";
+            double before = metric(refusals);
+            java.util.concurrent.CompletableFuture<Long> managed = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> {
+                        try (var session = driver.session()) {
+                            return session.executeWrite(tx -> tx.run("CREATE (:Retry {id: 2}) RETURN 2 AS two")
+                                    .single().get("two").asLong());
+                        }
+                    });
+            io.sluice.support.Await.until("the driver's first BEGIN refused", java.time.Duration.ofSeconds(30),
+                    () -> metric(refusals) > before);
+            holder.send(BoltWire.commit()); // room again: the driver's retry gets in
+            assertThat(holder.receive().tag()).isEqualTo((byte) SUCCESS);
+            assertThat(managed.get(60, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(2L);
+            try (var session = driver.session()) {
+                assertThat(session.run("MATCH (r:Retry {id: 2}) RETURN count(r) AS n").single().get("n").asLong())
+                        .as("applied once").isEqualTo(1);
+            }
+        }
+    }
+
+    private double metric(String series) {
+        for (String line : s.get("/metrics").body().split("\n")) {
+            if (line.startsWith(series + " ")) {
+                return Double.parseDouble(line.substring(series.length() + 1));
+            }
+        }
+        return 0;
+    }
+
     @Test
     void bolt44TakesCredentialsInHelloAndLegacyDateTimes() throws IOException {
         try (BoltWire w = BoltWire.connect(s.bolt.host(), s.bolt.port())) {
