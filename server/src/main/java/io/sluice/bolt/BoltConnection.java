@@ -438,7 +438,7 @@ final class BoltConnection implements Runnable {
             return;
         }
         CompletableFuture<Outcome> future = services.writes().submit(new CypherRequest(List.of(p.statement()),
-                run.bytes(), true), p.mode(), p.caller(), services.blocking());
+                run.bytes(), counted(run.extra())), p.mode(), p.caller(), services.blocking());
         Outcome o = await(future);
         services.metrics().request(p.mode(), o, services.time().nanos() - start);
         switch (o) {
@@ -523,6 +523,16 @@ final class BoltConnection implements Runnable {
             return null;
         }
         return new Prepared(new Statement(run.query(), params), mode, readOnly(run.extra()));
+    }
+
+    /**
+     * Whether the statement's update counters are kept (its summary's {@code counters()}): yes unless its
+     * transaction metadata says {@code {sluice: {counters: false}}}; without them the write path may coalesce it
+     * with others running the same statement (one {@code UNWIND} for all), and its summary has no {@code stats}.
+     */
+    private static boolean counted(Map<String, Object> extra) {
+        return !(extra.get("tx_metadata") instanceof Map<?, ?> meta && meta.get("sluice") instanceof Map<?, ?> s
+                && Boolean.FALSE.equals(s.get("counters")));
     }
 
     /** {@code tx_metadata: {sluice: {mode: async}}} asks for a mode; the user's default otherwise. */

@@ -317,6 +317,18 @@ class BoltDriverTest {
     }
 
     @Test
+    void aClientThatReadsNoCountersMaySaySo() {
+        try (Session session = driver.session()) {
+            ResultSummary sum = session.run("CREATE (:BoltPerson {id: $id})", Map.of("id", 400), TransactionConfig
+                    .builder().withMetadata(Map.of("sluice", Map.of("counters", false))).build()).consume();
+            assertThat(sum.counters().containsUpdates()).as("no stats kept: the write may have been coalesced")
+                    .isFalse();
+            assertThat(session.run("MATCH (p:BoltPerson {id: 400}) RETURN count(p) AS n").single().get("n").asLong())
+                    .isEqualTo(1);
+        }
+    }
+
+    @Test
     void manyConcurrentSessionsAllCommit() throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(32);
         try {

@@ -19,6 +19,11 @@ public enum BenchApi {
     QUERY_V2("query-v2"),
     /** Bolt: {@code session.run(statement, row)}, its result consumed: an auto-commit transaction per row. */
     BOLT_RUN("bolt-run"),
+    /**
+     * Bolt: {@code session.run} as {@link #BOLT_RUN}, with the transaction metadata {@code {sluice: {counters:
+     * false}}}: the client reads no update counters, so sluice may coalesce the writes (not a default style).
+     */
+    BOLT_RUN_UNCOUNTED("bolt-run-uncounted"),
     /** Bolt: {@code session.executeWrite(tx -> tx.run(statement, row).consume())}: a managed transaction per row. */
     BOLT_EXECUTE_WRITE("bolt-execute-write"),
     /** Bolt: {@code driver.executableQuery(statement).withParameters(row).execute()}, a row per call. */
@@ -50,7 +55,7 @@ public enum BenchApi {
             case TEMPLATE -> "/write/" + scenario;
             case TX_COMMIT -> "/tx/commit";
             case QUERY_V2 -> "/query/v2";
-            case BOLT_RUN, BOLT_EXECUTE_WRITE, BOLT_EXECUTABLE_QUERY ->
+            case BOLT_RUN, BOLT_RUN_UNCOUNTED, BOLT_EXECUTE_WRITE, BOLT_EXECUTABLE_QUERY ->
                     throw new IllegalArgumentException(label + " goes over Bolt: it has no HTTP path");
         };
     }
@@ -112,8 +117,8 @@ public enum BenchApi {
             try {
                 a = parse(BOLT + "-" + part.strip());
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("unknown Bolt style '" + part.strip() + "'; use run, execute-write"
-                        + " or executable-query", e);
+                throw new IllegalArgumentException("unknown Bolt style '" + part.strip() + "'; use run, execute-write,"
+                        + " executable-query or run-uncounted", e);
             }
             if (apis.contains(a)) {
                 throw new IllegalArgumentException("Bolt style '" + part.strip() + "' is listed twice in '" + text

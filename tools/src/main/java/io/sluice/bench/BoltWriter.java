@@ -21,6 +21,8 @@ import org.neo4j.driver.exceptions.Neo4jException;
  * <ul>
  *   <li>{@link BenchApi#BOLT_RUN}: {@code session.run(statement, row).consume()}, an auto-commit transaction (which
  *       the driver does not retry);</li>
+ *   <li>{@link BenchApi#BOLT_RUN_UNCOUNTED}: the same with the transaction metadata
+ *       {@code {sluice: {counters: false}}} (its summary's counters are not read; sluice may coalesce it);</li>
  *   <li>{@link BenchApi#BOLT_EXECUTE_WRITE}: {@code session.executeWrite(tx -> tx.run(statement, row).consume())},
  *       a managed transaction, which the driver retries on transient errors (for up to 30 s, its default);</li>
  *   <li>{@link BenchApi#BOLT_EXECUTABLE_QUERY}: {@code driver.executableQuery(statement).withParameters(row)
@@ -41,6 +43,9 @@ import org.neo4j.driver.exceptions.Neo4jException;
 final class BoltWriter implements AutoCloseable {
     /** The driver's own default pool size. */
     static final int DRIVER_DEFAULT_POOL = 100;
+    /** The metadata of {@link BenchApi#BOLT_RUN_UNCOUNTED}'s transactions: sluice need not keep their counters. */
+    private static final org.neo4j.driver.TransactionConfig UNCOUNTED = org.neo4j.driver.TransactionConfig.builder()
+            .withMetadata(java.util.Map.of("sluice", java.util.Map.of("counters", false))).build();
 
     private final Driver driver;
     private final BenchApi style;
@@ -143,6 +148,7 @@ final class BoltWriter implements AutoCloseable {
             try {
                 switch (style) {
                     case BOLT_RUN -> session.run(statement, row).consume();
+                    case BOLT_RUN_UNCOUNTED -> session.run(statement, row, UNCOUNTED).consume();
                     case BOLT_EXECUTE_WRITE -> session.executeWrite(tx -> tx.run(statement, row).consume());
                     case BOLT_EXECUTABLE_QUERY -> driver.executableQuery(statement).withParameters(row)
                             .withConfig(queries).execute();
