@@ -296,16 +296,21 @@ public final class BoltSink implements Sink {
     @Override
     public StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException {
         try (Session s = driver.session(writeSession)) {
-            ResultBudget budget = ResultBudget.draining();
-            StatementResult r = materialise(s.run(cypher, BoltValues.params(params)), budget);
-            if (budget.exceeded()) {
-                throw ResultBudget.ranButTooLarge(ResultBudget.MAX_VALUES);
-            }
-            return r;
+            return runWhole(s, cypher, params);
         } catch (RuntimeException e) {
             // an auto-commit statement commits as it runs: a lost connection leaves its outcome unknown
             throw translate(e, true);
         }
+    }
+
+    /** One auto-commit statement in {@code s}, its result materialised within the bound on its size. */
+    private static StatementResult runWhole(Session s, String cypher, Map<String, Object> params) throws SinkException {
+        ResultBudget budget = ResultBudget.draining();
+        StatementResult r = materialise(s.run(cypher, BoltValues.params(params)), budget);
+        if (budget.exceeded()) {
+            throw ResultBudget.ranButTooLarge(ResultBudget.MAX_VALUES);
+        }
+        return r;
     }
 
     /**
@@ -324,12 +329,7 @@ public final class BoltSink implements Sink {
                 case io.sluice.security.Credentials.Bearer b -> driver.session(Session.class, system,
                         org.neo4j.driver.AuthTokens.bearer(b.token()));
             }) {
-                ResultBudget budget = ResultBudget.draining();
-                StatementResult r = materialise(s.run(cypher, BoltValues.params(params)), budget);
-                if (budget.exceeded()) {
-                    throw ResultBudget.ranButTooLarge(ResultBudget.MAX_VALUES);
-                }
-                return r;
+                return runWhole(s, cypher, params);
             } catch (RuntimeException e) {
                 throw translate(e, true);
             }
