@@ -90,7 +90,7 @@ final class ServeCommand implements Callable<Integer> {
             }
             HostPort b = HostPort.parse(bolt == null ? DEFAULT_BOLT : bolt);
             options = new SluiceServer.Options(c, data, HostPort.parse(http), b);
-            where = "Bolt bolt://" + b;
+            where = "embedded Neo4j";
         } else {
             String pw = password != null ? password : System.getenv(PASSWORD_ENV);
             String u = user != null ? user : pw != null ? "neo4j" : null;
