@@ -555,8 +555,7 @@ final class BoltConnection implements Runnable {
 
     /** The caller, made read-only for a driver's read session or transaction ({@code mode: "r"}). */
     private Caller readOnly(Map<String, Object> extra) {
-        return "r".equals(extra.get("mode")) && caller.access() == Access.CYPHER
-                ? new Caller(caller.user(), Access.READ, caller.mode()) : caller;
+        return "r".equals(extra.get("mode")) ? caller.readOnly() : caller;
     }
 
     private Neo4jError checkDatabase(Map<String, Object> extra) {

@@ -33,14 +33,6 @@ record BoltServices(WritePath writes, ExplicitTransactions transactions, SystemD
         io.sluice.sink.Sink.SystemSession as(io.sluice.security.Credentials user) throws io.sluice.sink.SinkException;
     }
 
-    /** The bookmark a commit returns: a token a later transaction may name to read after it. */
-    interface Bookmarks {
-        /** After a commit: the bookmark that orders later work after it; null: none is sent. */
-        String current();
-
-        Bookmarks NONE = () -> null;
-    }
-
     /** The Bolt front end's figures, over the server's {@link Metrics}. Thread-safe. */
     static final class Meter {
         private final Metrics metrics;

@@ -21,7 +21,7 @@ import java.util.function.Supplier;
  * sluice fronts one database whose every acknowledged write is committed before it is acknowledged, so a read
  * through it never needs to wait for one. Stateless.
  */
-final class Bookmarks implements BoltServices.Bookmarks {
+final class Bookmarks {
     private static final String PREFIX = "FB:";
     private final Supplier<Optional<Sink.Committed>> committed;
 
@@ -29,8 +29,8 @@ final class Bookmarks implements BoltServices.Bookmarks {
         this.committed = committed;
     }
 
-    @Override
-    public String current() {
+    /** After a commit: the bookmark that orders later work after it; null where the sink cannot tell. */
+    String current() {
         return committed.get().map(Bookmarks::format).orElse(null);
     }
 

@@ -43,8 +43,7 @@ final class QueryTransactionsApi {
                 return Reply.errorsOnly(404, notFound(db));
             }
             // a read transaction for accessMode READ, as Neo4j's (a template-only caller is refused either way)
-            Caller as = r.readOnly() && caller.access() == Access.CYPHER
-                    ? new Caller(caller.user(), Access.READ, caller.mode()) : caller;
+            Caller as = r.readOnly() ? caller.readOnly() : caller;
             return open(transactions.open(statements(r), as), r, media, start);
         });
     }

@@ -31,13 +31,36 @@ public final class EmbeddedSink implements Sink {
         this.description = description;
     }
 
+    /** One statement as an implicit transaction of {@code on}, its result materialised within the bound. */
+    private static StatementResult runWhole(GraphDatabaseService on, String cypher, Map<String, Object> params)
+            throws SinkException {
+        try {
+            ResultBudget budget = ResultBudget.draining();
+            StatementResult r = on.executeTransactionally(cypher, Values.embeddedParams(params),
+                    result -> materialise(result, budget));
+            if (budget.exceeded()) {
+                throw ResultBudget.ranButTooLarge(ResultBudget.MAX_VALUES);
+            }
+            return r;
+        } catch (RuntimeException e) {
+            throw translate(e);
+        }
+    }
+
     @Override
     public java.util.Optional<Committed> lastCommitted() {
-        var api = (org.neo4j.kernel.internal.GraphDatabaseAPI) db;
-        long tx = api.getDependencyResolver().resolveDependency(org.neo4j.storageengine.api.TransactionIdStore.class)
-                .getLastCommittedTransactionId();
-        return java.util.Optional.of(new Committed(api.databaseId().databaseId().uuid(), tx));
+        // asked after every Bolt commit: the store and the id are resolved once
+        if (transactionIds == null) {
+            var api = (org.neo4j.kernel.internal.GraphDatabaseAPI) db;
+            databaseId = api.databaseId().databaseId().uuid();
+            transactionIds = api.getDependencyResolver().resolveDependency(
+                    org.neo4j.storageengine.api.TransactionIdStore.class);
+        }
+        return java.util.Optional.of(new Committed(databaseId, transactionIds.getLastCommittedTransactionId()));
     }
+
+    private volatile org.neo4j.storageengine.api.TransactionIdStore transactionIds;
+    private volatile java.util.UUID databaseId;
 
     /**
      * Logs {@code as} in once, with Neo4j's own login (the user's security context, as Neo4j's Bolt server holds
@@ -49,7 +72,7 @@ public final class EmbeddedSink implements Sink {
             return Sink.super.system(as);
         }
         if (as == null) {
-            return (cypher, params) -> onSystem(cypher, params, null);
+            return (cypher, params) -> runWhole(system, cypher, params);
         }
         var api = (org.neo4j.kernel.internal.GraphDatabaseAPI) system;
         org.neo4j.internal.kernel.api.security.LoginContext login;
@@ -67,17 +90,12 @@ public final class EmbeddedSink implements Sink {
         try {
             ResultBudget budget = ResultBudget.draining();
             StatementResult r;
-            if (login == null) {
-                r = system.executeTransactionally(cypher, Values.embeddedParams(params),
-                        result -> materialise(result, budget));
-            } else {
-                var api = (org.neo4j.kernel.internal.GraphDatabaseAPI) system;
-                try (var tx = api.beginTransaction(org.neo4j.kernel.api.KernelTransaction.Type.IMPLICIT, login)) {
-                    try (var result = tx.execute(cypher, Values.embeddedParams(params))) {
-                        r = materialise(result, budget);
-                    }
-                    tx.commit();
+            var api = (org.neo4j.kernel.internal.GraphDatabaseAPI) system;
+            try (var tx = api.beginTransaction(org.neo4j.kernel.api.KernelTransaction.Type.IMPLICIT, login)) {
+                try (var result = tx.execute(cypher, Values.embeddedParams(params))) {
+                    r = materialise(result, budget);
                 }
+                tx.commit();
             }
             if (budget.exceeded()) {
                 throw ResultBudget.ranButTooLarge(ResultBudget.MAX_VALUES);
@@ -201,16 +219,7 @@ public final class EmbeddedSink implements Sink {
 
     @Override
     public StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException {
-        try {
-            ResultBudget budget = ResultBudget.draining();
-            StatementResult r = db.executeTransactionally(cypher, Values.embeddedParams(params), result -> materialise(result, budget));
-            if (budget.exceeded()) {
-                throw ResultBudget.ranButTooLarge(ResultBudget.MAX_VALUES);
-            }
-            return r;
-        } catch (RuntimeException e) {
-            throw translate(e);
-        }
+        return runWhole(db, cypher, params);
     }
 
     @Override

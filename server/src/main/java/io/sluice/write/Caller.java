@@ -24,6 +24,14 @@ public record Caller(String user, Access access, Mode mode) {
     }
 
     /**
+     * This caller for a read-only request (a Query API {@code accessMode: READ}, a driver's read session): may
+     * read only; a caller who may not send Cypher at all stays as they are (refused either way).
+     */
+    public Caller readOnly() {
+        return access == Access.CYPHER ? new Caller(user, Access.READ, mode) : this;
+    }
+
+    /**
      * Whose explicit transactions these are: the user's name (everyone is one anonymous owner when authentication
      * is off), compared with {@code equals}, as Neo4j compares the opener's credentials.
      */
