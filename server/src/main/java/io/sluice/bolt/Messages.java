@@ -37,51 +37,34 @@ final class Messages {
 
     /** A client's message, its fields checked. {@link #name()} is Bolt's name of it, for errors and metrics. */
     sealed interface Request {
-        String name();
-    }
-
-    record Hello(Map<String, Object> extra) implements Request {
-        public String name() {
-            return "HELLO";
+        /** Bolt's name of the message: the record's, in capitals ({@code RUN}). */
+        default String name() {
+            return NAMES.get(getClass());
         }
     }
 
-    record Logon(Map<String, Object> auth) implements Request {
-        public String name() {
-            return "LOGON";
+    /** Each request record's name, made once per class (a metric counts every message by it). */
+    private static final ClassValue<String> NAMES = new ClassValue<>() {
+        @Override
+        protected String computeValue(Class<?> type) {
+            return type.getSimpleName().toUpperCase(java.util.Locale.ROOT);
         }
-    }
+    };
 
-    record Logoff() implements Request {
-        public String name() {
-            return "LOGOFF";
-        }
-    }
+    record Hello(Map<String, Object> extra) implements Request {}
 
-    record Telemetry(long api) implements Request {
-        public String name() {
-            return "TELEMETRY";
-        }
-    }
+    record Logon(Map<String, Object> auth) implements Request {}
 
-    record Goodbye() implements Request {
-        public String name() {
-            return "GOODBYE";
-        }
-    }
+    record Logoff() implements Request {}
 
-    record Reset() implements Request {
-        public String name() {
-            return "RESET";
-        }
-    }
+    record Telemetry(long api) implements Request {}
+
+    record Goodbye() implements Request {}
+
+    record Reset() implements Request {}
 
     /** {@code params}: still as PackStream read them (structures not yet made values). */
-    record Run(String query, Map<String, Object> params, Map<String, Object> extra, int bytes) implements Request {
-        public String name() {
-            return "RUN";
-        }
-    }
+    record Run(String query, Map<String, Object> params, Map<String, Object> extra, int bytes) implements Request {}
 
     /** PULL ({@code discard} false) or DISCARD: {@code n} records (-1: all) of result {@code qid} (-1: the last). */
     record Pull(long n, long qid, boolean discard) implements Request {
@@ -90,29 +73,13 @@ final class Messages {
         }
     }
 
-    record Begin(Map<String, Object> extra) implements Request {
-        public String name() {
-            return "BEGIN";
-        }
-    }
+    record Begin(Map<String, Object> extra) implements Request {}
 
-    record Commit() implements Request {
-        public String name() {
-            return "COMMIT";
-        }
-    }
+    record Commit() implements Request {}
 
-    record Rollback() implements Request {
-        public String name() {
-            return "ROLLBACK";
-        }
-    }
+    record Rollback() implements Request {}
 
-    record Route(Map<String, Object> routing, List<Object> bookmarks, String db) implements Request {
-        public String name() {
-            return "ROUTE";
-        }
-    }
+    record Route(Map<String, Object> routing, List<Object> bookmarks, String db) implements Request {}
 
     /** A message whose structure or fields are not what Bolt says: {@code Neo.ClientError.Request.Invalid}. */
     static final class Invalid extends Exception {
