@@ -131,9 +131,17 @@ class GatewayTest {
                 r -> r.hasNext() && r.next().get("v") instanceof Long v ? v : -1L);
     }
 
-    /** One write admitted and taken by its applier (which the held lock then stops), none queued. */
+    /**
+     * One write admitted and taken by its applier, none queued, and its transaction waiting on the held lock.
+     * Without the last, a write admitted but not yet queued looks the same, and the next write would join its batch.
+     */
     boolean appliedAlone() {
-        return admission.pendingRows() == 1 && partitions.queuedRows() == 0;
+        return admission.pendingRows() == 1 && partitions.queuedRows() == 0 && blockedOnLock() == 1;
+    }
+
+    long blockedOnLock() {
+        return neo4j.database().executeTransactionally("SHOW TRANSACTIONS YIELD status "
+                + "WHERE status STARTS WITH 'Blocked' RETURN count(*) AS n", Map.of(), r -> (Long) r.next().get("n"));
     }
 
     /** Two ids whose writes go to different partitions, and a third in the first one's partition. */
