@@ -43,22 +43,23 @@ public record SluiceConfig(
         Transactions transactions,
         Warmup warmup,
         Http http,
-        Bolt bolt) {
+        Bolt bolt,
+        Sources sources) {
 
     /** A top-level section of the file, which {@link #with(Section)} replaces. */
     public sealed interface Section
             permits Batch, Admission, Neo4j, Retry, Journal, Apply, Security, Tls, Modes, Transactions, Warmup, Http,
-            Bolt {}
+            Bolt, Sources {}
 
     private static final SluiceConfig DEFAULT = new SluiceConfig(Map.of(), List.of(), Batch.DEFAULT,
             Admission.DEFAULT, Neo4j.DEFAULT, Retry.DEFAULT, Journal.DEFAULT, Apply.DEFAULT, Security.DEFAULT,
-            Tls.DEFAULT, Modes.DEFAULT, Transactions.DEFAULT, Warmup.DEFAULT, Http.DEFAULT, Bolt.DEFAULT);
+            Tls.DEFAULT, Modes.DEFAULT, Transactions.DEFAULT, Warmup.DEFAULT, Http.DEFAULT, Bolt.DEFAULT, Sources.DEFAULT);
 
     public SluiceConfig {
         templates = Collections.unmodifiableMap(new LinkedHashMap<>(templates)); // the file's order
         schema = List.copyOf(schema);
         // List.of throws NullPointerException for a missing section
-        List.of(batch, admission, neo4j, retry, journal, apply, security, tls, modes, transactions, warmup, http, bolt);
+        List.of(batch, admission, neo4j, retry, journal, apply, security, tls, modes, transactions, warmup, http, bolt, sources);
         for (String name : templates.keySet()) {
             if (!name.matches("[A-Za-z0-9_.-]+")) {
                 throw new IllegalArgumentException("template name '" + name + "' must match [A-Za-z0-9_.-]+");
@@ -80,7 +81,8 @@ public record SluiceConfig(
             @JsonProperty("apply") Apply apply, @JsonProperty("security") Security security,
             @JsonProperty("tls") Tls tls, @JsonProperty("modes") Modes modes,
             @JsonProperty("transactions") Transactions transactions, @JsonProperty("warmup") Warmup warmup,
-            @JsonProperty("http") Http http, @JsonProperty("bolt") Bolt bolt) {
+            @JsonProperty("http") Http http, @JsonProperty("bolt") Bolt bolt,
+            @JsonProperty("sources") Sources sources) {
         return new SluiceConfig(
                 requireNonNullElse(templates, Map.of()),
                 requireNonNullElse(schema, List.of()),
@@ -96,7 +98,8 @@ public record SluiceConfig(
                 requireNonNullElse(transactions, Transactions.DEFAULT),
                 requireNonNullElse(warmup, Warmup.DEFAULT),
                 requireNonNullElse(http, Http.DEFAULT),
-                requireNonNullElse(bolt, Bolt.DEFAULT));
+                requireNonNullElse(bolt, Bolt.DEFAULT),
+                requireNonNullElse(sources, Sources.DEFAULT));
     }
 
     /** This config with {@code section} in place of its own of that kind; everything else as it is. */
@@ -114,6 +117,7 @@ public record SluiceConfig(
         Warmup warmup = this.warmup;
         Http http = this.http;
         Bolt bolt = this.bolt;
+        Sources sources = this.sources;
         switch (Objects.requireNonNull(section, "section")) { // exhaustive: a new Section must be added here
             case Batch s -> batch = s;
             case Admission s -> admission = s;
@@ -128,14 +132,15 @@ public record SluiceConfig(
             case Warmup s -> warmup = s;
             case Http s -> http = s;
             case Bolt s -> bolt = s;
+            case Sources s -> sources = s;
         }
         return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, security, tls,
-                modes, transactions, warmup, http, bolt);
+                modes, transactions, warmup, http, bolt, sources);
     }
 
     /** This config with other templates and schema; the sections as they are. */
     public SluiceConfig withTemplates(Map<String, TemplateConfig> templates, List<String> schema) {
         return new SluiceConfig(templates, schema, batch, admission, neo4j, retry, journal, apply, security, tls,
-                modes, transactions, warmup, http, bolt);
+                modes, transactions, warmup, http, bolt, sources);
     }
 }
