@@ -103,8 +103,22 @@ public final class BatchRunner {
         /** Runs inside the transaction that commits {@code group}, after its writes. */
         default void inTransaction(Sink.SinkTx tx, List<Pending> group) throws SinkException {}
 
-        /** {@code p} failed alone with {@code error}; called before any later request is applied. */
-        default void isolated(Pending p, Neo4jError error) {}
+        /**
+         * {@code p} failed alone with {@code error}; called before any later request is applied. Returns whether
+         * the batch goes on past it (the failure is recorded: a dead letter); false holds the batch there: {@code p}
+         * and every request after it fail with {@link Neo4jStatus.Sluice#PARTITION_HELD}, nothing after it applied.
+         */
+        default boolean isolated(Pending p, Neo4jError error) {
+            return true;
+        }
+
+        /**
+         * Whether the batch's requests must run in their order across templates (an application topic's records:
+         * offset order) rather than grouped by template (front ends' writes: order per key, which grouping keeps).
+         */
+        default boolean inOrder() {
+            return false;
+        }
 
         /**
          * Whether the requests' statement results are wanted. Async requests were answered (202) before they
@@ -149,7 +163,12 @@ public final class BatchRunner {
             return e;
         } else if (batch.size() == 1) {
             metrics.writeFailed(failure.error().code());
-            hooks.isolated(batch.getFirst(), failure.error());
+            if (!hooks.isolated(batch.getFirst(), failure.error())) {
+                Neo4jError held = new Neo4jError(Neo4jStatus.Sluice.PARTITION_HELD, "held at a request that failed"
+                        + " alone (" + failure.error().code() + ": " + failure.error().message() + ")");
+                batch.getFirst().future().complete(new Outcome.Failed(held));
+                return held;
+            }
             batch.getFirst().future().complete(new Outcome.Failed(failure.error()));
             return null;
         }
@@ -165,13 +184,14 @@ public final class BatchRunner {
 
     /** Commits the batch and completes its futures (null returned), or returns the error it failed with. */
     private SinkException applyWithRetry(List<Pending> batch, Hooks hooks) throws InterruptedException {
-        Map<String, String> forms = coalescing == null || batch.size() < 2 ? Map.of()
+        Map<String, String> forms = coalescing == null || batch.size() < 2 || hooks.inOrder() ? Map.of()
                 : Execution.formsFor(batch, hooks.keepsResults(), coalescing);
         for (int attempt = 1; ; attempt++) {
             long t0 = time.nanos();
             try {
                 Map<Pending, List<StatementResult>> results = sink.inTransaction(tx -> {
-                    var rs = Execution.run(tx, batch, lockOrder, hooks.keepsResults(), forms);
+                    var rs = hooks.inOrder() ? Execution.runInOrder(tx, batch, lockOrder, hooks.keepsResults())
+                            : Execution.run(tx, batch, lockOrder, hooks.keepsResults(), forms);
                     hooks.inTransaction(tx, batch);
                     return rs;
                 });

@@ -8,6 +8,7 @@ import io.sluice.sink.StatementResult;
 import io.sluice.write.Statement;
 import io.sluice.write.Template;
 import io.sluice.write.WriteRequest.CypherRequest;
+import io.sluice.write.WriteRequest.Sequence;
 import io.sluice.write.WriteRequest.TemplateRequest;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -51,6 +52,11 @@ final class Execution {
             switch (p.request()) {
                 case TemplateRequest t -> templateRows.computeIfAbsent(t.template(), k -> new ArrayList<>())
                         .addAll(t.rowList());
+                case Sequence s -> {
+                    for (TemplateRequest t : s.parts()) {
+                        templateRows.computeIfAbsent(t.template(), k -> new ArrayList<>()).addAll(t.rowList());
+                    }
+                }
                 case CypherRequest c -> cypher.add(p);
             }
         }
@@ -81,6 +87,64 @@ final class Execution {
             i = end;
         }
         return results;
+    }
+
+    /**
+     * Runs a group in its order across templates (an application topic's records, in offset order): each run of
+     * consecutive rows of one template is one {@code UNWIND} (sorted by its lock order when that reorders no key),
+     * raw requests run as sent between them. Only rows next to each other coalesce, so a topic whose records
+     * alternate between shapes runs in short statements; one whose records share a shape runs as one.
+     */
+    static Map<Pending, List<StatementResult>> runInOrder(SinkTx tx, List<Pending> group, boolean lockOrder,
+            boolean keepResults) throws SinkException {
+        Map<Pending, List<StatementResult>> results = new IdentityHashMap<>();
+        Run run = new Run(tx, lockOrder);
+        for (Pending p : group) {
+            switch (p.request()) {
+                case TemplateRequest t -> run.add(t);
+                case Sequence s -> {
+                    for (TemplateRequest t : s.parts()) {
+                        run.add(t);
+                    }
+                }
+                case CypherRequest c -> {
+                    run.flush();
+                    results.put(p, runAsSent(tx, c, keepResults));
+                }
+            }
+        }
+        run.flush();
+        return results;
+    }
+
+    /** The rows of one template gathered so far, run as one statement when another template's row comes. */
+    private static final class Run {
+        private final SinkTx tx;
+        private final boolean lockOrder;
+        private Template template;
+        private List<Map<String, Object>> rows = new ArrayList<>();
+
+        Run(SinkTx tx, boolean lockOrder) {
+            this.tx = tx;
+            this.lockOrder = lockOrder;
+        }
+
+        void add(TemplateRequest t) throws SinkException {
+            if (template != null && template != t.template() && !template.equals(t.template())) {
+                flush();
+            }
+            template = t.template();
+            rows.addAll(t.rowList());
+        }
+
+        void flush() throws SinkException {
+            if (template != null && !rows.isEmpty()) {
+                tx.runDiscarding(template.unwindCypher(), Map.of(Template.ROWS_PARAM,
+                        lockOrder ? lockOrdered(template, rows) : rows));
+                rows = new ArrayList<>();
+            }
+            template = null;
+        }
     }
 
     private static List<StatementResult> runAsSent(SinkTx tx, CypherRequest c, boolean keepResults)

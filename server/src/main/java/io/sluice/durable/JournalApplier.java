@@ -96,9 +96,10 @@ final class JournalApplier implements AutoCloseable {
         }
     }
 
-    private void deadLetter(int partition, JournalRecord r, io.sluice.sink.Neo4jError error) {
+    private boolean deadLetter(int partition, JournalRecord r, io.sluice.sink.Neo4jError error) {
         try {
             deadLetters.add(r.offset(), error, r.payload());
+            return true;
         } catch (IOException e) {
             // cannot record it: stop here rather than move past an unrecorded failure
             throw new UncheckedIOException("cannot write the dead letter of offset " + r.offset(), e);

@@ -56,9 +56,13 @@ public final class RecordApplier<R> {
         WriteRequest decode(R record) throws RecordCodec.Undecodable;
     }
 
-    /** Where records that failed go; returns only once the dead letter is durable, else throws. */
+    /**
+     * Where records that failed go: returns true once the dead letter is durable (the partition moves past it),
+     * false to hold the partition at it (no dead letters wanted, or too many of late): nothing after it is applied
+     * and {@link #apply} asks for a resync.
+     */
     public interface DeadLetters<R> {
-        void deadLetter(int partition, R record, Neo4jError error);
+        boolean deadLetter(int partition, R record, Neo4jError error);
     }
 
     /** Hears a partition's progress: it is applied up to {@code next} - 1, {@code rows} and {@code bytes} more. */
@@ -76,7 +80,17 @@ public final class RecordApplier<R> {
         public <R> RecordApplier<R> over(Records<R> records, GraphPositions positions, DeadLetters<R> deadLetters,
                 Progress progress, Time time) {
             return new RecordApplier<>(records, positions, runners.apply(time), deadLetters, progress, time, sizes,
-                    maxRows);
+                    maxRows, false);
+        }
+
+        /**
+         * The same for an application's topic: a batch's records run in offset order across templates (see
+         * {@link BatchRunner.Hooks#inOrder}), not grouped by template as front ends' journaled writes are.
+         */
+        public <R> RecordApplier<R> inOrder(Records<R> records, GraphPositions positions, DeadLetters<R> deadLetters,
+                Progress progress, Time time) {
+            return new RecordApplier<>(records, positions, runners.apply(time), deadLetters, progress, time, sizes,
+                    maxRows, true);
         }
     }
 
@@ -94,6 +108,7 @@ public final class RecordApplier<R> {
     private final Time time;
     private final Supplier<BatchSizeController> sizes;
     private final int maxRows;
+    private final boolean inOrder;
     private final Map<Integer, BatchSizeController> limits = new ConcurrentHashMap<>();
 
     /**
@@ -101,7 +116,7 @@ public final class RecordApplier<R> {
      * commits (its sleeps, the runner's backoffs, should end at the owner's close).
      */
     public RecordApplier(Records<R> records, GraphPositions positions, BatchRunner runner, DeadLetters<R> deadLetters,
-            Progress progress, Time time, Supplier<BatchSizeController> sizes, int maxRows) {
+            Progress progress, Time time, Supplier<BatchSizeController> sizes, int maxRows, boolean inOrder) {
         this.records = records;
         this.positions = positions;
         this.runner = runner;
@@ -110,6 +125,7 @@ public final class RecordApplier<R> {
         this.time = time;
         this.sizes = sizes;
         this.maxRows = maxRows;
+        this.inOrder = inOrder;
     }
 
     /** The partition's row limit per transaction now. */
@@ -182,7 +198,9 @@ public final class RecordApplier<R> {
 
     /** Dead-letters a record that carries no write and moves past it (or, when that failed, asks for a resync). */
     private Result skip(int partition, long position, R r, Neo4jError why) {
-        deadLetters.deadLetter(partition, r, why);
+        if (!deadLetters.deadLetter(partition, r, why)) {
+            return new Result(position, true);
+        }
         long next = records.offset(r) + 1;
         try {
             positions.advanceAlone(partition, position, next);
@@ -215,8 +233,13 @@ public final class RecordApplier<R> {
             }
 
             @Override
-            public void isolated(Pending p, Neo4jError error) {
-                deadLetters.deadLetter(partition, source.get(p), error);
+            public boolean isolated(Pending p, Neo4jError error) {
+                return deadLetters.deadLetter(partition, source.get(p), error);
+            }
+
+            @Override
+            public boolean inOrder() {
+                return inOrder;
             }
         });
         long committed = fence.committed();
@@ -224,7 +247,7 @@ public final class RecordApplier<R> {
         long end = last.offset() + 1;
         BatchSizeController sizes = controller(partition);
         if (committed < end && last.future().join() instanceof Outcome.Failed f && (f.error().isTransient()
-                || f.error().code().equals(GraphPositions.FENCED))) {
+                || f.error().code().equals(GraphPositions.FENCED))) { // PARTITION_HELD is transient too
             reportUpTo(partition, position, committed, batch, source);
             if (!stopping.getAsBoolean()) { // at close, a backoff cut short: the next start re-reads the position
                 log.warn("partition {} of {}: batch up to offset {} not applied ({}); re-reading where it stands",

@@ -56,6 +56,8 @@ public final class RecordCodec {
                     }
                     g.writeEndArray();
                 }
+                case WriteRequest.Sequence s -> throw new IllegalArgumentException("a source's sequence is never"
+                        + " journaled");
                 case WriteRequest.CypherRequest c -> {
                     g.writeFieldName("s");
                     g.writeStartArray();

@@ -83,6 +83,8 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
             case CypherRequest c -> access == Access.TEMPLATES
                     ? forbidden("this user may send the named templates only (/db/{db}/write/{template}), not Cypher")
                     : executeCypher(c, mode, access);
+            case WriteRequest.Sequence s -> throw new IllegalArgumentException("a sequence comes from a source, which"
+                    + " applies it itself");
         };
     }
 

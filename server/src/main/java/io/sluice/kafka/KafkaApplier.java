@@ -80,7 +80,10 @@ final class KafkaApplier implements AutoCloseable {
         this.applied = applied;
         this.time = time;
         this.applier = parts.over(new Records(templates),
-                offsets, (partition, r, error) -> deadLetters.deadLetter(partition, r.offset(), r.value(), error),
+                offsets, (partition, r, error) -> {
+                    deadLetters.deadLetter(partition, r.offset(), r.value(), error);
+                    return true;
+                },
                 (partition, next, rows, bytes) -> moved(partition, next), time);
         this.thread = threads.newThread(this::run);
     }

@@ -239,6 +239,7 @@ public final class KafkaJournal implements AsyncJournal {
             case WriteRequest.TemplateRequest t -> t.template().orderingKey(t.rowList().getFirst())
                     .getBytes(StandardCharsets.UTF_8);
             case WriteRequest.CypherRequest c -> CYPHER_KEY;
+            case WriteRequest.Sequence s -> throw new IllegalArgumentException("a source's sequence is never journaled");
         };
         try {
             RecordMetadata m = producer.send(new ProducerRecord<>(config.topic(), key, payload))

@@ -135,6 +135,11 @@ public final class Neo4jStatus {
 
         /** A log's partition another applier has moved on (sluice's fence on the position in the graph). */
         public static final String PARTITION_FENCED = "Neo.TransientError.Sluice.PartitionFenced";
+        /**
+         * A log's partition held at a record that failed alone and could not be dead-lettered (none configured, or
+         * the dead letters' bound per minute reached): nothing after it is applied until it is.
+         */
+        public static final String PARTITION_HELD = "Neo.TransientError.Sluice.PartitionHeld";
         /** A request body over {@code admission.max_body_bytes} (413). */
         public static final String ENTITY_TOO_LARGE = "Neo.ClientError.Request.EntityTooLarge";
         /** A failure Neo4j or its driver says is transient without giving a status. */

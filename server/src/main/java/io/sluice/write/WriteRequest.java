@@ -45,4 +45,24 @@ public sealed interface WriteRequest {
             return rowList.size();
         }
     }
+
+    /**
+     * Rows of several templates, applied in this order and atomically: an application topic's record that carries
+     * several operations (or none: a tombstone its strategy ignores). No front end sends one and none is journaled;
+     * the sources apply it from their own topic.
+     */
+    record Sequence(List<TemplateRequest> parts, long bytes) implements WriteRequest {
+        public Sequence {
+            parts = List.copyOf(parts);
+        }
+
+        @Override
+        public int rows() {
+            int rows = 0;
+            for (TemplateRequest t : parts) {
+                rows += t.rows();
+            }
+            return rows;
+        }
+    }
 }

@@ -103,7 +103,7 @@ class RecordApplierTest {
             }
         }, positions, new BatchRunner(sink, new RetryPolicy(1, Duration.ofMillis(1), Duration.ofMillis(1)),
                 Time.SYSTEM, Jitter.fixed(0), Metrics.NONE), (partition, r, error) -> deadLettered.add(r.offset()),
-                (partition, next, rows, bytes) -> rowsReported.addAndGet(rows), Time.SYSTEM, null, 100);
+                (partition, next, rows, bytes) -> rowsReported.addAndGet(rows), Time.SYSTEM, null, 100, false);
 
         // the batch, then its left half and the bad record fail; the first record commits; the right half's
         // transaction (the fifth) is unavailable
