@@ -74,6 +74,9 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (kafka != null) {
             c = c.with(c.journal().withKafka(kafka));
+            if (c.sources().kafka() != null && c.sources().kafka().bootstrap() == null) {
+                c = c.with(new io.sluice.config.Sources(c.sources().kafka().withBootstrap(kafka)));
+            }
         }
         if (https != null) {
             c = c.with(c.tls().withHttps(https));

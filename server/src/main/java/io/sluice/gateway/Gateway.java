@@ -320,6 +320,8 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
         return parts.async();
     }
 
+    private volatile java.util.function.Supplier<Map<String, Object>> sources;
+
     @Override
     public Health health() {
         Sink sink = parts.sink();
@@ -333,7 +335,12 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
                 parts.partitions().batchLimits(), config.batch().maxRows(), config.batch().maxWait(),
                 parts.templates().keySet(), async == null ? Map.of() : async.describe(),
                 async == null ? 0 : async.deadLetterCount(),
-                parts.warmer() == null ? null : parts.warmer().describe());
+                parts.warmer() == null ? null : parts.warmer().describe(), sources == null ? null : sources.get());
+    }
+
+    /** What /health says of the application topics this instance applies (set once they start). */
+    public void sources(java.util.function.Supplier<Map<String, Object>> sources) {
+        this.sources = sources;
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.sluice.metrics;
 
+import java.util.function.Supplier;
+
 /**
  * What the write path reports. Every method is a no-op by default, so code and tests that do not care about
  * metrics pass {@link #NONE}.
@@ -41,4 +43,17 @@ public interface Metrics {
 
     /** An explicit transaction over Bolt: {@code begin}, {@code commit} or {@code rollback}. */
     default void boltTransaction(String event) {}
+
+    /**
+     * An application topic's partition this instance applies, its lag in records and in seconds read on scrape
+     * (NaN while another instance owns it). Called again for the same partition: nothing new.
+     */
+    default void sourcePartition(String topic, int partition, Supplier<Number> lagRecords,
+            Supplier<Number> lagSeconds) {}
+
+    /**
+     * A source topic's records: {@code applied} (committed with their position), {@code dead_lettered},
+     * {@code skipped} (failed, on_error skip) or {@code held} (a partition stopped at a failing record).
+     */
+    default void sourceRecords(String topic, String outcome, long n) {}
 }

@@ -47,6 +47,34 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
         Gauge.builder(name, value).description(description).tag("partition", Integer.toString(partition)).register(registry);
     }
 
+    @Override
+    public void sourcePartition(String topic, int partition, Supplier<Number> lagRecords, Supplier<Number> lagSeconds) {
+        String p = Integer.toString(partition);
+        Gauge.builder("sluice.source.lag.records", lagRecords).description("records of an application topic's"
+                + " partition not yet applied (NaN: another instance applies it)").tag("topic", topic)
+                .tag("partition", p).register(registry);
+        Gauge.builder("sluice.source.lag.seconds", lagSeconds).description("age of the oldest record of an"
+                + " application topic's partition not yet applied (NaN: another instance applies it)")
+                .tag("topic", topic).tag("partition", p).register(registry);
+    }
+
+    @Override
+    public void sourceRecords(String topic, String outcome, long n) {
+        registry.counter("sluice.source.records", "topic", topic, "outcome", outcome).increment(n);
+    }
+
+    /**
+     * Exports each source topic's record counters at zero (so alerts over {@code increase(...)} and the dashboard
+     * have their series before the first record, as {@link #knownBolt} does for Bolt).
+     */
+    public void knownSources(java.util.Collection<String> topics) {
+        for (String t : topics) {
+            for (String outcome : java.util.List.of("applied", "dead_lettered", "skipped", "held")) {
+                registry.counter("sluice.source.records", "topic", t, "outcome", outcome);
+            }
+        }
+    }
+
     /** Registers a gauge read on scrape, e.g. pending rows. */
     public void gauge(String name, String description, Supplier<Number> value) {
         Gauge.builder(name, value).description(description).register(registry);

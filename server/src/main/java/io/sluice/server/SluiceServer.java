@@ -233,6 +233,10 @@ public final class SluiceServer implements InProcess {
             });
             frontEnds.add(bolt);
         }
+        if (c.sources().kafka() != null) {
+            io.sluice.source.KafkaSources sources = paths.sources(c.sources().kafka(), instanceName(o));
+            built.gateway().sources(sources::health);
+        }
         // before the front ends open: otherwise the first /health answers could say UP (200) before the warm-up began
         warmer.startOnStart(c.warmup().onStart());
         for (FrontEnd f : frontEnds) {

@@ -135,6 +135,20 @@ final class WritePathBuilder {
     }
 
     /**
+     * The application topics of {@code sources}, applied through this write path's runner with the config's retry
+     * policy (bounded: a batch not applied after it pauses its partition, which retries for as long as it takes,
+     * while its consumer keeps polling, so it stays in its group) and row limits.
+     */
+    io.sluice.source.KafkaSources sources(io.sluice.config.Sources.KafkaSource sources, String instance)
+            throws SinkException {
+        var r = config.retry();
+        RecordApplier.Parts appliers = new RecordApplier.Parts(clock -> runner(clock, new RetryPolicy(r.maxAttempts(),
+                r.initialBackoff(), r.maxBackoff())), sizes(), config.batch().maxRows());
+        return owned.add("the application topics", io.sluice.source.KafkaSources.start(sources, sink, appliers,
+                metrics, time, instance));
+    }
+
+    /**
      * A front end's explicit transactions: a registry of {@code ids}' form (idle timeout {@code idleTimeout}, or
      * the scheme's default when null), behind the write path's one gate (the bound over all front ends, one pending
      * row each).

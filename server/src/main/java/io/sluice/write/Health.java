@@ -9,11 +9,12 @@ import java.util.Set;
 /**
  * The write path's state, as /health reports it: {@code status} first (what a load balancer reads), then the
  * bounds and queues, the journal's own fields ({@code journal}: they differ between the local journal and Kafka)
- * and the warm-up's ({@code warmup}, null when the server has no warmer).
+ * and the warm-up's ({@code warmup}, null when the server has no warmer), and the application topics' partitions
+ * this instance applies ({@code sources}, null when it has none).
  */
 public record Health(Status status, String sink, long pendingRows, long pendingBytes, long queuedRows, int appliers,
         boolean lockOrder, List<Integer> batchLimitRows, int batchMaxRows, Duration batchMaxWait, Set<String> templates,
-        Map<String, Object> journal, long deadLetters, Map<String, Object> warmup) {
+        Map<String, Object> journal, long deadLetters, Map<String, Object> warmup, Map<String, Object> sources) {
 
     /**
      * {@code UP}: taking and applying writes; {@code WARMING}: taking writes while the page cache or the write path
@@ -53,6 +54,9 @@ public record Health(Status status, String sink, long pendingRows, long pendingB
         h.put("dead_letters", deadLetters);
         if (warmup != null) {
             h.put("warmup", warmup);
+        }
+        if (sources != null) {
+            h.put("sources", sources);
         }
         return h;
     }

@@ -1,0 +1,229 @@
+package io.sluice.source;
+
+import io.sluice.config.Sources;
+import io.sluice.durable.RecordApplier;
+import io.sluice.metrics.Metrics;
+import io.sluice.sink.Sink;
+import io.sluice.sink.SinkException;
+import io.sluice.time.Time;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Application topics in (docs/SOURCES.md): the {@code sources.kafka} section run beside the front ends, or alone.
+ * Owns the consumers ({@link SourceConsumer}, {@code consumers} of them, each a member of the group), the
+ * dead-letter producer and the admin client that reads {@code from_group}'s offsets. Every record goes through
+ * the write path's batch runner, so it is bounded by the same appliers' work and shares lock order and bisection.
+ */
+public final class KafkaSources implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(KafkaSources.class);
+
+    private final Sources.KafkaSource config;
+    private final Admin admin;
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final List<SourceConsumer> consumers = new ArrayList<>();
+    private final Map<String, SourceTopic> routes = new ConcurrentHashMap<>();
+    private final Pattern subscription;
+
+    private KafkaSources(Sources.KafkaSource config, Admin admin, KafkaProducer<byte[], byte[]> producer) {
+        this.config = config;
+        this.admin = admin;
+        this.producer = producer;
+        this.subscription = subscription(config);
+    }
+
+    /**
+     * Checks every topic's mapping (a strategy that does not build fails here, by name), creates the positions'
+     * constraint and starts the consumers. {@code parts}: the apply loop's runner and row limits.
+     */
+    public static KafkaSources start(Sources.KafkaSource config, Sink sink, RecordApplier.Parts parts,
+            Metrics metrics, Time time, String instance) throws SinkException {
+        if (config.bootstrap() == null) {
+            throw new IllegalArgumentException("sources.kafka needs bootstrap: HOST:PORT[,HOST:PORT...] (or --kafka)");
+        }
+        for (Sources.Topic t : config.topics()) {
+            if (t.topic() != null) {
+                SourceTopic.of(t.topic(), t); // a pattern that does not parse is said now, not at the first record
+            }
+        }
+        Admin admin = Admin.create(properties(config, Map.of(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000",
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000")));
+        KafkaProducer<byte[], byte[]> producer = null;
+        KafkaSources s = null;
+        try {
+            if (config.deadLetter().topic() != null) {
+                producer = new KafkaProducer<>(properties(config, Map.of(
+                        ProducerConfig.ACKS_CONFIG, "all",
+                        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true",
+                        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
+                        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
+                        ProducerConfig.CLIENT_ID_CONFIG, "sluice-sources-dlq-" + instance)));
+            }
+            s = new KafkaSources(config, admin, producer);
+            SourcePositions positions = new SourcePositions(sink, config,
+                    SourcePositions.committedOffsets(config, s::committed));
+            positions.createSchema(time);
+            DeadLetterQueue dlq = producer == null ? null
+                    : new DeadLetterQueue(config.deadLetter(), config.group(), producer, time, Duration.ofSeconds(30));
+            if (metrics instanceof io.sluice.metrics.PrometheusMetrics p) {
+                p.knownSources(config.topics().stream().map(Sources.Topic::topic)
+                        .filter(java.util.Objects::nonNull).toList());
+            }
+            SourceConsumer.Topics topics = s.topics();
+            for (int i = 0; i < config.consumers(); i++) {
+                KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(properties(config, Map.of(
+                        ConsumerConfig.GROUP_ID_CONFIG, config.group(),
+                        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
+                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none", // the graph says where to start
+                        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(Math.max(500, parts.maxRows())),
+                        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
+                        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
+                        ConsumerConfig.CLIENT_ID_CONFIG, "sluice-sources-" + instance + "-" + i)));
+                s.consumers.add(new SourceConsumer(i, c, topics, positions, parts, config, dlq, metrics, time,
+                        Thread.ofPlatform().name("sluice-source-" + i).factory()).start());
+            }
+            log.info("applying {} from Kafka at {} as group {} ({} consumer{})", describe(config), config.bootstrap(),
+                    config.group(), config.consumers(), config.consumers() == 1 ? "" : "s");
+            return s;
+        } catch (SinkException | RuntimeException e) {
+            if (s != null) {
+                s.close();
+            } else {
+                if (producer != null) {
+                    producer.close(Duration.ZERO);
+                }
+                admin.close(Duration.ZERO);
+            }
+            throw e;
+        }
+    }
+
+    private static String describe(Sources.KafkaSource config) {
+        List<String> names = new ArrayList<>();
+        for (Sources.Topic t : config.topics()) {
+            names.add(t.name());
+        }
+        return String.join(", ", names);
+    }
+
+    /** Sluice's settings, then the file's {@code properties} (which win: security, timeouts, the group protocol). */
+    static Properties properties(Sources.KafkaSource c, Map<String, String> sluice) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", c.bootstrap());
+        p.putAll(sluice);
+        p.putAll(c.properties());
+        return p;
+    }
+
+    /** One pattern for every entry: the named topics quoted, the regexes as they are. */
+    static Pattern subscription(Sources.KafkaSource config) {
+        List<String> alternatives = new ArrayList<>();
+        for (Sources.Topic t : config.topics()) {
+            alternatives.add(t.topic() != null ? Pattern.quote(t.topic()) : "(?:" + t.regex() + ")");
+        }
+        return Pattern.compile(String.join("|", alternatives));
+    }
+
+    /** The entry that maps {@code topic}: one naming it, else the first regex matching it whole; null for none. */
+    static Sources.Topic entryFor(Sources.KafkaSource config, String topic) {
+        for (Sources.Topic t : config.topics()) {
+            if (topic.equals(t.topic())) {
+                return t;
+            }
+        }
+        for (Sources.Topic t : config.topics()) {
+            if (t.regex() != null && Pattern.compile(t.regex()).matcher(topic).matches()) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    private SourceConsumer.Topics topics() {
+        return new SourceConsumer.Topics() {
+            @Override
+            public SourceTopic route(String topic) {
+                SourceTopic known = routes.get(topic);
+                if (known != null) {
+                    return known;
+                }
+                Sources.Topic entry = entryFor(config, topic);
+                return entry == null ? null : routes.computeIfAbsent(topic, t -> SourceTopic.of(t, entry));
+            }
+
+            @Override
+            public Pattern subscription() {
+                return subscription;
+            }
+        };
+    }
+
+    private Map<TopicPartition, OffsetAndMetadata> committed(String group) {
+        try {
+            Map<TopicPartition, OffsetAndMetadata> m = admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+            log.info("group {} has committed offsets for {} partitions; those with no position in the graph start"
+                    + " there", group, m.size());
+            return m;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted reading group " + group + "'s offsets", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot read group " + group + "'s committed offsets: " + e, e);
+        }
+    }
+
+    /** Every partition this instance applies, with its position, lag and state. */
+    public List<Map<String, Object>> partitions() {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (SourceConsumer c : consumers) {
+            out.addAll(c.status());
+        }
+        out.sort((a, b) -> {
+            int byTopic = ((String) a.get("topic")).compareTo((String) b.get("topic"));
+            return byTopic != 0 ? byTopic : Integer.compare((Integer) a.get("partition"), (Integer) b.get("partition"));
+        });
+        return out;
+    }
+
+    /** The sources' part of /health: the group, and each partition applied here. */
+    public Map<String, Object> health() {
+        Map<String, Object> h = new LinkedHashMap<>();
+        h.put("group", config.group());
+        h.put("consumers", config.consumers());
+        h.put("partitions", partitions());
+        return h;
+    }
+
+    @Override
+    public void close() {
+        for (SourceConsumer c : consumers) {
+            c.close();
+        }
+        if (producer != null) {
+            producer.close(Duration.ofSeconds(10));
+        }
+        admin.close(Duration.ofSeconds(10));
+    }
+}

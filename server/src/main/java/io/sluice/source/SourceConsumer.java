@@ -1,0 +1,443 @@
+package io.sluice.source;
+
+import io.sluice.config.Sources;
+import io.sluice.durable.RecordApplier;
+import io.sluice.durable.RecordCodec;
+import io.sluice.metrics.Metrics;
+import io.sluice.sink.Neo4jError;
+import io.sluice.sink.SinkException;
+import io.sluice.time.Time;
+import io.sluice.write.WriteRequest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One member of the sources' consumer group: applies the application-topic partitions Kafka gives it, each in
+ * offset order, exactly once.
+ *
+ * <h2>Design</h2>
+ * One thread owns the consumer; it polls and applies each partition's records through the one apply loop for
+ * logs ({@link RecordApplier}, in order across templates: {@code inOrder}), so batching, lock order, bisection and
+ * the fenced position in the graph are the journal's. Several consumers (in this instance or others) share the
+ * topics through the group; raising their number never deadlocks, since their transactions lock nodes in one order
+ * or retry what Neo4j detects.
+ *
+ * <p>Outages are not bad data. A batch not applied (Neo4j unavailable past the runner's retries, a lost commit,
+ * the fence) is never skipped and never dead-lettered: the partition is <em>paused</em> in the consumer and
+ * retried with backoff (0.5 s doubling to 30 s) for as long as it takes, re-reading its position from the graph
+ * each time. The thread keeps polling meanwhile (paused partitions return nothing), so the consumer stays in its
+ * group and the other partitions go on. A record that fails alone, or cannot be read, goes by {@code on_error}:
+ * dead-lettered (within the per-minute bound, else the partition holds until the minute passes), held (the
+ * partition pauses at it and tries it again every minute), or skipped.
+ *
+ * <p>Where a partition starts is the graph's: on assignment its position is read under its node's lock; a
+ * partition with no position yet ({@link SourcePositions#UNSET}) starts once from the connector's EOS node, the
+ * named group's committed offset, or the start setting ({@link SourcePositions#initial}). Kafka's committed offsets
+ * of sluice's own group are never read or written.
+ *
+ * <p>{@link #close} sets a flag and wakes the consumer; the thread finishes its batch, leaves the group and ends.
+ * Never interrupted: an interrupt inside Neo4j's file I/O closes its channels.
+ */
+final class SourceConsumer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(SourceConsumer.class);
+    private static final Duration POLL = Duration.ofMillis(200);
+    private static final Duration FIRST_BACKOFF = Duration.ofMillis(500);
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+    private static final Duration HOLD = Duration.ofMinutes(1);
+
+    /** What the consumer needs of the service: the topics' routes, positions and dead letters. */
+    interface Topics {
+        /** The strategy and formats for {@code topic}; null when no entry of the config matches it. */
+        SourceTopic route(String topic);
+
+        /** The subscription: the named topics and every regex, as one pattern. */
+        java.util.regex.Pattern subscription();
+    }
+
+    /** A partition this consumer owns, and where it stands. Written by the thread; read by status from others. */
+    static final class Owned {
+        final TopicPartition tp;
+        final SourceTopic topic;
+        volatile long next = -1;
+        volatile long end = -1;
+        volatile long headTimestamp = -1;
+        volatile long pausedUntil; // nanos; 0: not paused
+        volatile String pausedFor;
+        volatile Duration backoff = FIRST_BACKOFF;
+        volatile long holdUntil; // nanos; set by a dead letter refused, read after the batch
+
+        Owned(TopicPartition tp, SourceTopic topic) {
+            this.tp = tp;
+            this.topic = topic;
+        }
+    }
+
+    private final int task;
+    private final Consumer<byte[], byte[]> consumer;
+    private final Topics topics;
+    private final SourcePositions positions;
+    private final RecordApplier.Parts parts;
+    private final Sources.KafkaSource config;
+    private final DeadLetterQueue deadLetters;
+    private final Metrics metrics;
+    private final Time time;
+    private final Thread thread;
+    private final Map<TopicPartition, Owned> owned = new ConcurrentHashMap<>();
+    private final Map<String, RecordApplier<ConsumerRecord<byte[], byte[]>>> appliers = new HashMap<>();
+    private volatile boolean stopping;
+    private long lastLag;
+
+    SourceConsumer(int task, Consumer<byte[], byte[]> consumer, Topics topics, SourcePositions positions,
+            RecordApplier.Parts parts, Sources.KafkaSource config, DeadLetterQueue deadLetters, Metrics metrics,
+            Time time, ThreadFactory threads) {
+        this.task = task;
+        this.consumer = consumer;
+        this.topics = topics;
+        this.positions = positions;
+        this.parts = parts;
+        this.config = config;
+        this.deadLetters = deadLetters;
+        this.metrics = metrics;
+        this.time = time;
+        this.thread = threads.newThread(this::run);
+    }
+
+    SourceConsumer start() {
+        thread.start();
+        return this;
+    }
+
+    /** The partitions this consumer owns now. */
+    Collection<Owned> owned() {
+        return List.copyOf(owned.values());
+    }
+
+    private void run() {
+        try {
+            consumer.subscribe(topics.subscription(), new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
+                    for (TopicPartition tp : assigned) {
+                        assign(tp);
+                    }
+                    if (!assigned.isEmpty()) {
+                        log.info("source consumer {} applies {}", task, assigned);
+                    }
+                }
+
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
+                    revoked.forEach(owned::remove);
+                }
+
+                @Override
+                public void onPartitionsLost(Collection<TopicPartition> lost) {
+                    lost.forEach(owned::remove);
+                    log.warn("source consumer {} lost {} to another owner (it was too slow to poll)", task, lost);
+                }
+            });
+            while (!stopping) {
+                resumeDue();
+                ConsumerRecords<byte[], byte[]> records;
+                try {
+                    records = consumer.poll(POLL);
+                } catch (WakeupException e) {
+                    continue; // close() woke us: the loop condition decides
+                } catch (OffsetOutOfRangeException e) {
+                    outOfRange(e);
+                    continue;
+                }
+                for (TopicPartition tp : records.partitions()) {
+                    apply(tp, records.records(tp));
+                }
+                lag();
+            }
+        } catch (RuntimeException | Error e) {
+            if (!stopping) {
+                log.error("source consumer {} stopped: {}", task, e.toString(), e);
+            }
+        } finally {
+            try {
+                consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(10)));
+            } catch (RuntimeException e) {
+                log.warn("closing source consumer {}: {}", task, e.toString());
+            }
+        }
+    }
+
+    /** A newly assigned partition: its position from the graph, or a pause that retries reading it. */
+    private void assign(TopicPartition tp) {
+        SourceTopic route = topics.route(tp.topic());
+        if (route == null) { // the regex matched a topic no entry maps: should not happen, the subscription is theirs
+            log.error("topic {} matches the subscription but no sources.kafka.topics entry; not applied", tp.topic());
+            consumer.pause(List.of(tp));
+            return;
+        }
+        Owned o = new Owned(tp, route);
+        owned.put(tp, o);
+        metrics.sourcePartition(tp.topic(), tp.partition(), () -> lagRecords(tp), () -> lagSeconds(tp));
+        if (!seekToPosition(o)) {
+            pause(o, o.backoff, "reading its position");
+        }
+    }
+
+    /** Seeks {@code o} to where the graph says it stands (fixing a start first); false when that failed. */
+    private boolean seekToPosition(Owned o) {
+        try {
+            long next = positions.resolve(o.tp, consumer);
+            o.next = next;
+            consumer.seek(o.tp, next);
+            return true;
+        } catch (SinkException e) {
+            o.pausedFor = e.getMessage();
+            log.warn("{}: reading where it stands: {} (retrying)", o.tp, e.getMessage());
+            return false;
+        }
+    }
+
+    private void pause(Owned o, Duration wait, String why) {
+        consumer.pause(List.of(o.tp));
+        o.pausedUntil = time.nanos() + wait.toNanos();
+        if (o.pausedFor == null || !o.pausedFor.startsWith(why)) {
+            o.pausedFor = why;
+        }
+    }
+
+    /** Resumes the paused partitions whose wait is over, from their position in the graph. */
+    private void resumeDue() {
+        long now = time.nanos();
+        for (Owned o : owned.values()) {
+            if (o.pausedUntil != 0 && now - o.pausedUntil >= 0) {
+                if (seekToPosition(o)) {
+                    o.pausedUntil = 0;
+                    consumer.resume(List.of(o.tp));
+                } else {
+                    o.backoff = grow(o.backoff);
+                    pause(o, o.backoff, "reading its position");
+                }
+            }
+        }
+    }
+
+    private static Duration grow(Duration d) {
+        Duration twice = d.multipliedBy(2);
+        return twice.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : twice;
+    }
+
+    private void apply(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) {
+        Owned o = owned.get(tp);
+        if (o == null || o.pausedUntil != 0) {
+            return; // revoked, or paused since this poll fetched: the resume seeks back to the graph's position
+        }
+        o.headTimestamp = records.getFirst().timestamp();
+        o.holdUntil = 0;
+        RecordApplier.Result r = applier(o.topic).apply(tp.partition(), o.next, records,
+                () -> stopping || owned.get(tp) != o);
+        o.next = Math.max(o.next, r.next());
+        if (!r.resync() || stopping) {
+            o.backoff = FIRST_BACKOFF;
+            o.pausedFor = null;
+            return;
+        }
+        if (o.holdUntil != 0) {
+            long wait = Math.max(0, o.holdUntil - time.nanos());
+            pause(o, Duration.ofNanos(wait), o.pausedFor == null ? "held" : o.pausedFor);
+        } else {
+            pause(o, o.backoff, "not applied: retrying");
+            o.backoff = grow(o.backoff);
+        }
+    }
+
+    private RecordApplier<ConsumerRecord<byte[], byte[]>> applier(SourceTopic topic) {
+        return appliers.computeIfAbsent(topic.name(), t -> parts.inOrder(new Records(topic),
+                positions.of(t), (partition, r, error) -> deadLetter(topic, r, error),
+                (partition, next, rows, bytes) -> applied(topic.name(), partition, next), time));
+    }
+
+    private void applied(String topic, int partition, long next) {
+        Owned o = owned.get(new TopicPartition(topic, partition));
+        if (o != null) {
+            long before = o.next;
+            o.next = Math.max(before, next);
+            if (next > before && before >= 0) {
+                metrics.sourceRecords(topic, "applied", next - before);
+            }
+        }
+    }
+
+    /** What {@code on_error} does with a record that failed alone or cannot be read: true moves past it. */
+    private boolean deadLetter(SourceTopic topic, ConsumerRecord<byte[], byte[]> r, Neo4jError error) {
+        TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+        Owned o = owned.get(tp);
+        String stage = error.code().equals(Neo4jError.invalidFormat("").code()) ? "VALUE_CONVERTER" : "TASK_PUT";
+        switch (config.onError()) {
+            case SKIP -> {
+                log.warn("skipped {}[{}]@{} (on_error skip): {} {}", r.topic(), r.partition(), r.offset(),
+                        error.code(), error.message());
+                metrics.sourceRecords(r.topic(), "skipped", 1);
+                return true;
+            }
+            case STOP -> {
+                hold(o, time.nanos() + HOLD.toNanos(), "held at offset " + r.offset() + " (on_error stop): "
+                        + error.code() + " " + error.message());
+                metrics.sourceRecords(r.topic(), "held", 1);
+                return false;
+            }
+            case DEAD_LETTER -> {
+                long until = deadLetters.admit(tp);
+                if (until >= 0) {
+                    hold(o, until, "held at offset " + r.offset() + ": " + config.deadLetter().maxPerMinute()
+                            + " dead letters in the last minute (the bound): " + error.code());
+                    metrics.sourceRecords(r.topic(), "held", 1);
+                    return false;
+                }
+                if (!deadLetters.write(r, task, stage, topic.strategyName(), error, () -> stopping)) {
+                    return false;
+                }
+                metrics.sourceRecords(r.topic(), "dead_lettered", 1);
+                return true;
+            }
+        }
+        throw new AssertionError(config.onError());
+    }
+
+    private void hold(Owned o, long until, String why) {
+        if (o != null) {
+            o.holdUntil = until;
+            o.pausedFor = why;
+        }
+        log.warn("{}", why);
+    }
+
+    /** Offsets deleted by retention before they were applied: said loudly, then on from the earliest there is. */
+    private void outOfRange(OffsetOutOfRangeException e) {
+        for (var entry : e.offsetOutOfRangePartitions().entrySet()) {
+            log.error("{}: offset {} is no longer in Kafka (retention deleted records before sluice applied them);"
+                    + " going on from the earliest offset there is", entry.getKey(), entry.getValue());
+            consumer.seekToBeginning(List.of(entry.getKey()));
+            Owned o = owned.get(entry.getKey());
+            if (o != null) {
+                long start = consumer.position(entry.getKey());
+                try {
+                    positions.of(entry.getKey().topic()).advanceAlone(entry.getKey().partition(), o.next, start);
+                    o.next = start;
+                } catch (SinkException ex) {
+                    pause(o, o.backoff, "moving past deleted records");
+                }
+            }
+        }
+    }
+
+    /** Refreshes each owned partition's end offset from the consumer's fetch metadata, once a second. */
+    private void lag() {
+        long now = time.nanos();
+        if (now - lastLag < 1_000_000_000L) {
+            return;
+        }
+        lastLag = now;
+        for (Owned o : owned.values()) {
+            OptionalLong lag = consumer.currentLag(o.tp);
+            if (lag.isPresent()) {
+                try {
+                    o.end = consumer.position(o.tp, Duration.ZERO) + lag.getAsLong();
+                } catch (RuntimeException e) {
+                    // no position yet (paused before its first seek): the next refresh
+                }
+            }
+        }
+    }
+
+    private Number lagRecords(TopicPartition tp) {
+        Owned o = owned.get(tp);
+        if (o == null) {
+            return Double.NaN;
+        }
+        return o.end < 0 || o.next < 0 ? Double.NaN : Math.max(0, o.end - o.next);
+    }
+
+    private Number lagSeconds(TopicPartition tp) {
+        Owned o = owned.get(tp);
+        if (o == null) {
+            return Double.NaN;
+        }
+        Number records = lagRecords(tp);
+        if (records.doubleValue() == 0) {
+            return 0;
+        }
+        return o.headTimestamp < 0 ? Double.NaN : Math.max(0, time.now().toEpochMilli() - o.headTimestamp) / 1000.0;
+    }
+
+    /** A partition's standing, for /health and status. */
+    static Map<String, Object> status(Owned o, Number lagRecords, Number lagSeconds) {
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("topic", o.tp.topic());
+        m.put("partition", o.tp.partition());
+        m.put("next", o.next);
+        m.put("lag_records", lagRecords.doubleValue() != lagRecords.doubleValue() ? null : lagRecords.longValue());
+        m.put("lag_seconds", lagSeconds.doubleValue() != lagSeconds.doubleValue() ? null : lagSeconds.doubleValue());
+        m.put("state", o.pausedUntil == 0 ? "applying" : "paused");
+        if (o.pausedUntil != 0 && o.pausedFor != null) {
+            m.put("reason", o.pausedFor);
+        }
+        return m;
+    }
+
+    List<Map<String, Object>> status() {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Owned o : owned.values()) {
+            out.add(status(o, lagRecords(o.tp), lagSeconds(o.tp)));
+        }
+        return out;
+    }
+
+    /** A topic's records: read by its formats, mapped by its strategy. */
+    private record Records(SourceTopic topic) implements RecordApplier.Records<ConsumerRecord<byte[], byte[]>> {
+        @Override
+        public long offset(ConsumerRecord<byte[], byte[]> r) {
+            return r.offset();
+        }
+
+        @Override
+        public long bytes(ConsumerRecord<byte[], byte[]> r) {
+            return (r.key() == null ? 0 : r.key().length) + (r.value() == null ? 0 : r.value().length);
+        }
+
+        @Override
+        public WriteRequest decode(ConsumerRecord<byte[], byte[]> r) throws RecordCodec.Undecodable {
+            try {
+                return topic.request(r, bytes(r));
+            } catch (Formats.Unreadable | Strategy.Invalid e) {
+                throw new RecordCodec.Undecodable(e.getMessage());
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        stopping = true;
+        consumer.wakeup();
+        try {
+            if (!thread.join(Duration.ofSeconds(30))) {
+                log.warn("{} did not stop within 30 s", thread.getName());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,455 @@
+package io.sluice.source;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.apply.BatchRunner;
+import io.sluice.apply.RetryPolicy;
+import io.sluice.config.ConfigLoader;
+import io.sluice.config.Sources;
+import io.sluice.durable.RecordApplier;
+import io.sluice.metrics.Metrics;
+import io.sluice.sink.BoltSink;
+import io.sluice.sink.Neo4jError;
+import io.sluice.sink.Sink;
+import io.sluice.sink.SinkException;
+import io.sluice.support.Await;
+import io.sluice.support.ForwardingSink;
+import io.sluice.support.KafkaProcess;
+import io.sluice.support.Neo4jProcess;
+import io.sluice.support.TestServer;
+import io.sluice.time.Jitter;
+import io.sluice.time.Time;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Application topics in, against a real broker ({@code sluice kafka}) and a real Neo4j ({@code sluice neo4j}):
+ * {@link KafkaSources} in this process, its sink a Bolt connection to the Neo4j process (wrapped where a test breaks
+ * it). Each test has topics and a group of its own.
+ */
+@Timeout(300)
+class KafkaSourcesTest {
+    static Path dir;
+    static KafkaProcess kafka;
+    static Neo4jProcess neo4j;
+    static BoltSink graph;
+    static KafkaProducer<byte[], byte[]> producer;
+    static Admin admin;
+    static final AtomicInteger RUN = new AtomicInteger();
+
+    @BeforeAll
+    static void start() throws Exception {
+        dir = Files.createTempDirectory("sluice-sources-");
+        kafka = KafkaProcess.start(dir.resolve("kafka"));
+        neo4j = Neo4jProcess.start(dir.resolve("neo4j"));
+        graph = BoltSink.connect(new BoltSink.Options(neo4j.uri(), null, null, "neo4j"), Duration.ofSeconds(60),
+                Time.SYSTEM);
+        Properties p = new Properties();
+        p.put("bootstrap.servers", kafka.bootstrap());
+        admin = Admin.create(p);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        producer = new KafkaProducer<>(p);
+    }
+
+    @AfterAll
+    static void stop() {
+        for (AutoCloseable c : new AutoCloseable[] {producer, admin, graph, neo4j, kafka}) {
+            try {
+                if (c != null) {
+                    c.close();
+                }
+            } catch (Exception e) {
+                System.err.println("closing " + c + ": " + e);
+            }
+        }
+        TestServer.deleteRecursively(dir);
+    }
+
+    @BeforeEach
+    void empty() throws SinkException {
+        graph.inTransaction(tx -> {
+            tx.runDiscarding("MATCH (n) WHERE NOT n:SluicePosition DETACH DELETE n", Map.of());
+            return null;
+        });
+    }
+
+    static String name(String what) {
+        return what + "-" + RUN.incrementAndGet();
+    }
+
+    static void topic(String name, int partitions) throws Exception {
+        admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+    }
+
+    static void send(String topic, int partition, String key, String value, Map<String, String> headers)
+            throws Exception {
+        ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(topic, partition,
+                key == null ? null : key.getBytes(StandardCharsets.UTF_8),
+                value == null ? null : value.getBytes(StandardCharsets.UTF_8));
+        headers.forEach((k, v) -> r.headers().add(k, v.getBytes(StandardCharsets.UTF_8)));
+        producer.send(r).get(30, TimeUnit.SECONDS);
+    }
+
+    static Sources.KafkaSource config(String yaml) throws Exception {
+        return ConfigLoader.parse(yaml.replace("BOOTSTRAP", kafka.bootstrap())).sources().kafka();
+    }
+
+    static KafkaSources sources(Sources.KafkaSource config, Sink sink) throws SinkException {
+        RecordApplier.Parts parts = new RecordApplier.Parts(clock -> new BatchRunner(sink,
+                new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(100)), clock, Jitter.fixed(0),
+                Metrics.NONE, true), null, 500);
+        return KafkaSources.start(config, sink, parts, Metrics.NONE, Time.SYSTEM, "test");
+    }
+
+    static List<List<Object>> rows(String cypher) {
+        try {
+            return graph.inReadTransaction(tx -> tx.run(cypher, Map.of())).rows();
+        } catch (SinkException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static long count(String cypher) {
+        return ((Number) rows(cypher).getFirst().getFirst()).longValue();
+    }
+
+    static long position(String topic, int partition) {
+        List<List<Object>> r = rows("MATCH (o:SluicePosition {source: 'topic:" + topic + "', partition: "
+                + partition + "}) RETURN o.next");
+        return r.isEmpty() ? -1 : ((Number) r.getFirst().getFirst()).longValue();
+    }
+
+    static List<ConsumerRecord<byte[], byte[]>> deadLetters(String topic, int atLeast) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", kafka.bootstrap());
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, "reader-" + RUN.incrementAndGet());
+        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+            c.subscribe(List.of(topic));
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (out.size() < atLeast && System.nanoTime() < deadline) {
+                c.poll(Duration.ofMillis(200)).forEach(out::add);
+            }
+            c.poll(Duration.ofMillis(500)).forEach(out::add); // and none more
+        }
+        return out;
+    }
+
+    static String header(ConsumerRecord<byte[], byte[]> r, String name) {
+        var h = r.headers().lastHeader(name);
+        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void theCypherStrategyAppliesEveryFormatInOffsetOrderExactlyOnce() throws Exception {
+        String plain = name("plain");
+        String enveloped = name("enveloped");
+        String text = name("text");
+        topic(plain, 2);
+        topic(enveloped, 1);
+        topic(text, 1);
+        var config = config("""
+                sources:
+                  kafka:
+                    bootstrap: BOOTSTRAP
+                    group: GROUP
+                    consumers: 2
+                    topics:
+                      - topic: PLAIN
+                        key_format: string
+                        cypher: "MERGE (u:User {id: event.user}) SET u.seqs = coalesce(u.seqs, []) + event.seq, u.key = __key, u.src = __header.src"
+                      - topic: ENVELOPED
+                        key_format: json
+                        value_format: json-schema
+                        cypher: "CREATE (:Order {id: __key.id, amount: __value.amount, at: __value.at, day: __value.day})"
+                      - topic: TEXT
+                        key_format: bytes
+                        value_format: string
+                        cypher: "CREATE (:Note {text: __value, keyLength: size(__key)})"
+                """.replace("GROUP", name("group")).replace("PLAIN", plain).replace("ENVELOPED", enveloped)
+                .replace("TEXT", text));
+        int perPartition = 300;
+        for (int seq = 0; seq < perPartition; seq++) {
+            for (int part = 0; part < 2; part++) {
+                send(plain, part, "user-" + (part * 10 + seq % 3), "{\"user\": " + (part * 10 + seq % 3)
+                        + ", \"seq\": " + seq + "}", Map.of("src", "p" + part));
+            }
+        }
+        send(enveloped, 0, "{\"id\": 7}", """
+                {"schema": {"type": "struct", "fields": [
+                  {"field": "amount", "type": "bytes", "name": "org.apache.kafka.connect.data.Decimal",
+                   "parameters": {"scale": "2"}},
+                  {"field": "at", "type": "int64", "name": "org.apache.kafka.connect.data.Timestamp"},
+                  {"field": "day", "type": "int32", "name": "org.apache.kafka.connect.data.Date"}]},
+                 "payload": {"amount": "MDk=", "at": 1700000000000, "day": 19675}}""", Map.of());
+        send(text, 0, "abc", "just text", Map.of());
+        send(text, 0, "ab", "{\"a\": 1}", Map.of()); // a JSON object in a string is read as the structure
+        KafkaSources started = sources(config, graph);
+        try (started) {
+            Await.until("every record applied", Duration.ofSeconds(120), () -> position(plain, 0) == perPartition
+                    && position(plain, 1) == perPartition && position(enveloped, 0) == 1 && position(text, 0) == 2);
+            assertThat(started.partitions()).extracting(p -> p.get("topic") + "/" + p.get("partition"))
+                    .containsExactlyInAnyOrder(plain + "/0", plain + "/1", enveloped + "/0", text + "/0");
+        }
+        for (long user : new long[] {0, 1, 2, 10, 11, 12}) {
+            Object seqs = rows("MATCH (u:User {id: " + user + "}) RETURN u.seqs").getFirst().getFirst();
+            List<Long> expected = new ArrayList<>();
+            for (long seq = user % 10; seq < perPartition; seq += 3) {
+                expected.add(seq);
+            }
+            assertThat(seqs).as("user %d: each record once, in offset order", user).isEqualTo(expected);
+        }
+        assertThat(rows("MATCH (u:User {id: 11}) RETURN u.key, u.src").getFirst()).containsExactly("user-11", "p1");
+        assertThat(rows("MATCH (o:Order) RETURN o.id, o.amount, toString(o.at), toString(o.day)"))
+                .containsExactly(List.of(7L, "123.45", "2023-11-14T22:13:20", "2023-11-14"));
+        assertThat(rows("MATCH (n:Note) RETURN n.text, n.keyLength ORDER BY n.keyLength DESC"))
+                .containsExactly(List.of("just text", 3L), List.of(Map.of("a", 1L), 2L));
+    }
+
+    @Test
+    void poisonRecordsGoToTheDeadLettersWithConnectHeadersAndNothingElseIsLost() throws Exception {
+        String topic = name("poison");
+        String dlq = name("poison-dlq");
+        topic(topic, 1);
+        graph.inTransaction(tx -> {
+            tx.runDiscarding("CREATE CONSTRAINT item_id IF NOT EXISTS FOR (i:Item) REQUIRE i.id IS UNIQUE", Map.of());
+            return null;
+        });
+        var config = config("""
+                sources:
+                  kafka:
+                    bootstrap: BOOTSTRAP
+                    group: %s
+                    consumers: 1
+                    dead_letter: {topic: %s}
+                    topics:
+                      - topic: %s
+                        cypher: "CREATE (:Item {id: event.id, n: event.n})"
+                """.formatted(name("group"), dlq, topic));
+        List<Long> bad = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            if (i == 17) {
+                send(topic, 0, "k", "{not json", Map.of("trace", "t17"));
+                bad.add((long) i);
+            } else if (i == 120) {
+                send(topic, 0, "k", "{\"id\": 5, \"n\": 120}", Map.of()); // id 5 exists: the constraint refuses it
+                bad.add((long) i);
+            } else {
+                send(topic, 0, "k", "{\"id\": " + i + ", \"n\": " + i + "}", Map.of());
+            }
+        }
+        KafkaSources started = sources(config, graph);
+        try (started) {
+            Await.until("the partition moved past every record", Duration.ofSeconds(120),
+                    () -> position(topic, 0) == 200);
+        }
+        assertThat(count("MATCH (i:Item) RETURN count(i)")).as("every good record applied").isEqualTo(198);
+        List<ConsumerRecord<byte[], byte[]>> letters = deadLetters(dlq, 2);
+        assertThat(letters).extracting(r -> Long.parseLong(header(r, "__connect.errors.offset")))
+                .containsExactlyElementsOf(bad);
+        ConsumerRecord<byte[], byte[]> unreadable = letters.getFirst();
+        assertThat(new String(unreadable.value(), StandardCharsets.UTF_8)).isEqualTo("{not json");
+        assertThat(header(unreadable, "trace")).as("the record's own headers kept").isEqualTo("t17");
+        assertThat(header(unreadable, "__connect.errors.topic")).isEqualTo(topic);
+        assertThat(header(unreadable, "__connect.errors.partition")).isEqualTo("0");
+        assertThat(header(unreadable, "__connect.errors.stage")).isEqualTo("VALUE_CONVERTER");
+        assertThat(header(unreadable, "__connect.errors.exception.message")).contains("not JSON");
+        ConsumerRecord<byte[], byte[]> refused = letters.get(1);
+        assertThat(header(refused, "__connect.errors.stage")).isEqualTo("TASK_PUT");
+        assertThat(header(refused, "__connect.errors.exception.class.name"))
+                .isEqualTo("Neo.ClientError.Schema.ConstraintValidationFailed");
+        assertThat(header(refused, "__connect.errors.class.name")).isEqualTo(CypherStrategy.class.getName());
+    }
+
+    @Test
+    void anOutageIsRetriedForAsLongAsItLastsNeverDeadLettered() throws Exception {
+        String topic = name("outage");
+        String dlq = name("outage-dlq");
+        topic(topic, 2);
+        var config = config("""
+                sources:
+                  kafka:
+                    bootstrap: BOOTSTRAP
+                    group: %s
+                    consumers: 1
+                    dead_letter: {topic: %s}
+                    topics:
+                      - topic: %s
+                        cypher: "MERGE (c:Counter {id: event.k}) SET c.seqs = coalesce(c.seqs, []) + event.seq"
+                """.formatted(name("group"), dlq, topic));
+        Down down = new Down(graph);
+        for (int i = 0; i < 100; i++) {
+            send(topic, i % 2, null, "{\"k\": " + (i % 2) + ", \"seq\": " + i + "}", Map.of());
+        }
+        try (KafkaSources s = sources(config, down)) {
+            Await.until("the first records applied", Duration.ofSeconds(60), () -> position(topic, 0) == 50);
+            down.down.set(true); // Neo4j goes away (to sluice): every transaction fails as unavailable
+            for (int i = 100; i < 200; i++) {
+                send(topic, i % 2, null, "{\"k\": " + (i % 2) + ", \"seq\": " + i + "}", Map.of());
+            }
+            Await.until("the partitions paused and retried", Duration.ofSeconds(60), () -> down.refused.get() >= 6
+                    && s.partitions().stream().anyMatch(p -> "paused".equals(p.get("state"))));
+            // past the runner's retries and several backoffs: nothing moved, nothing dead-lettered
+            assertThat(position(topic, 0)).isEqualTo(50);
+            down.down.set(false);
+            Await.until("everything applied once it is back", Duration.ofSeconds(120),
+                    () -> position(topic, 0) == 100 && position(topic, 1) == 100);
+            Await.until("the partitions apply again", Duration.ofSeconds(30),
+                    () -> s.partitions().stream().allMatch(p -> "applying".equals(p.get("state"))));
+        }
+        for (int k = 0; k < 2; k++) {
+            List<Long> expected = new ArrayList<>();
+            for (long seq = k; seq < 200; seq += 2) {
+                expected.add(seq);
+            }
+            assertThat(rows("MATCH (c:Counter {id: " + k + "}) RETURN c.seqs").getFirst().getFirst())
+                    .as("counter %d: every record once, in order", k).isEqualTo(expected);
+        }
+        assertThat(deadLetters(dlq, 0)).as("nothing dead-lettered for an outage").isEmpty();
+    }
+
+    @Test
+    void withoutDeadLettersAFailingRecordHoldsItsPartitionOnlyAndTheBoundHoldsAFlood() throws Exception {
+        String topic = name("hold");
+        topic(topic, 2);
+        var config = config("""
+                sources:
+                  kafka:
+                    bootstrap: BOOTSTRAP
+                    group: %s
+                    consumers: 1
+                    on_error: stop
+                    topics:
+                      - topic: %s
+                        cypher: "CREATE (:Event {n: 1 / event.d, p: event.p})"
+                """.formatted(name("group"), topic));
+        for (int i = 0; i < 20; i++) {
+            send(topic, 0, null, "{\"d\": " + (i == 5 ? 0 : 1) + ", \"p\": 0}", Map.of()); // 1 / 0 fails alone
+            send(topic, 1, null, "{\"d\": 1, \"p\": 1}", Map.of());
+        }
+        KafkaSources started = sources(config, graph);
+        try (started) {
+            Await.until("partition 1 applied, partition 0 held at offset 5", Duration.ofSeconds(120),
+                    () -> position(topic, 1) == 20 && position(topic, 0) == 5
+                            && started.partitions().stream().anyMatch(p -> Integer.valueOf(0).equals(p.get("partition"))
+                                    && "paused".equals(p.get("state"))
+                                    && String.valueOf(p.get("reason")).contains("held at offset 5")));
+            assertThat(count("MATCH (e:Event {p: 0}) RETURN count(e)")).isEqualTo(5);
+        }
+        assertThat(position(topic, 0)).as("nothing skipped").isEqualTo(5);
+    }
+
+    @Test
+    void aPartitionWithNoPositionStartsOnceFromTheConnectorsGroupOrItsEosNode() throws Exception {
+        String topic = name("moved");
+        String connectorGroup = name("connect-neo4j");
+        topic(topic, 3);
+        for (int i = 0; i < 10; i++) {
+            for (int p = 0; p < 3; p++) {
+                send(topic, p, null, "{\"p\": " + p + ", \"i\": " + i + "}", Map.of());
+            }
+        }
+        // what the connector left: its group committed partition 0 at 6; its EOS node says partition 1 applied to 3
+        Properties p = new Properties();
+        p.put("bootstrap.servers", kafka.bootstrap());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, connectorGroup);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+            c.commitSync(Map.of(new org.apache.kafka.common.TopicPartition(topic, 0),
+                    new org.apache.kafka.clients.consumer.OffsetAndMetadata(6)));
+        }
+        graph.inTransaction(tx -> {
+            tx.runDiscarding("CREATE (:ConnectorOffset {strategy: 'CYPHER', topic: $t, partition: 1, offset: 3})",
+                    Map.of("t", topic));
+            return null;
+        });
+        var config = config("""
+                sources:
+                  kafka:
+                    bootstrap: BOOTSTRAP
+                    group: %s
+                    consumers: 1
+                    from_group: %s
+                    eos_offset_label: ConnectorOffset
+                    start: latest
+                    topics:
+                      - topic: %s
+                        cypher: "CREATE (:Seen {p: event.p, i: event.i})"
+                """.formatted(name("group"), connectorGroup, topic));
+        KafkaSources started = sources(config, graph);
+        try (started) {
+            Await.until("every partition started", Duration.ofSeconds(120), () -> position(topic, 0) == 10
+                    && position(topic, 1) == 10 && position(topic, 2) == 10);
+        }
+        assertThat(rows("MATCH (s:Seen) RETURN s.p, min(s.i), count(*) ORDER BY s.p")).as(
+                "partition 0 from the group's offset 6, 1 after the EOS node's 3, 2 at the end (latest)")
+                .containsExactly(List.of(0L, 6L, 4L), List.of(1L, 4L, 6L));
+        // a restart starts from the graph, whatever the group says
+        send(topic, 2, null, "{\"p\": 2, \"i\": 10}", Map.of());
+        KafkaSources again = sources(config, graph);
+        try (again) {
+            Await.until("the new record applied", Duration.ofSeconds(120), () -> position(topic, 2) == 11);
+        }
+        assertThat(count("MATCH (s:Seen) RETURN count(s)")).isEqualTo(11);
+    }
+
+    /** Neo4j as sluice sees it during an outage: while {@code down}, every transaction fails as unavailable. */
+    static final class Down extends ForwardingSink {
+        final AtomicBoolean down = new AtomicBoolean();
+        final AtomicInteger refused = new AtomicInteger();
+
+        Down(Sink real) {
+            super(real);
+        }
+
+        private void check() throws SinkException {
+            if (down.get()) {
+                refused.incrementAndGet();
+                throw new SinkException(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
+                        "the database is unavailable (test)"), null, false);
+            }
+        }
+
+        @Override
+        public <T> T inTransaction(TxWork<T> work) throws SinkException {
+            check();
+            return real.inTransaction(work);
+        }
+
+        @Override
+        public <T> T inReadTransaction(TxWork<T> work) throws SinkException {
+            check();
+            return real.inReadTransaction(work);
+        }
+    }
+}
