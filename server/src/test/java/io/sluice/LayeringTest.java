@@ -47,6 +47,8 @@ class LayeringTest {
             Map.entry("durable", Set.of("journal", "apply", "batch", "write", "sink")),
             // Kafka as the journal of a fleet, through durable's apply loop
             Map.entry("kafka", Set.of("journal", "durable", "batch", "config", "sink", "write")),
+            // application topics in: strategies make templates' rows, applied through durable's apply loop
+            Map.entry("source", Set.of("config", "durable", "metrics", "sink", "write")),
             // the gateway routes between parts others build; it never reaches a front end or its owner
             Map.entry("gateway", Set.of("apply", "batch", "config", "cypher", "durable", "sink", "txn", "write")),
             // what every front end shares: who is calling, the lifecycle
@@ -59,9 +61,10 @@ class LayeringTest {
             Map.entry("importer", Set.of("csv", "online", "config", "sink", "write")),
             // the one owner: builds every part of the product, and nothing of the tools
             Map.entry("server", Set.of("apply", "batch", "bolt", "config", "cypher", "durable", "front", "gateway", "http",
-                    "kafka", "metrics", "security", "sink", "txn", "write")),
+                    "kafka", "metrics", "security", "sink", "source", "txn", "write")),
             // the product's commands: the composition root of each
-            Map.entry("cli", Set.of("config", "csv", "importer", "security", "server", "sink", "status", "write")));
+            Map.entry("cli", Set.of("config", "csv", "importer", "security", "server", "sink", "source", "status",
+                    "write")));
 
     @Test
     void timeIsReadOnlyThroughTheInjectedClock() throws IOException {

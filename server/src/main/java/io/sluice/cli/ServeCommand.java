@@ -66,9 +66,40 @@ final class ServeCommand implements Callable<Integer> {
             + " for at most this long before /health says UP (config warmup.write_path, default 60s; 0s: not at all; embedded Neo4j only)")
     String warmupWritePath;
 
+    @Option(names = "--connector-config", paramLabel = "FILE", description = "run a Neo4j Kafka Connector sink"
+            + " configuration as it is (its JSON as posted to Kafka Connect, the bare map, or its .properties): its"
+            + " topics become sources.kafka, its neo4j.uri the sink unless --neo4j is given (docs/SOURCES.md)")
+    Path connectorConfig;
+
+    @Option(names = "--print-config", description = "print the sluice YAML equivalent to --connector-config and exit")
+    boolean printConfig;
+
+    @Option(names = "--dry-run", description = "check the sources' mappings against the database (statements that"
+            + " do not compile, MERGE keys without a constraint), print what was found and exit; consumes nothing")
+    boolean dryRun;
+
     @Override
     public Integer call() throws Exception {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
+        io.sluice.source.ConnectorConfig connector = null;
+        if (connectorConfig != null) {
+            connector = io.sluice.source.ConnectorConfig.load(connectorConfig);
+            if (printConfig) {
+                System.out.print(connector.yaml());
+                return 0;
+            }
+            c = connector.applyTo(c);
+            for (String note : connector.notes()) {
+                System.err.println("note: " + note);
+            }
+            if (neo4j == null && connector.neo4j().uri() != null) { // the connector's Neo4j is the sink
+                neo4j = connector.neo4j().uri();
+                user = user != null ? user : connector.neo4j().user();
+                password = password != null ? password : connector.neo4j().password();
+            }
+        } else if (printConfig) {
+            throw new IllegalArgumentException("--print-config prints what --connector-config converts; give it one");
+        }
         if (warmupWritePath != null) {
             c = c.with(c.warmup().withWritePath(io.sluice.config.Sizes.duration(warmupWritePath)));
         }
@@ -103,8 +134,13 @@ final class ServeCommand implements Callable<Integer> {
                     : HostPort.parse(bolt), new BoltSink.Options(neo4j, u, pw, c.neo4j().database()));
             where = "Neo4j " + neo4j;
         }
-        SluiceServer server = SluiceServer.start(options.withInitialAuth(
-                InitialAuth.parse(System.getenv(AUTH_ENV), 8)));
+        options = options.withInitialAuth(InitialAuth.parse(System.getenv(AUTH_ENV), 8));
+        if (dryRun) {
+            io.sluice.source.SourceChecks.Report report = SluiceServer.checkSources(options);
+            System.out.println(report.describe());
+            return report.errors().isEmpty() ? 0 : 1;
+        }
+        SluiceServer server = SluiceServer.start(options);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("sluice-shutdown").unstarted(() -> {
             server.close();

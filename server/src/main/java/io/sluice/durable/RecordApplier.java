@@ -243,6 +243,18 @@ public final class RecordApplier<R> {
             }
         });
         long committed = fence.committed();
+        Long held = heldAt(batch);
+        if (held != null && committed < held) {
+            // what came before the held record is committed or dead-lettered: move past it, or the next attempt
+            // would dead-letter those again
+            try {
+                positions.advanceAlone(partition, committed, held);
+                committed = held;
+            } catch (SinkException e) {
+                log.warn("partition {} of {}: moving to offset {}, where it holds: {}", partition, positions.source(),
+                        held, e.getMessage());
+            }
+        }
         Pending last = batch.getLast();
         long end = last.offset() + 1;
         BatchSizeController sizes = controller(partition);
@@ -275,6 +287,17 @@ public final class RecordApplier<R> {
         }
         progress.applied(partition, end, rows, bytes(batch, source, end));
         return new Result(end, false);
+    }
+
+    /** The offset of the request the batch held at ({@link io.sluice.sink.Neo4jStatus.Sluice#PARTITION_HELD}), or null. */
+    private static Long heldAt(List<Pending> batch) {
+        for (Pending p : batch) {
+            if (p.future().isDone() && p.future().join() instanceof Outcome.Failed f
+                    && f.error().code().equals(io.sluice.sink.Neo4jStatus.Sluice.PARTITION_HELD)) {
+                return p.offset();
+            }
+        }
+        return null;
     }
 
     /** Reports the part of a batch that committed before a group of it was not applied. */

@@ -18,6 +18,7 @@ import io.sluice.metrics.PrometheusMetrics;
 import io.sluice.security.InitialAuth;
 import io.sluice.security.UserStore;
 import io.sluice.sink.BoltSink;
+import io.sluice.source.SourceChecks;
 import io.sluice.sink.EmbeddedNeo4j;
 import io.sluice.config.HostPort;
 import io.sluice.sink.SchemaStatements;
@@ -148,6 +149,46 @@ public final class SluiceServer implements InProcess {
         }
     }
 
+    /** The database sluice writes to: the embedded Neo4j (then {@code neo4j} is it) or a server over Bolt. */
+    private record OpenedSink(EmbeddedNeo4j neo4j, Sink sink, UserStore users) {}
+
+    private static OpenedSink openSink(Options o, Security security, Owned owned, Time time) throws IOException,
+            SinkException {
+        SluiceConfig c = o.config();
+        if (o.remote() == null) {
+            var n = c.neo4j();
+            // no Bolt connector of its own: sluice's listener is the door (docs/API.md, "Bolt")
+            EmbeddedNeo4j neo4j = owned.add("embedded Neo4j", EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(
+                    o.dataDir(), null, n.pagecache().bytes(), n.txMemoryMax().bytes(), n.database(),
+                    n.importDir() == null ? null : Path.of(n.importDir()), security.embedded(o.dataDir()),
+                    n.settings()), time));
+            return new OpenedSink(neo4j, neo4j.sink(), security.auth() ? neo4j.users() : null);
+        }
+        BoltSink bolt = owned.add("the Bolt sink", BoltSink.connect(o.remote(), REMOTE_WAIT, time));
+        return new OpenedSink(null, bolt, bolt.users());
+    }
+
+    /**
+     * {@code serve --dry-run}: opens the database, applies the config's schema, checks the sources' mappings
+     * against it ({@link SourceChecks}), closes everything, consuming nothing.
+     */
+    public static SourceChecks.Report checkSources(Options o) {
+        if (o.config().sources().kafka() == null) {
+            throw new IllegalArgumentException("--dry-run checks the sources.kafka section, and the config has none");
+        }
+        Owned owned = new Owned();
+        try {
+            Time time = Time.SYSTEM;
+            OpenedSink opened = openSink(o, new Security(o.config(), o.initialAuth()), owned, time);
+            applySchema(o.config(), opened.sink(), time);
+            return SourceChecks.run(o.config().sources().kafka(), opened.sink());
+        } catch (IOException | SinkException e) {
+            throw new IllegalStateException("cannot check the sources: " + e.getMessage(), e);
+        } finally {
+            owned.close();
+        }
+    }
+
     /** Builds every part in order, recording each in {@code owned} as soon as it exists. */
     private static SluiceServer build(Options o, Time time, Owned owned) throws IOException, SinkException {
         SluiceConfig c = o.config();
@@ -156,23 +197,13 @@ public final class SluiceServer implements InProcess {
         HostPort http = c.tls().http() ? o.http() : null;
         security.checkProtectedMode(http, https, o.bolt());
         SSLContext tls = security.httpsContext();
-        EmbeddedNeo4j neo4j = null;
-        Sink sink;
-        UserStore users;
-        if (o.remote() == null) {
-            var n = c.neo4j();
-            // no Bolt connector of its own: sluice's listener is the door (docs/API.md, "Bolt")
-            neo4j = owned.add("embedded Neo4j", EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(o.dataDir(), null,
-                    n.pagecache().bytes(), n.txMemoryMax().bytes(), n.database(),
-                    n.importDir() == null ? null : Path.of(n.importDir()), security.embedded(o.dataDir()), n.settings()),
-                    time));
-            sink = neo4j.sink();
-            users = security.auth() ? neo4j.users() : null;
-        } else {
-            BoltSink bolt = owned.add("the Bolt sink", BoltSink.connect(o.remote(), REMOTE_WAIT, time));
-            sink = bolt;
-            users = bolt.users();
-            security.checkRemoteUsers(security.auth() && bolt.acceptsAnyCredentials(), http, https, o.bolt());
+        OpenedSink opened = openSink(o, security, owned, time);
+        EmbeddedNeo4j neo4j = opened.neo4j();
+        Sink sink = opened.sink();
+        UserStore users = opened.users();
+        if (o.remote() != null) {
+            security.checkRemoteUsers(security.auth() && ((BoltSink) sink).acceptsAnyCredentials(), http, https,
+                    o.bolt());
         }
         applySchema(c, sink, time);
         Map<String, Template> templates = compileTemplates(c, sink);

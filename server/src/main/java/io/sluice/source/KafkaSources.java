@@ -62,17 +62,18 @@ public final class KafkaSources implements AutoCloseable {
         if (config.bootstrap() == null) {
             throw new IllegalArgumentException("sources.kafka needs bootstrap: HOST:PORT[,HOST:PORT...] (or --kafka)");
         }
-        for (Sources.Topic t : config.topics()) {
-            if (t.topic() != null) {
-                SourceTopic.of(t.topic(), t); // a pattern that does not parse is said now, not at the first record
-            }
+        SourceChecks.Report checks = SourceChecks.run(config, sink); // a mapping's mistake is said now, by name
+        if (!checks.errors().isEmpty()) {
+            throw new IllegalArgumentException("sources.kafka: " + String.join("; ", checks.errors()));
         }
+        checks.warnings().forEach(w -> log.warn("sources.kafka: {}", w));
         Admin admin = Admin.create(properties(config, Map.of(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000",
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000")));
         KafkaProducer<byte[], byte[]> producer = null;
         KafkaSources s = null;
         try {
             if (config.deadLetter().topic() != null) {
+                createDeadLetterTopic(admin, config.deadLetter().topic());
                 producer = new KafkaProducer<>(properties(config, Map.of(
                         ProducerConfig.ACKS_CONFIG, "all",
                         ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true",
@@ -116,6 +117,25 @@ public final class KafkaSources implements AutoCloseable {
                 admin.close(Duration.ZERO);
             }
             throw e;
+        }
+    }
+
+    /** As Kafka Connect does: the dead-letter topic is created when missing (one partition, the broker's replication). */
+    private static void createDeadLetterTopic(Admin admin, String topic) {
+        try {
+            admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, java.util.Optional.of(1),
+                    java.util.Optional.empty()))).all().get(30, TimeUnit.SECONDS);
+            log.info("created the dead-letter topic {}", topic);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
+                throw new IllegalStateException("cannot create the dead-letter topic " + topic + ": " + e.getCause(),
+                        e);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted creating the dead-letter topic " + topic, e);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("cannot create the dead-letter topic " + topic + " within 30 s", e);
         }
     }
 

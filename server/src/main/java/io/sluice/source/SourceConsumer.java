@@ -285,7 +285,7 @@ final class SourceConsumer implements AutoCloseable {
     private boolean deadLetter(SourceTopic topic, ConsumerRecord<byte[], byte[]> r, Neo4jError error) {
         TopicPartition tp = new TopicPartition(r.topic(), r.partition());
         Owned o = owned.get(tp);
-        String stage = error.code().equals(Neo4jError.invalidFormat("").code()) ? "VALUE_CONVERTER" : "TASK_PUT";
+        String stage = stage(error);
         switch (config.onError()) {
             case SKIP -> {
                 log.warn("skipped {}[{}]@{} (on_error skip): {} {}", r.topic(), r.partition(), r.offset(),
@@ -315,6 +315,19 @@ final class SourceConsumer implements AutoCloseable {
             }
         }
         throw new AssertionError(config.onError());
+    }
+
+    /** Kafka Connect's name of where a record failed: reading its key, its value, or writing it. */
+    private static String stage(Neo4jError error) {
+        if (error.code().equals(Neo4jError.invalidFormat("").code())) {
+            if (error.message().contains(": " + SourceTopic.KEY)) {
+                return "KEY_CONVERTER";
+            }
+            if (error.message().contains(": " + SourceTopic.VALUE)) {
+                return "VALUE_CONVERTER";
+            }
+        }
+        return "TASK_PUT";
     }
 
     private void hold(Owned o, long until, String why) {

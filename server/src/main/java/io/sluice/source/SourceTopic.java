@@ -11,6 +11,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * makes one per topic it matches). Immutable; shared by the consumers.
  */
 record SourceTopic(String name, Sources.Topic config, Strategy strategy) {
+    /** How a key's or value's reading failure begins (a dead letter's stage tells them apart by it). */
+    static final String KEY = "key: ";
+    static final String VALUE = "value: ";
+
     static SourceTopic of(String name, Sources.Topic config) {
         Strategy s;
         if (config.cypher() != null) {
@@ -34,13 +38,13 @@ record SourceTopic(String name, Sources.Topic config, Strategy strategy) {
         try {
             key = Formats.read(r.key(), config.keyFormat(), false);
         } catch (Formats.Unreadable e) {
-            throw new Formats.Unreadable("key: " + e.getMessage());
+            throw new Formats.Unreadable(KEY + e.getMessage());
         }
         Object value;
         try {
             value = Formats.read(r.value(), config.valueFormat(), true);
         } catch (Formats.Unreadable e) {
-            throw new Formats.Unreadable("value: " + e.getMessage());
+            throw new Formats.Unreadable(VALUE + e.getMessage());
         }
         Message m = new Message(r.topic(), r.partition(), r.offset(), r.timestamp(), key, value,
                 Formats.headers(r.headers()));
