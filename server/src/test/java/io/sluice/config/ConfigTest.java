@@ -61,6 +61,34 @@ class ConfigTest {
             http: {io_threads: 3}
             bolt: {io_threads: 2, keep_alive: 5s, max_message: 8m, max_string: 1m, max_depth: 32}
             warmup: {on_start: true, write_path: 0s}
+            sources:
+              kafka:
+                bootstrap: k1:9092
+                group: apps
+                properties: {security.protocol: SSL}
+                consumers: 3
+                start: latest
+                from_group: connect-neo4j
+                eos_offset_label: EosOffset
+                dead_letter: {topic: apps-dlq, max_per_minute: 10, context_headers: false}
+                topics:
+                  - topic: people
+                    key_format: string
+                    value_format: json-schema
+                    cypher: ["MERGE (p:Person {id: event.id})", "MERGE (c:City {name: event.city})"]
+                    bind: {timestamp: ts, header: "", key: k, value: v, event: false}
+                    lock_order: [__value.city]
+                  - regex: "orders-.*"
+                    route:
+                      by: __header.op
+                      cases: {upsert: "MERGE (o:Order {id: event.id})", delete: ["MATCH (o:Order {id: event.id}) DETACH DELETE o"]}
+                      otherwise: "CREATE (:Unknown)"
+                  - topic: knows
+                    pattern: "(:Person{!id})-[:KNOWS{since}]->(:Person{!id: friend})"
+                    merge_node_properties: true
+                  - topic: changes
+                    value_format: string
+                    cud: true
             tls:
               certificate: certs/public.crt
               private_key: certs/private.key
@@ -72,6 +100,24 @@ class ConfigTest {
     @Test
     void readsEverySection() throws IOException {
         SluiceConfig c = ConfigLoader.parse(FULL);
+        Sources.KafkaSource k = c.sources().kafka();
+        assertThat(k.bootstrap()).isEqualTo("k1:9092");
+        assertThat(k.consumers()).isEqualTo(3);
+        assertThat(k.start()).isEqualTo(Sources.Start.LATEST);
+        assertThat(k.onError()).as("a dead-letter topic: dead_letter by default").isEqualTo(Sources.OnError.DEAD_LETTER);
+        assertThat(k.deadLetter()).isEqualTo(new Sources.DeadLetter("apps-dlq", 10, false));
+        assertThat(k.topics()).hasSize(4);
+        Sources.Topic people = k.topics().getFirst();
+        assertThat(people.keyFormat()).isEqualTo(Sources.Format.STRING);
+        assertThat(people.valueFormat()).isEqualTo(Sources.Format.JSON_SCHEMA);
+        assertThat(people.cypher().statements()).hasSize(2);
+        assertThat(people.cypher().bind()).isEqualTo(new Sources.Binding("ts", "", "k", "v", false));
+        assertThat(people.cypher().lockOrder()).containsExactly("__value.city");
+        assertThat(k.topics().get(1).cypher().route().cases()).containsOnlyKeys("upsert", "delete");
+        assertThat(k.topics().get(1).cypher().route().otherwise()).containsExactly("CREATE (:Unknown)");
+        assertThat(k.topics().get(2).pattern()).isEqualTo(new Sources.PatternStrategy(
+                "(:Person{!id})-[:KNOWS{since}]->(:Person{!id: friend})", true, false));
+        assertThat(k.topics().get(3).cud()).isTrue();
         assertThat(c.templates()).containsOnlyKeys("visited");
         assertThat(c.templates().get("visited").key()).containsExactly("user");
         assertThat(c.schema()).hasSize(1);
