@@ -33,7 +33,11 @@ public final class ConfigLoader {
 
     public static SluiceConfig load(Path file) throws IOException {
         try {
-            SluiceConfig c = mapper().readValue(Files.readAllBytes(file), SluiceConfig.class);
+            byte[] bytes = Files.readAllBytes(file);
+            if (empty(mapper().readTree(bytes))) {
+                return SluiceConfig.defaults(); // a file of comments only: every section at its defaults
+            }
+            SluiceConfig c = mapper().readValue(bytes, SluiceConfig.class);
             return c == null ? SluiceConfig.defaults() : c;
         } catch (IOException | IllegalArgumentException e) {
             String msg = rootMessage(e);
@@ -44,7 +48,14 @@ public final class ConfigLoader {
         }
     }
 
+    private static boolean empty(com.fasterxml.jackson.databind.JsonNode n) {
+        return n == null || n.isMissingNode() || n.isNull();
+    }
+
     public static SluiceConfig parse(String yaml) throws IOException {
+        if (empty(mapper().readTree(yaml))) {
+            return SluiceConfig.defaults();
+        }
         SluiceConfig c = mapper().readValue(yaml, SluiceConfig.class);
         return c == null ? SluiceConfig.defaults() : c;
     }

@@ -157,6 +157,8 @@ class ConfigTest {
     void anEmptyFileHasReadmesDefaults() throws IOException {
         SluiceConfig c = ConfigLoader.parse("{}\n");
         assertThat(c).isEqualTo(SluiceConfig.defaults());
+        assertThat(ConfigLoader.parse("# comments only\n")).as("a file of comments").isEqualTo(c);
+        assertThat(ConfigLoader.parse("")).as("an empty file").isEqualTo(c);
         assertThat(ConfigLoader.parse("batch:\nsecurity:\n  access:\njournal: {}\n"))
                 .as("sections present but empty").isEqualTo(c);
         assertThat(c.templates()).isEmpty();
