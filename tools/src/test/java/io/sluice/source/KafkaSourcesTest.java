@@ -456,6 +456,38 @@ class KafkaSourcesTest {
         assertThat(count("MATCH (s:Seen) RETURN count(s)")).isEqualTo(11);
     }
 
+    @Test
+    void theDryRunFindsStatementsThatDoNotCompileAndKeysWithoutAConstraint() throws Exception {
+        graph.inTransaction(tx -> {
+            tx.runDiscarding("CREATE CONSTRAINT city_name IF NOT EXISTS FOR (c:City) REQUIRE c.name IS UNIQUE",
+                    Map.of());
+            return null;
+        });
+        var config = config("""
+                sources:
+                  kafka:
+                    bootstrap: BOOTSTRAP
+                    group: checks
+                    topics:
+                      - topic: fine
+                        cypher: "MERGE (c:City {name: event.city})"
+                      - topic: typo
+                        cypher: "MERGE (c:City {name: event.city}) SETT c.x = 1"
+                      - topic: cities
+                        pattern: "(:City{!name, population})"
+                      - topic: people
+                        pattern: "(:Person{!id, name})"
+                """);
+        SourceChecks.Report report = SourceChecks.run(config, graph);
+        assertThat(report.errors()).singleElement().asString().startsWith("topic 'typo': the statement does not"
+                + " compile: Neo.ClientError.Statement.SyntaxError");
+        assertThat(report.warnings()).singleElement().asString().contains(":Person [id]")
+                .contains("CREATE CONSTRAINT FOR (n:`Person`) REQUIRE (n.`id`) IS UNIQUE");
+        assertThat(report.describe()).endsWith("6 statements checked: 1 error, 1 warning");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> sources(config, graph))
+                .as("a mapping that cannot run refuses the start, by name").hasMessageContaining("topic 'typo'");
+    }
+
     /** Neo4j as sluice sees it during an outage: while {@code down}, every transaction fails as unavailable. */
     static final class Down extends ForwardingSink {
         final AtomicBoolean down = new AtomicBoolean();
