@@ -384,8 +384,14 @@ public final class CudStrategy implements Strategy {
         return s.action() == Action.CREATE ? List.of() : List.of(ROW_IDS);
     }
 
+    /**
+     * None: a batch's CUD rows keep their offset order. Sorting them by ids could move an operation before one it
+     * depends on (an update that changes a node's id property, then a merge on the new id), and a relationship's
+     * ends are written through several rows in roles that sorting would interleave; deadlocks between partitions
+     * are retried instead (they are transient).
+     */
     private static List<String> lockOrder(Shape s) {
-        return key(s);
+        return List.of();
     }
 
     static String nodeCypher(Shape s) {

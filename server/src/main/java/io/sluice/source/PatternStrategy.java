@@ -58,14 +58,18 @@ public final class PatternStrategy implements Strategy {
         String name = "pattern:" + topic;
         switch (pattern) {
             case NodePattern n -> {
-                merge = template(name + ":merge-node", nodeMerge(n, config.mergeNodeProperties()), List.of("keys"));
-                delete = template(name + ":delete-node", nodeDelete(n), List.of("keys"));
+                // a node's rows sort by its keys: rows of one node keep their order, others touch other nodes
+                merge = template(name + ":merge-node", nodeMerge(n, config.mergeNodeProperties()), List.of("keys"),
+                        List.of("keys"));
+                delete = template(name + ":delete-node", nodeDelete(n), List.of("keys"), List.of("keys"));
             }
             case RelationshipPattern r -> {
                 List<String> nodes = List.of("startKeys", "endKeys");
+                // unsorted: a node is written as the start of one row and the end of another, and sorting by
+                // (start, end) could reorder those writes; deadlocks between partitions are retried instead
                 merge = template(name + ":merge-relationship", relationshipMerge(r, config.mergeNodeProperties(),
-                        config.mergeRelationshipProperties()), nodes);
-                delete = template(name + ":delete-relationship", relationshipDelete(r), nodes);
+                        config.mergeRelationshipProperties()), nodes, List.of());
+                delete = template(name + ":delete-relationship", relationshipDelete(r), nodes, List.of());
             }
         }
         String what = "pattern " + config.pattern() + " of topic '" + topic + "': ";
@@ -248,9 +252,9 @@ public final class PatternStrategy implements Strategy {
         return List.copyOf(keys);
     }
 
-    private static Template template(String name, String cypher, List<String> nodeKeys) {
+    private static Template template(String name, String cypher, List<String> nodeKeys, List<String> lockOrder) {
         return new Template(name, cypher, "UNWIND $" + Template.ROWS_PARAM + " AS row " + cypher, nodeKeys, Set.of(),
-                Map.of(), nodeKeys);
+                Map.of(), lockOrder);
     }
 
     private static String nodeMerge(NodePattern n, boolean mergeProperties) {
