@@ -46,7 +46,8 @@ public interface Metrics {
 
     /**
      * An application topic's partition this instance applies, its lag in records and in seconds read on scrape
-     * (NaN while another instance owns it). Called again for the same partition: nothing new.
+     * (NaN while another instance owns it). Called again for the same partition (a consumer of this instance was
+     * given it again, maybe another one): the gauges read the latest call's suppliers.
      */
     default void sourcePartition(String topic, int partition, Supplier<Number> lagRecords,
             Supplier<Number> lagSeconds) {}

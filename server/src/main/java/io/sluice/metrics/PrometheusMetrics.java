@@ -47,15 +47,36 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
         Gauge.builder(name, value).description(description).tag("partition", Integer.toString(partition)).register(registry);
     }
 
+    /** A source partition's lag gauges: registered once, they read whatever its latest owner gave. */
+    private record SourceLag(java.util.concurrent.atomic.AtomicReference<Supplier<Number>> records,
+            java.util.concurrent.atomic.AtomicReference<Supplier<Number>> seconds) { }
+
+    /** By {@code topic:partition} (a topic name has no colon); bounded by the partitions this instance has applied. */
+    private final java.util.concurrent.ConcurrentHashMap<String, SourceLag> sourceLags =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * Each call (a consumer of this instance was given the partition) points the partition's gauges at the new
+     * owner's readers. Micrometer keeps a gauge's first function when it is registered again, and that one reads
+     * NaN once its consumer lost the partition: a partition moved between this instance's consumers by a rebalance
+     * would then read NaN here, as if another instance applied it.
+     */
     @Override
     public void sourcePartition(String topic, int partition, Supplier<Number> lagRecords, Supplier<Number> lagSeconds) {
-        String p = Integer.toString(partition);
-        Gauge.builder("sluice.source.lag.records", lagRecords).description("records of an application topic's"
-                + " partition not yet applied (NaN: another instance applies it)").tag("topic", topic)
-                .tag("partition", p).register(registry);
-        Gauge.builder("sluice.source.lag.seconds", lagSeconds).description("age of the oldest record of an"
-                + " application topic's partition not yet applied (NaN: another instance applies it)")
-                .tag("topic", topic).tag("partition", p).register(registry);
+        SourceLag lag = sourceLags.computeIfAbsent(topic + ":" + partition, k -> {
+            SourceLag l = new SourceLag(new java.util.concurrent.atomic.AtomicReference<>(lagRecords),
+                    new java.util.concurrent.atomic.AtomicReference<>(lagSeconds));
+            String p = Integer.toString(partition);
+            Gauge.builder("sluice.source.lag.records", () -> l.records().get().get()).description("records of an"
+                    + " application topic's partition not yet applied (NaN: another instance applies it)")
+                    .tag("topic", topic).tag("partition", p).register(registry);
+            Gauge.builder("sluice.source.lag.seconds", () -> l.seconds().get().get()).description("age of the"
+                    + " oldest record of an application topic's partition not yet applied (NaN: another instance"
+                    + " applies it)").tag("topic", topic).tag("partition", p).register(registry);
+            return l;
+        });
+        lag.records().set(lagRecords);
+        lag.seconds().set(lagSeconds);
     }
 
     @Override

@@ -108,13 +108,15 @@ public final class SluiceServer implements InProcess {
     private final Admission admission;
     private final AsyncJournal async;
     private final Gateway gateway;
+    private final PrometheusMetrics metrics;
     private final List<FrontEnd> frontEnds;
     private final HttpServer http;
     private final String authentication;
 
     private SluiceServer(Owned owned, EmbeddedNeo4j neo4j, Sink sink, Admission admission, AsyncJournal async,
-            Gateway gateway, List<FrontEnd> frontEnds, String authentication) {
+            Gateway gateway, PrometheusMetrics metrics, List<FrontEnd> frontEnds, String authentication) {
         this.authentication = authentication;
+        this.metrics = metrics;
         this.owned = owned;
         this.neo4j = neo4j;
         this.sink = sink;
@@ -273,8 +275,8 @@ public final class SluiceServer implements InProcess {
         for (FrontEnd f : frontEnds) {
             f.start();
         }
-        return new SluiceServer(owned, neo4j, sink, built.admission(), built.async(), built.gateway(), frontEnds,
-                security.describe(o.dataDir()));
+        return new SluiceServer(owned, neo4j, sink, built.admission(), built.async(), built.gateway(), metrics,
+                frontEnds, security.describe(o.dataDir()));
     }
 
     /** The Bolt address clients should use: sluice's own listener (never the Neo4j behind it), if there is one. */
@@ -399,6 +401,11 @@ public final class SluiceServer implements InProcess {
 
     public Sink sink() {
         return sink;
+    }
+
+    /** The meters {@code /metrics} and {@code /status} read, for in-process callers (tests). */
+    public PrometheusMetrics metrics() {
+        return metrics;
     }
 
     /** The write path behind the front ends, for in-process callers (the online importer). */

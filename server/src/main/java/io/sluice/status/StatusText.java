@@ -103,6 +103,7 @@ public final class StatusText {
                 number(value(series, "sluice_journal_lag_rows", Map.of())),
                 number(value(series, "sluice_dead_letters", Map.of()))));
         bolt(out, series, from, to, seconds);
+        sources(out, health, series, from, to, seconds);
         templates(out, series, from, to, seconds);
         return out.toString();
     }
@@ -132,6 +133,56 @@ public final class StatusText {
                     listing(shortCodes(failures), "%,.2f")));
         }
         out.append('\n');
+    }
+
+    /**
+     * Application topics in ({@code sources.kafka}): the lag of the partitions applied here (records summed, the
+     * oldest unapplied record's age at its worst), records applied a second, and the records dead-lettered and the
+     * holds (a partition stopped at a record) of the window; then each paused partition with /health's reason. Left
+     * out on a server without sources (no source series); shown at zero once they are configured (their counters
+     * are exported at zero per topic). A partition another instance applies reads NaN here and counts for nothing.
+     */
+    private static void sources(StringBuilder out, JsonNode health, List<Series> series, int from, int to,
+            double seconds) {
+        boolean any = false;
+        double records = 0;
+        Double oldest = null;
+        boolean applying = false;
+        for (Series s : series) {
+            if (!s.name().startsWith("sluice_source_")) {
+                continue;
+            }
+            any = true;
+            Double v = s.last();
+            if (v == null || v.isNaN()) {
+                continue;
+            }
+            if (s.name().equals("sluice_source_lag_records")) {
+                records += v;
+                applying = true;
+            } else if (s.name().equals("sluice_source_lag_seconds")) {
+                oldest = oldest == null ? v : Math.max(oldest, v);
+            }
+        }
+        if (!any) {
+            return;
+        }
+        out.append("sources    ").append(applying ? String.format(Locale.ROOT, "lag %s records, oldest %s",
+                number(records), oldest == null ? "-" : String.format(Locale.ROOT, "%,.1f s", oldest))
+                : "no partition applied here");
+        if (seconds > 0) {
+            out.append(String.format(Locale.ROOT, "   applied/s %,.1f   dead-lettered %s   held %s",
+                    increase(series, "sluice_source_records_total", "outcome", "applied", from, to) / seconds,
+                    number(increase(series, "sluice_source_records_total", "outcome", "dead_lettered", from, to)),
+                    number(increase(series, "sluice_source_records_total", "outcome", "held", from, to))));
+        }
+        out.append('\n');
+        for (JsonNode p : health.path("sources").path("partitions")) {
+            if ("paused".equals(p.path("state").asText())) {
+                out.append(String.format(Locale.ROOT, "           %s[%d] paused: %s%n", p.path("topic").asText(),
+                        p.path("partition").asInt(), p.path("reason").asText("no reason given")));
+            }
+        }
     }
 
     private static void templates(StringBuilder out, List<Series> series, int from, int to, double seconds) {
@@ -231,12 +282,28 @@ public final class StatusText {
 
     /** A counter's rate between samples {@code from} and {@code to}; a series born in between counts from 0. */
     static double rate(Series s, int from, int to, double seconds) {
+        return increase(s, from, to) / seconds;
+    }
+
+    /** A counter's increase between samples {@code from} and {@code to}; a series born in between counts from 0. */
+    static double increase(Series s, int from, int to) {
         Double end = s.values().size() > to ? s.values().get(to) : null;
         Double start = s.values().size() > from ? s.values().get(from) : null;
         if (end == null) {
             return 0;
         }
-        return Math.max(0, end - (start == null ? 0 : start)) / seconds;
+        return Math.max(0, end - (start == null ? 0 : start));
+    }
+
+    /** The summed increases between samples {@code from} and {@code to} of {@code name}'s series with {@code label=value}. */
+    static double increase(List<Series> series, String name, String label, String value, int from, int to) {
+        double sum = 0;
+        for (Series s : series) {
+            if (s.name().equals(name) && value.equals(s.labels().get(label))) {
+                sum += increase(s, from, to);
+            }
+        }
+        return sum;
     }
 
     private static Map<String, Double> shortCodes(Map<String, Double> byCode) {

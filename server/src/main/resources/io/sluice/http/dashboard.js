@@ -10,7 +10,10 @@
  *   the Basic credentials in sessionStorage (this tab only, never in the URL) and sends them as an Authorization
  *   header, with X-Ajax-Browser-Auth so the browser shows no login dialog of its own. A later 401 (the password
  *   changed) asks again.
- * - window.sluiceDashboard says what the page shows (state, points per chart, templates): for tests and the curious.
+ * - Charts with a `when` are shown only while it holds: the sources' charts only on a server that applies
+ *   application topics (sources.kafka), whose series exist only there.
+ * - window.sluiceDashboard says what the page shows (state, points per chart, templates, the sources' line): for
+ *   tests and the curious.
  */
 (() => {
   'use strict';
@@ -31,6 +34,7 @@
   /** What the page shows, for tests and the curious. */
   const exposed = {
     ready: false, state: 'starting', polls: 0, samples: 0, charts: {}, templates: [], problem: null,
+    sources: null,
   };
   window.sluiceDashboard = exposed;
 
@@ -177,6 +181,42 @@
     return s ? s.values.map((v) => (v === null ? null : v * scale)) : new Array(store.t.length).fill(null);
   }
 
+  /** Per sample, the sum of several gauges; null where none has a number (a partition applied elsewhere: NaN). */
+  function summedGauges(seriesList) {
+    return combinedGauges(seriesList, (a, b) => a + b);
+  }
+
+  /** Per sample, the largest of several gauges; null where none has a number. */
+  function maxGauges(seriesList) {
+    return combinedGauges(seriesList, Math.max);
+  }
+
+  function combinedGauges(seriesList, combine) {
+    const out = new Array(store.t.length).fill(null);
+    for (const s of seriesList) {
+      s.values.forEach((v, i) => {
+        if (v !== null) {
+          out[i] = out[i] === null ? v : combine(out[i], v);
+        }
+      });
+    }
+    return out;
+  }
+
+  /** Whether this server applies application topics (sources.kafka): only then do sluice_source_* series exist. */
+  function hasSources() {
+    for (const s of store.series.values()) {
+      if (s.name.startsWith('sluice_source_')) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The outcomes of sluice_source_records_total, as the sources' records chart draws them. */
+  const SOURCE_OUTCOMES = [['applied', '#2ca02c'], ['dead_lettered', '#d62728'], ['skipped', '#ff7f0e'],
+    ['held', '#9467bd']];
+
   function lastOf(values) {
     for (let i = values.length - 1; i >= 0; i--) {
       if (values[i] !== null) {
@@ -276,6 +316,23 @@
         { label: 'connections', scale: 'y2', colour: '#7f7f7f', values: gauge('sluice_bolt_connections') },
       ],
     },
+    {
+      id: 'sources-lag', title: 'Sources: lag, records and seconds', unit: 'records', unit2: 's', when: hasSources,
+      note: 'Application topics (sources.kafka): records not yet applied, summed over the partitions this instance'
+        + ' applies (left); the age of the oldest of them, at the worst partition (right).',
+      lines: () => [
+        { label: 'lag records', values: summedGauges(find('sluice_source_lag_records')) },
+        { label: 'oldest (s)', scale: 'y2', colour: '#ff7f0e', values: maxGauges(find('sluice_source_lag_seconds')) },
+      ],
+    },
+    {
+      id: 'sources-records', title: 'Sources: records / s, by outcome', unit: '/s', when: hasSources,
+      note: 'Records applied, dead-lettered and skipped (on_error), and holds: a partition stopped at a record'
+        + ' (the header says which, and why).',
+      lines: () => SOURCE_OUTCOMES.map(([outcome, colour]) => ({
+        label: outcome.replace('_', '-'), colour, values: summedRates(find('sluice_source_records_total', { outcome })),
+      })),
+    },
   ];
 
   /** Per sample, Δa / Δb of two counters (e.g. rows per batch from _sum and _count); null where Δb is 0. */
@@ -325,8 +382,9 @@
         p.textContent = def.note;
         card.appendChild(p);
       }
+      card.hidden = Boolean(def.when); // until its series exist
       box.appendChild(card);
-      plots.set(def.id, { def, el, plot: null, signature: null, width: 0 });
+      plots.set(def.id, { def, card, el, plot: null, signature: null, width: 0 });
     }
     const resized = new ResizeObserver(() => requestAnimationFrame(resizeAll));
     resized.observe(box);
@@ -377,6 +435,15 @@
   function renderCharts() {
     const xs = store.t.map((t) => t / 1000);
     for (const p of plots.values()) {
+      p.card.hidden = Boolean(p.def.when) && !p.def.when();
+      if (p.card.hidden) {
+        if (p.plot) {
+          p.plot.destroy();
+          p.plot = null;
+        }
+        delete exposed.charts[p.def.id];
+        continue;
+      }
       const lines = p.def.lines();
       const data = [xs].concat(lines.map((l) => l.values));
       const signature = lines.map((l) => l.label + '|' + (l.scale || 'y')).join(',');
@@ -423,10 +490,48 @@
     $('fact-appliers').textContent = h.appliers === undefined ? '–' : String(h.appliers);
     const templates = Array.isArray(h.templates) ? h.templates : [];
     $('fact-templates').textContent = templates.length ? templates.length + ' (' + templates.join(', ') + ')' : 'none';
+    renderSources(h.sources);
     const cpu = lastOf(gauge('process_cpu_usage'));
     $('fact-cpu').textContent = cpu === null ? '–' : (cpu * 100).toFixed(0) + '%';
     const t = store.t[store.t.length - 1];
     $('fact-time').textContent = t ? clock(t / 1000, true) : '–';
+  }
+
+  /**
+   * The sources' line, shown while this server applies application topics: the lag of the partitions it applies
+   * (newest sample: records summed, the oldest record's age at the worst partition), and from /health its group,
+   * how many partitions it applies and each paused one with its reason (a hold: on_error stop, or the dead-letter
+   * bound).
+   */
+  function renderSources(health) {
+    const sources = health && typeof health === 'object' ? health : null;
+    const box = $('fact-sources-box');
+    box.hidden = !sources && !hasSources();
+    if (box.hidden) {
+      exposed.sources = null;
+      return;
+    }
+    const last = store.t.length - 1;
+    const at = (list) => list.map((s) => s.values[last]).filter((v) => v !== null && v !== undefined);
+    const records = at(find('sluice_source_lag_records'));
+    const seconds = at(find('sluice_source_lag_seconds'));
+    const partitions = sources && Array.isArray(sources.partitions) ? sources.partitions : [];
+    const paused = partitions.filter((p) => p.state === 'paused');
+    const parts = [];
+    if (sources) {
+      const n = partitions.length;
+      parts.push('group ' + sources.group + ', ' + n + ' partition' + (n === 1 ? '' : 's') + ' here');
+    }
+    parts.push(records.length ? 'lag ' + format(records.reduce((a, b) => a + b, 0)) + ' records'
+      + (seconds.length ? ', oldest ' + format(Math.max(...seconds)) + ' s' : '') : 'no partition applied here');
+    const reasons = paused.map((p) => p.topic + '[' + p.partition + '] ' + (p.reason || 'paused'));
+    if (paused.length) {
+      parts.push(paused.length + ' paused: ' + reasons.join('; '));
+    }
+    const dd = $('fact-sources');
+    dd.textContent = parts.join(' · ');
+    dd.className = paused.length ? 'bad' : '';
+    exposed.sources = { text: dd.textContent, paused: reasons };
   }
 
   function renderTemplates() {

@@ -25,8 +25,10 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The alert rules and the Grafana dashboard under {@code deploy/} cannot drift from what sluice exports: every
- * metric name their queries use is in a real server's {@code GET /metrics} after a few writes of every kind,
- * every runbook link names a section of docs/OPERATIONS.md, and the rules parse and pass their unit tests in
+ * metric name their queries use is in a real server's {@code GET /metrics} after a few writes of every kind (the
+ * sources' series, which only a server applying application topics has, in the scrape of meters registered as
+ * {@code KafkaSources} registers them: this test has no broker), every runbook link names a section of
+ * docs/OPERATIONS.md, and the rules parse and pass their unit tests in
  * {@code promtool} (skipped, saying so, where promtool is not installed).
  */
 @Timeout(180)
@@ -54,11 +56,21 @@ class DeployFilesTest {
     static TestServer server;
     /** The server's {@code /metrics} before anything was written: every series deploy/ uses must be there. */
     static String fresh;
+    /**
+     * What a server with {@code sources.kafka} (topic {@code orders}) adds once its consumer has a partition: the
+     * record counters at zero per outcome from the start ({@code knownSources}), the lag gauges per partition.
+     */
+    static String sources;
 
     @BeforeAll
     static void start() {
         server = TestServer.start(CONFIG, false);
         fresh = server.get("/metrics").body();
+        try (io.sluice.metrics.PrometheusMetrics m = new io.sluice.metrics.PrometheusMetrics()) {
+            m.knownSources(List.of("orders"));
+            m.sourcePartition("orders", 0, () -> 0, () -> 0);
+            sources = m.scrape();
+        }
     }
 
     @AfterAll
@@ -92,12 +104,24 @@ class DeployFilesTest {
                 "sluice_request_seconds_bucket", "sluice_dead_letters", "sluice_journal_lag_rows", "sluice_sink_up",
                 "sluice_template_requests_total", "sluice_batch_rows_sum", "sluice_transient_retries_total",
                 "sluice_bolt_connections", "sluice_bolt_messages_total", "sluice_bolt_failures_total",
-                "sluice_bolt_transactions_total");
+                "sluice_bolt_transactions_total", "sluice_source_lag_records", "sluice_source_lag_seconds",
+                "sluice_source_records_total");
         used.remove("up"); // Prometheus's own, per scrape target
+        Set<String> sourceNames = sampleNames(sources);
         for (String name : used) {
+            if (name.startsWith("sluice_source_")) {
+                assertThat(sourceNames).as("%s is used by deploy/ but is not exported by a server with sources", name)
+                        .contains(name);
+                continue;
+            }
             assertThat(exported).as("%s is used by deploy/ but is not in a fresh server's GET /metrics", name)
                     .contains(name);
         }
+        assertThat(sources).as("each outcome counted per configured topic, at zero (for increase() in the alerts)")
+                .contains("sluice_source_records_total{outcome=\"applied\",topic=\"orders\"} 0.0",
+                        "sluice_source_records_total{outcome=\"dead_lettered\",topic=\"orders\"} 0.0",
+                        "sluice_source_records_total{outcome=\"held\",topic=\"orders\"} 0.0",
+                        "sluice_source_lag_seconds{partition=\"0\",topic=\"orders\"} 0.0");
         assertThat(fresh).as("each error class counted, at zero").contains(
                 "sluice_transient_retries_total{code=\"Neo.TransientError.Transaction.DeadlockDetected\"} 0.0",
                 "sluice_write_failures_total{code=\"Neo.ClientError.Schema.ConstraintValidationFailed\"} 0.0",
@@ -141,7 +165,7 @@ class DeployFilesTest {
                 assertThat(anchors).as(name + " runbook section").contains(runbook.substring(runbook.indexOf('#') + 1));
             }
         }
-        assertThat(alerts).isGreaterThanOrEqualTo(9);
+        assertThat(alerts).isGreaterThanOrEqualTo(12);
     }
 
     @Test

@@ -25,9 +25,12 @@ import org.junit.jupiter.api.Timeout;
  * The dashboard in a real browser: headless Chromium (Debian's package, driven over the DevTools protocol by
  * {@link Chromium}) loads {@code /} from a test server with authentication on, under a little load (template
  * writes in sync and async mode, a Query API write, an unknown template, a Bolt driver's explicit transaction and
- * a statement Bolt answers with FAILURE). It asks for credentials, refuses a wrong
- * password, signs in with the right one, and then shows every chart with data, the template in its table, fits a
- * phone's width, asks again when the credentials stop working, and says nothing at the error level (its console,
+ * a statement Bolt answers with FAILURE). It asks for credentials, refuses a wrong password, signs in with the right
+ * one, and then shows every chart with data and the template in its table, but no sources' charts or line (this
+ * server applies no application topics); once source series exist (registered here as {@code KafkaSources}
+ * registers them, with a paused partition in /health: this test has no broker) their two charts and header line
+ * appear, the line naming the paused partition and why. It fits a phone's width, asks again when the credentials
+ * stop working, and says nothing at the error level (its console,
  * uncaught exceptions, the browser's log: failed loads, Content-Security-Policy violations) but the browser's own
  * line for each 401 that asked for credentials. Skipped, saying so, when Chromium is not installed (.ci/run
  * installs it).
@@ -41,12 +44,16 @@ class DashboardBrowserTest {
             """;
     static final List<String> CHARTS = List.of("rows", "answers", "latency", "batch", "commit", "pending", "journal",
             "retries", "transactions", "bolt");
+    /** Shown only on a server whose source series exist. */
+    static final List<String> SOURCE_CHARTS = List.of("sources-lag", "sources-records");
 
     static Path chromium;
     static TestServer server;
     static ScheduledExecutorService load;
     static org.neo4j.driver.Driver driver;
     static final AtomicLong sent = new AtomicLong();
+    /** Set once the test has registered source series: the load then counts records applied and dead-lettered. */
+    static final java.util.concurrent.atomic.AtomicBoolean sources = new java.util.concurrent.atomic.AtomicBoolean();
 
     @BeforeAll
     static void start() {
@@ -62,7 +69,37 @@ class DashboardBrowserTest {
     }
 
     static void write() {
-        write(sent.incrementAndGet());
+        long n = sent.incrementAndGet();
+        if (sources.get()) {
+            server.server.metrics().sourceRecords("orders", "applied", 7);
+            if (n % 30 == 0) {
+                server.server.metrics().sourceRecords("orders", "dead_lettered", 1);
+            }
+        }
+        write(n);
+    }
+
+    /**
+     * What a server applying topic {@code orders} exports and says in /health, without a broker: its counters at zero
+     * ({@code knownSources}), partition 0 applied here (120 records behind, the oldest 42.5 s old) and paused at a
+     * held record, partition 1 applied by another instance (NaN).
+     */
+    static void startSources() {
+        var metrics = server.server.metrics();
+        metrics.knownSources(List.of("orders"));
+        metrics.sourcePartition("orders", 0, () -> 120, () -> 42.5);
+        metrics.sourcePartition("orders", 1, () -> Double.NaN, () -> Double.NaN);
+        java.util.Map<String, Object> p0 = new java.util.LinkedHashMap<>();
+        p0.put("topic", "orders");
+        p0.put("partition", 0);
+        p0.put("next", 41);
+        p0.put("lag_records", 120);
+        p0.put("lag_seconds", 42.5);
+        p0.put("state", "paused");
+        p0.put("reason", "held at offset 41 (on_error stop): Neo.ClientError.Statement.TypeError bad");
+        ((io.sluice.gateway.Gateway) server.server.operations()).sources(() -> java.util.Map.of("group",
+                "sluice-sources", "consumers", 2, "partitions", List.of(p0)));
+        sources.set(true);
     }
 
     /**
@@ -173,6 +210,36 @@ class DashboardBrowserTest {
             assertThat(shown.path("charts").path("rows").path("series").toString()).contains("sync", "async");
             assertThat(shown.path("charts").path("bolt").path("series").toString()).contains("messages/s",
                     "failures/s", "transactions/s", "connections");
+            JsonNode noSources = browser.evaluate("""
+                    ({ cards: %s.map(id => document.getElementById('chart-' + id).hidden),
+                       canvases: document.querySelectorAll('#chart-sources-lag canvas, #chart-sources-records canvas')
+                         .length,
+                       line: document.getElementById('fact-sources-box').hidden,
+                       charts: Object.keys(window.sluiceDashboard.charts) })""".formatted(toJs(SOURCE_CHARTS)));
+            assertThat(noSources.path("cards").toString()).as("no source series: no sources' charts")
+                    .isEqualTo("[true,true]");
+            assertThat(noSources.path("canvases").asInt()).isZero();
+            assertThat(noSources.path("line").asBoolean()).as("nor their header line").isTrue();
+            assertThat(noSources.path("charts").toString()).doesNotContain("sources");
+
+            startSources();
+            JsonNode withSources = browser.await("the sources' charts with data, and their line", """
+                    (() => { const d = window.sluiceDashboard;
+                      const ok = %s.every(id => d.charts[id] && d.charts[id].points > 0)
+                        && d.charts['sources-lag'].max >= 120 && d.charts['sources-records'].max > 0
+                        && !document.getElementById('fact-sources-box').hidden && d.sources && d.sources.paused.length;
+                      return ok && JSON.parse(JSON.stringify(d)); })()""".formatted(toJs(SOURCE_CHARTS)),
+                    Duration.ofSeconds(60));
+            assertThat(withSources.path("charts").path("sources-lag").path("series").toString())
+                    .contains("lag records", "oldest (s)");
+            assertThat(withSources.path("charts").path("sources-records").path("series").toString())
+                    .contains("applied", "dead-lettered", "skipped", "held");
+            assertThat(withSources.path("sources").path("text").asText())
+                    .as("partition 1, NaN here, counts for nothing")
+                    .contains("group sluice-sources", "1 partition here", "lag 120 records, oldest 42.5 s",
+                            "1 paused: orders[0] held at offset 41 (on_error stop): Neo.ClientError.Statement.");
+            assertThat(browser.evaluate("document.getElementById('fact-sources').className").asText())
+                    .as("a paused partition is shown as a problem").isEqualTo("bad");
             JsonNode dom = browser.evaluate("""
                     ({ canvases: %s.map(id => document.querySelectorAll('#chart-' + id + ' canvas').length),
                        tableRows: [...document.querySelectorAll('#templates tbody tr')].map(r => r.cells[0].textContent),
@@ -180,8 +247,9 @@ class DashboardBrowserTest {
                        sink: document.getElementById('fact-sink').textContent,
                        journal: document.getElementById('fact-journal').textContent,
                        stored: sessionStorage.getItem('sluice.authorization'),
-                       url: location.href })""".formatted(toJs(CHARTS)));
-            assertThat(dom.path("canvases").toString()).as("one uPlot canvas per chart").isEqualTo("[1,1,1,1,1,1,1,1,1,1]");
+                       url: location.href })""".formatted(toJs(allCharts())));
+            assertThat(dom.path("canvases").toString()).as("one uPlot canvas per chart")
+                    .isEqualTo("[1,1,1,1,1,1,1,1,1,1,1,1]");
             assertThat(dom.path("tableRows").toString()).isEqualTo("[\"hit\",\"(cypher)\",\"(unknown)\"]");
             assertThat(dom.path("health").asText()).isEqualTo("UP");
             assertThat(dom.path("sink").asText()).contains("embedded neo4j", "(answering)");
@@ -227,6 +295,12 @@ class DashboardBrowserTest {
         browser.type("#login-user", user);
         browser.type("#login-password", password);
         browser.click("#login-submit");
+    }
+
+    private static List<String> allCharts() {
+        List<String> all = new java.util.ArrayList<>(CHARTS);
+        all.addAll(SOURCE_CHARTS);
+        return all;
     }
 
     private static String toJs(List<String> names) {
