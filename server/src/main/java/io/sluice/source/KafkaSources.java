@@ -232,6 +232,7 @@ public final class KafkaSources implements AutoCloseable {
         Map<String, Object> h = new LinkedHashMap<>();
         h.put("group", config.group());
         h.put("consumers", config.consumers());
+        h.put("consumers_running", consumers.stream().filter(SourceConsumer::running).count());
         h.put("partitions", partitions());
         return h;
     }

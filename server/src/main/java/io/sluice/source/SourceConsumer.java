@@ -81,6 +81,7 @@ final class SourceConsumer implements AutoCloseable {
         volatile String pausedFor;
         volatile Duration backoff = FIRST_BACKOFF;
         volatile long holdUntil; // nanos; set by a dead letter refused, read after the batch
+        long movedPastFailed; // records dead-lettered or skipped since the last progress: not counted as applied
 
         Owned(TopicPartition tp, SourceTopic topic) {
             this.tp = tp;
@@ -121,6 +122,11 @@ final class SourceConsumer implements AutoCloseable {
     SourceConsumer start() {
         thread.start();
         return this;
+    }
+
+    /** Whether its thread still runs (it ends at close, or on an error it cannot go on from, logged). */
+    boolean running() {
+        return thread.isAlive();
     }
 
     /** The partitions this consumer owns now. */
@@ -276,7 +282,11 @@ final class SourceConsumer implements AutoCloseable {
             long before = o.next;
             o.next = Math.max(before, next);
             if (next > before && before >= 0) {
-                metrics.sourceRecords(topic, "applied", next - before);
+                long applied = Math.max(0, next - before - o.movedPastFailed);
+                o.movedPastFailed = 0;
+                if (applied > 0) {
+                    metrics.sourceRecords(topic, "applied", applied);
+                }
             }
         }
     }
@@ -291,6 +301,7 @@ final class SourceConsumer implements AutoCloseable {
                 log.warn("skipped {}[{}]@{} (on_error skip): {} {}", r.topic(), r.partition(), r.offset(),
                         error.code(), error.message());
                 metrics.sourceRecords(r.topic(), "skipped", 1);
+                movedPast(o);
                 return true;
             }
             case STOP -> {
@@ -311,6 +322,7 @@ final class SourceConsumer implements AutoCloseable {
                     return false;
                 }
                 metrics.sourceRecords(r.topic(), "dead_lettered", 1);
+                movedPast(o);
                 return true;
             }
         }
@@ -328,6 +340,12 @@ final class SourceConsumer implements AutoCloseable {
             }
         }
         return "TASK_PUT";
+    }
+
+    private static void movedPast(Owned o) {
+        if (o != null) {
+            o.movedPastFailed++;
+        }
     }
 
     private void hold(Owned o, long until, String why) {
