@@ -63,7 +63,8 @@ import org.apache.kafka.common.TopicPartition;
  *   <li><b>{@code raw}</b>: the bench's raw mode ({@link RawLoad}, {@code UNWIND} transactions of 1000 rows, one
  *       thread, straight into the sink) on exactly the rows the topic holds, the same count in the same order: the
  *       graphs they leave are compared with sources' (nodes and relationships; a difference is a note).</li>
- *   <li><b>{@code sources}</b>: the topic filled first (P partitions, N records; not timed), then
+ *   <li><b>{@code sources}</b>: the topic filled first (P partitions, N records; not timed, before raw: the
+ *       bench's JVM idle meanwhile, the JIT finishes what the prime left it), then
  *       {@link KafkaSources} started on it as {@code serve} starts the {@code sources.kafka} section: the Cypher
  *       strategy with the scenario's statement rewritten from {@code row.x} to {@code event.x}, value format JSON,
  *       key format string, {@code on_error: stop}, a group and a topic of its own, its apply loop's parts built from
@@ -83,8 +84,8 @@ import org.apache.kafka.common.TopicPartition;
  *       up; each reported as max and p99. Bounded: the backlog did not grow over the last half of the run (its
  *       least-squares slope there, times the half's length, under one second of the producer's records). Then the
  *       drain: how long after the producer's last acknowledgement every partition reached its end.</li>
- *   <li><b>Prime</b> ({@code --prime}): raw, sources (while a producer sends) and naive, a third each, on one
- *       throwaway server, nothing recorded.</li>
+ *   <li><b>Prime</b> ({@code --prime}): raw, sources (while a producer sends) and naive, a quarter, a half and a
+ *       quarter, on one throwaway server, nothing recorded.</li>
  * </ul>
  * Owns, for a run: the broker (when started), an admin client, one producer process at a time, the server of the
  * phase and what runs on it; all closed before {@link #run} returns. Used by one thread.
@@ -102,6 +103,8 @@ public final class SourcesBench {
     /** The raw phase's window: a bound, never reached (it stops at its rows). */
     private static final Duration RAW_BOUND = Duration.ofMinutes(30);
     private static final Duration ADMIN = Duration.ofSeconds(30);
+    /** How long the lag phase lets sluice's consumer group settle before the producer starts. */
+    private static final Duration SETTLE = Duration.ofSeconds(5);
     /** Sluice's positions in the graph (SourcePositions' label): not the scenario's nodes. */
     private static final String POSITION_LABEL = "SluicePosition";
 
@@ -179,11 +182,13 @@ public final class SourcesBench {
         if (!o.prime().isZero()) {
             prime();
         }
+        // filled first: the bench's JVM is idle meanwhile, so what the prime left in the JIT's queue compiles before
+        // the first phase measured
+        String topic = topic(SourcesReport.Phase.SOURCES);
+        fill(topic);
         List<SourcesReport.Phase> phases = new ArrayList<>();
         SourcesReport.Phase raw = onFreshServer(SourcesReport.Phase.RAW, this::raw);
         phases.add(raw);
-        String topic = topic(SourcesReport.Phase.SOURCES);
-        Map<Integer, Long> ends = fill(topic);
         SourcesReport.Phase sources = onFreshServer(SourcesReport.Phase.SOURCES, s -> sources(s, topic));
         phases.add(sources);
         if (raw.complete() && sources.complete() && !raw.graph().equals(sources.graph())) {
@@ -212,11 +217,15 @@ public final class SourcesBench {
 
     // ---- the phases ----
 
-    /** Raw, sources while a producer sends, naive: a third of the prime each, one throwaway server, nothing kept. */
+    /**
+     * Raw, sources while a producer sends, naive: a quarter, a half and a quarter of the prime, one throwaway server,
+     * nothing kept. Sources' half starts once the producer has sent a second of records (its JVM takes seconds to
+     * start), so it is spent applying.
+     */
     private void prime() throws InterruptedException {
-        Duration slice = o.prime().dividedBy(3);
-        progress.printf(Locale.ROOT, "bench-sources: priming the JIT: raw, sources, naive, %.0f s each, on a"
-                + " throwaway server%n", slice.toMillis() / 1e3);
+        Duration slice = o.prime().dividedBy(4);
+        progress.printf(Locale.ROOT, "bench-sources: priming the JIT on a throwaway server: raw %.0f s, sources %.0f"
+                + " s, naive %.0f s%n", slice.toMillis() / 1e3, slice.toMillis() / 1e3 * 2, slice.toMillis() / 1e3);
         onFreshServer("prime", server -> {
             Scenario s = o.scenario();
             RawLoad raw = new RawLoad(server.sink(), Template.compile(s.name(), s.template()),
@@ -227,14 +236,21 @@ public final class SourcesBench {
             raw.awaitStop();
             String topic = topic("prime");
             createTopic(topic);
+            Duration sourcesSlice = slice.multipliedBy(2);
             try (ProducerProcess producer = ProducerProcess.start(new ProducerProcess.Spec(bootstrap, topic,
-                    s.name(), o.seed(), Long.MAX_VALUE, PRIME_RATE, slice.toNanos(), "prime"), progress)) {
+                    s.name(), o.seed(), Long.MAX_VALUE, PRIME_RATE, sourcesSlice.plusSeconds(2).toNanos(), "prime"),
+                    progress)) {
+                long bound = time.nanos() + ADMIN.toNanos();
+                while (endOffsets(topic).values().stream().mapToLong(Long::longValue).sum() < PRIME_RATE
+                        && !producer.finished() && time.nanos() - bound < 0) {
+                    time.sleep(Duration.ofMillis(100));
+                }
                 try (PrometheusMetrics metrics = new PrometheusMetrics();
                         KafkaSources sources = startSources(server.sink(), topic, metrics)) {
-                    follow("prime sources", applied(sources, topic), Long.MAX_VALUE, time.nanos(), slice,
+                    follow("prime sources", applied(sources, topic), Long.MAX_VALUE, time.nanos(), sourcesSlice,
                             () -> false);
                 }
-                producer.await(slice.plus(ADMIN));
+                producer.await(ADMIN);
             }
             try (NaiveConsumer naive = new NaiveConsumer(bootstrap, topic, topic + "-naive", consumers,
                     server.sink(), statement, time)) {
@@ -260,12 +276,12 @@ public final class SourcesBench {
             notes.add("raw: " + sum.errors() + " transactions failed (" + sum.errorsByStatus() + ")");
         }
         return phase(SourcesReport.Phase.RAW, sum.writes(), before, after, f, sum.writes() == o.records(),
-                graph(server.sink()), String.format(Locale.ROOT, "UNWIND %d rows a transaction, one thread, no Kafka",
-                        BenchMode.RAW_BATCH_ROWS));
+                graph(server.sink()), sum.samples() > 0 ? (double) sum.writes() / sum.samples() : 0, 0,
+                "UNWIND in transactions of " + BenchMode.RAW_BATCH_ROWS + " rows, one thread, no Kafka");
     }
 
-    /** A fresh topic of N records, filled by a producer process; its partitions' end offsets. */
-    private Map<Integer, Long> fill(String topic) throws InterruptedException {
+    /** A fresh topic of N records, filled by a producer process. */
+    private void fill(String topic) throws InterruptedException {
         createTopic(topic);
         ProducerProcess.Summary sum;
         try (ProducerProcess p = ProducerProcess.start(new ProducerProcess.Spec(bootstrap, topic,
@@ -280,7 +296,6 @@ public final class SourcesBench {
         }
         progress.printf(Locale.ROOT, "bench-sources: %s filled: %,d records in %.1f s (%,.0f/s), partitions %s%n",
                 topic, total, sum.seconds(), sum.ratePerSecond(), ends);
-        return ends;
     }
 
     /** Sluice applying the filled topic, from the start of consuming to every partition's position at its end. */
@@ -289,6 +304,7 @@ public final class SourcesBench {
         Reading before;
         Reading after;
         double started;
+        ServerStats applied;
         try (PrometheusMetrics metrics = new PrometheusMetrics()) {
             long t0 = time.nanos();
             try (KafkaSources sources = startSources(server.sink(), topic, metrics)) {
@@ -296,6 +312,7 @@ public final class SourcesBench {
                 started = (before.nanos() - t0) / 1e9;
                 f = follow("sources", applied(sources, topic), o.records(), before.nanos(), null, () -> false);
                 after = reading(f.end());
+                applied = ServerStats.parse(metrics.scrape());
             }
         }
         long positions = count(server.sink(), "MATCH (p:" + POSITION_LABEL + " {source: $source}) RETURN"
@@ -306,8 +323,9 @@ public final class SourcesBench {
                     + " %,d", f.applied(), o.records(), f.stopped(), positions));
         }
         return phase(SourcesReport.Phase.SOURCES, f.applied(), before, after, f, complete, graph(server.sink()),
-                String.format(Locale.ROOT, "%d consumers, %d partitions, Cypher strategy (its start took %.2f s,"
-                        + " not timed)", consumers, o.partitions(), started));
+                applied.rowsPerBatch(), Math.round(applied.deadlockRetries()), String.format(Locale.ROOT,
+                        "%d consumers, %d partitions, Cypher strategy (its start took %.2f s, not timed)", consumers,
+                        o.partitions(), started));
     }
 
     /** One transaction per record, as many consumers, the same topic, up to {@code --naive-seconds}. */
@@ -328,10 +346,9 @@ public final class SourcesBench {
         }
         boolean complete = f.applied() >= o.records();
         return phase(SourcesReport.Phase.NAIVE, f.applied(), before, after, f, complete,
-                complete ? graph(server.sink()) : null, String.format(Locale.ROOT, "%d consumers, a transaction per"
-                        + " record, %d retried%s", consumers, retries, complete ? ""
-                        : String.format(Locale.ROOT, ", stopped after %.0f s (%s)", (f.end() - before.nanos()) / 1e9,
-                                f.stopped())));
+                complete ? graph(server.sink()) : null, 1, retries, String.format(Locale.ROOT, "%d consumers, a"
+                        + " transaction per record%s", consumers, complete ? "" : String.format(Locale.ROOT,
+                        ", stopped after %.0f s (%s)", (f.end() - before.nanos()) / 1e9, f.stopped())));
     }
 
     /** Sluice consuming a fresh topic while a producer sends at {@code target} records/s; the lag every second. */
@@ -379,19 +396,22 @@ public final class SourcesBench {
             if (sum.failed() > 0) {
                 notes.add("lag: the producer failed to send " + sum.failed() + " records: " + sum.firstError());
             }
+            ServerStats applied = ServerStats.parse(metrics.scrape());
             return SourcesReport.Lag.of(rate, target, sum.acked(), sum.seconds(), samples, drain,
-                    after.cpu() - before.cpu(), f.applied());
+                    after.cpu() - before.cpu(), f.applied(), applied.rowsPerBatch(),
+                    Math.round(applied.deadlockRetries()));
         }
     }
 
     // ---- the parts ----
 
     private SourcesReport.Phase phase(String name, long records, Reading before, Reading after, Followed f,
-            boolean complete, Map<String, Long> graph, String detail) {
+            boolean complete, Map<String, Long> graph, double rowsPerTx, long retries, String detail) {
         SourcesReport.Phase p = new SourcesReport.Phase(name, records, (after.nanos() - before.nanos()) / 1e9,
                 after.cpu() - before.cpu(), after.jit() - before.jit(),
                 broker == null ? 0 : after.brokerCpu() - before.brokerCpu(),
-                f.first() == Long.MIN_VALUE ? -1 : (f.first() - before.nanos()) / 1e9, complete, graph, detail);
+                f.first() == Long.MIN_VALUE ? -1 : (f.first() - before.nanos()) / 1e9, complete, graph, rowsPerTx,
+                retries, detail);
         progress.printf(Locale.ROOT, "bench-sources %s: %,d records in %.2f s: %,.0f/s, %.1f us of CPU a record%n",
                 name, p.records(), p.seconds(), p.perSecond(), p.cpuMicrosPerRecord());
         return p;
@@ -487,8 +507,18 @@ public final class SourcesBench {
         return new SourcesReport.Sample(at, known == o.partitions() ? records : null, seconds, backlog);
     }
 
-    /** Waits until every partition of {@code topic} is assigned and positioned: the producer's first records count. */
+    /**
+     * Waits until every partition of {@code topic} is assigned and positioned, then {@link #SETTLE} for the group to
+     * settle (a consumer that joins after the first assignment rebalances it) and until they are again: the
+     * producer's first records count, and no rebalance is measured as lag.
+     */
     private void awaitAssigned(KafkaSources sources, String topic) throws InterruptedException {
+        awaitAllAssigned(sources, topic);
+        time.sleep(SETTLE);
+        awaitAllAssigned(sources, topic);
+    }
+
+    private void awaitAllAssigned(KafkaSources sources, String topic) throws InterruptedException {
         long bound = time.nanos() + ADMIN.toNanos();
         while (sources.partitions().stream().filter(p -> topic.equals(p.get("topic"))
                 && ((Number) p.get("next")).longValue() >= 0).count() < o.partitions()) {

@@ -80,10 +80,14 @@ public record SourcesReport(String scenario, String command, long records, int p
      * @param complete      every record given was applied (naive stops at its time limit)
      * @param graph         what the graph holds after it ({@code nodes}, {@code relationships}; sluice's
      *                      positions not counted), or null when not counted
+     * @param rowsPerTx     records (rows) per committed transaction: raw's fixed 1000, sluice's from its
+     *                      metrics ({@code sluice_batch_rows}), naive's 1
+     * @param retries       transient errors retried (sluice: deadlocks, from its metrics; naive: any transient)
      * @param detail        how it ran, for the table
      */
     public record Phase(String name, long records, double seconds, double cpuSeconds, double jitSeconds,
-            double brokerCpuSeconds, double firstSeconds, boolean complete, Map<String, Long> graph, String detail) {
+            double brokerCpuSeconds, double firstSeconds, boolean complete, Map<String, Long> graph,
+            double rowsPerTx, long retries, String detail) {
         static final String RAW = "raw";
         static final String SOURCES = "sources";
         static final String NAIVE = "naive";
@@ -128,9 +132,12 @@ public record SourcesReport(String scenario, String command, long records, int p
      *                        -1 when it did not get there within the bound
      * @param cpuSeconds      the bench process's CPU time from the producer's start to the drain's end
      * @param applied         records applied by the end (every partition's position summed)
+     * @param rowsPerTx       sluice's records per committed transaction over the phase (its metrics)
+     * @param retries         sluice's deadlock retries over the phase (its metrics)
      */
     public record Lag(String rate, double targetRate, long produced, double producedSeconds, List<Sample> samples,
-            Double growth, Boolean bounded, double drainSeconds, double cpuSeconds, long applied) {
+            Double growth, Boolean bounded, double drainSeconds, double cpuSeconds, long applied, double rowsPerTx,
+            long retries) {
         /** How much the backlog may grow over the last half of the run, in seconds of the producer's records. */
         static final double GROWTH_ALLOWED = 1.0;
 
@@ -140,7 +147,7 @@ public record SourcesReport(String scenario, String command, long records, int p
 
         /** {@code samples} summed up: the growth over their last half, and whether that stayed bounded. */
         static Lag of(String rate, double targetRate, long produced, double producedSeconds, List<Sample> samples,
-                double drainSeconds, double cpuSeconds, long applied) {
+                double drainSeconds, double cpuSeconds, long applied, double rowsPerTx, long retries) {
             List<Sample> known = samples.stream().filter(s -> s.endLagRecords() != null).toList();
             Double growth = null;
             Boolean bounded = null;
@@ -153,7 +160,7 @@ public record SourcesReport(String scenario, String command, long records, int p
                 }
             }
             return new Lag(rate, targetRate, produced, producedSeconds, samples, growth, bounded, drainSeconds,
-                    cpuSeconds, applied);
+                    cpuSeconds, applied, rowsPerTx, retries);
         }
 
         /** The least-squares slope of the backlog (by the end offsets) over time. */
@@ -234,13 +241,15 @@ public record SourcesReport(String scenario, String command, long records, int p
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "bench-sources %s: %,d records, %d partitions, %d consumers%n", scenario,
                 records, partitions, consumers));
-        b.append(String.format(Locale.ROOT, "%-8s %11s %8s %11s %10s %6s %13s %8s  %s%n", "phase", "records",
-                "seconds", "records/s", "cpu us/rec", "jit s", "broker us/rec", "first s", "how"));
+        b.append(String.format(Locale.ROOT, "%-8s %11s %8s %11s %10s %6s %13s %8s %9s %7s  %s%n", "phase",
+                "records", "seconds", "records/s", "cpu us/rec", "jit s", "broker us/rec", "first s", "rows/tx",
+                "retries", "how"));
         for (Phase p : phases) {
-            b.append(String.format(Locale.ROOT, "%-8s %,11d %8.2f %,11.0f %10.1f %6.1f %13s %8.2f  %s%s%n", p.name(),
-                    p.records(), p.seconds(), p.perSecond(), p.cpuMicrosPerRecord(), p.jitSeconds(),
+            b.append(String.format(Locale.ROOT, "%-8s %,11d %8.2f %,11.0f %10.1f %6.1f %13s %8s %9.1f %7d  %s%s%n",
+                    p.name(), p.records(), p.seconds(), p.perSecond(), p.cpuMicrosPerRecord(), p.jitSeconds(),
                     p.brokerCpuSeconds() > 0 ? String.format(Locale.ROOT, "%.1f", p.brokerCpuMicrosPerRecord()) : "",
-                    p.firstSeconds(), p.detail(), p.complete() ? "" : " (NOT every record applied)"));
+                    p.firstSeconds() < 0 ? "" : String.format(Locale.ROOT, "%.2f", p.firstSeconds()), p.rowsPerTx(),
+                    p.retries(), p.detail(), p.complete() ? "" : " (NOT every record applied)"));
         }
         if (lag != null) {
             b.append(String.format(Locale.ROOT, "lag at %s of sources (%,.0f records/s asked, %,.0f produced over"
@@ -251,12 +260,13 @@ public record SourcesReport(String scenario, String command, long records, int p
                     lag.p99Records(), lag.maxSeconds(), lag.p99Seconds()));
             b.append(String.format(Locale.ROOT, "  backlog by the end offsets: records max %,.0f, p99 %,.0f%n",
                     lag.maxEndRecords(), lag.p99EndRecords()));
+            String bounded = lag.bounded() == null ? "unknown (too few samples)" : (lag.bounded() ? "yes" : "NO")
+                    + String.format(Locale.ROOT, " (grew %+,.0f records over the last half)", lag.growth());
+            String drained = lag.drainSeconds() >= 0 ? String.format(Locale.ROOT, "in %.1f s", lag.drainSeconds())
+                    : String.format(Locale.ROOT, "NOT (%,d of %,d applied)", lag.applied(), lag.produced());
             b.append(String.format(Locale.ROOT, "  bounded: %s; drained %s after the producer stopped; cpu us/rec"
-                    + " %.1f%n", lag.bounded() == null ? "unknown (too few samples)" : (lag.bounded() ? "yes" : "NO")
-                    + String.format(Locale.ROOT, " (grew %+,.0f records over the last half)", lag.growth()),
-                    lag.drainSeconds() >= 0 ? String.format(Locale.ROOT, "in %.1f s", lag.drainSeconds())
-                            : "NOT (" + String.format(Locale.ROOT, "%,d of %,d applied", lag.applied(),
-                                    lag.produced()) + ")", lag.cpuMicrosPerRecord()));
+                    + " %.1f; rows/tx %.1f; deadlock retries %d%n", bounded, drained, lag.cpuMicrosPerRecord(),
+                    lag.rowsPerTx(), lag.retries()));
         }
         if (!ratios.isEmpty()) {
             b.append("ratios:").append(System.lineSeparator());
@@ -290,6 +300,8 @@ public record SourcesReport(String scenario, String command, long records, int p
             j.put("first_applied_s", round(p.firstSeconds(), 3));
             j.put("complete", p.complete());
             j.put("graph", p.graph());
+            j.put("rows_per_tx", round(p.rowsPerTx(), 1));
+            j.put("retries", p.retries());
             j.put("how", p.detail());
             ps.add(j);
         }
@@ -312,6 +324,8 @@ public record SourcesReport(String scenario, String command, long records, int p
             l.put("drain_s", round(lag.drainSeconds(), 3));
             l.put("applied", lag.applied());
             l.put("cpu_us_per_record", round(lag.cpuMicrosPerRecord(), 2));
+            l.put("rows_per_tx", round(lag.rowsPerTx(), 1));
+            l.put("deadlock_retries", lag.retries());
             List<Map<String, Object>> ss = new ArrayList<>();
             for (Sample s : lag.samples()) {
                 Map<String, Object> x = new LinkedHashMap<>();

@@ -91,15 +91,15 @@ class SourcesBenchTest {
             flat.add(new SourcesReport.Sample(t, noise, 0.1, 2_000 + noise));
             growing.add(new SourcesReport.Sample(t, null, null, 2_000 + noise + Math.max(0, t - 30) * 300L));
         }
-        SourcesReport.Lag ok = SourcesReport.Lag.of("80%", 1_000, 60_000, 60, flat, 0.5, 1, 60_000);
+        SourcesReport.Lag ok = SourcesReport.Lag.of("80%", 1_000, 60_000, 60, flat, 0.5, 1, 60_000, 100, 0);
         assertThat(ok.bounded()).isTrue();
         assertThat(ok.growth()).isCloseTo(0, within(1_000.0));
         assertThat(ok.maxEndRecords()).isEqualTo(3_000);
         assertThat(ok.p99Records()).isEqualTo(1_000);
-        SourcesReport.Lag behind = SourcesReport.Lag.of("80%", 1_000, 60_000, 60, growing, -1, 1, 50_000);
+        SourcesReport.Lag behind = SourcesReport.Lag.of("80%", 1_000, 60_000, 60, growing, -1, 1, 50_000, 100, 0);
         assertThat(behind.bounded()).as("+300 records/s over 30 s is more than 1 s of 1,000/s").isFalse();
         assertThat(behind.maxRecords()).as("no sluice figure in any sample").isNaN();
-        assertThat(SourcesReport.Lag.of("80%", 1_000, 0, 0, List.of(), -1, 0, 0).bounded()).isNull();
+        assertThat(SourcesReport.Lag.of("80%", 1_000, 0, 0, List.of(), -1, 0, 0, 0, 0).bounded()).isNull();
         assertThat(SourcesReport.Lag.p99(new double[] {5, 1, 3})).isEqualTo(5);
     }
 
