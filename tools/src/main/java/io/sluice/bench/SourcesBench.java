@@ -304,7 +304,7 @@ public final class SourcesBench {
         Reading before;
         Reading after;
         double started;
-        ServerStats applied;
+        ServerStats stats;
         try (PrometheusMetrics metrics = new PrometheusMetrics()) {
             long t0 = time.nanos();
             try (KafkaSources sources = startSources(server.sink(), topic, metrics)) {
@@ -312,7 +312,7 @@ public final class SourcesBench {
                 started = (before.nanos() - t0) / 1e9;
                 f = follow("sources", applied(sources, topic), o.records(), before.nanos(), null, () -> false);
                 after = reading(f.end());
-                applied = ServerStats.parse(metrics.scrape());
+                stats = ServerStats.parse(metrics.scrape());
             }
         }
         long positions = count(server.sink(), "MATCH (p:" + POSITION_LABEL + " {source: $source}) RETURN"
@@ -323,7 +323,7 @@ public final class SourcesBench {
                     + " %,d", f.applied(), o.records(), f.stopped(), positions));
         }
         return phase(SourcesReport.Phase.SOURCES, f.applied(), before, after, f, complete, graph(server.sink()),
-                applied.rowsPerBatch(), Math.round(applied.deadlockRetries()), String.format(Locale.ROOT,
+                stats.rowsPerBatch(), Math.round(stats.deadlockRetries()), String.format(Locale.ROOT,
                         "%d consumers, %d partitions, Cypher strategy (its start took %.2f s, not timed)", consumers,
                         o.partitions(), started));
     }
@@ -396,10 +396,9 @@ public final class SourcesBench {
             if (sum.failed() > 0) {
                 notes.add("lag: the producer failed to send " + sum.failed() + " records: " + sum.firstError());
             }
-            ServerStats applied = ServerStats.parse(metrics.scrape());
+            ServerStats stats = ServerStats.parse(metrics.scrape());
             return SourcesReport.Lag.of(rate, target, sum.acked(), sum.seconds(), samples, drain,
-                    after.cpu() - before.cpu(), f.applied(), applied.rowsPerBatch(),
-                    Math.round(applied.deadlockRetries()));
+                    after.cpu() - before.cpu(), f.applied(), stats.rowsPerBatch(), Math.round(stats.deadlockRetries()));
         }
     }
 

@@ -95,7 +95,10 @@ final class BenchSourcesCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
         Path workDir = work != null ? work : Path.of(System.getProperty("java.io.tmpdir"));
-        String command = "sluice bench-sources " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+        // the arguments as given: from the top of the command line, this command's name among them
+        java.util.List<String> args = spec.commandLine().getParseResult().originalArgs();
+        String command = "sluice " + (args.isEmpty() || !args.getFirst().equals(spec.name()) ? spec.name() + " " : "")
+                + String.join(" ", args);
         SourcesReport report = new SourcesBench(new SourcesBench.Options(Scenario.named(scenario), records, partitions,
                 consumers, seconds(naiveSeconds, "--naive-seconds"), Rate.parse(rate), seconds(duration, "--duration"),
                 seconds(prime, "--prime"), c, workDir, seed, kafka, command.strip()), Time.SYSTEM, System.err).run();
