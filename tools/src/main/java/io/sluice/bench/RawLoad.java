@@ -15,8 +15,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The limit: the scenario's rows in {@code UNWIND $rows AS row <cypher>} transactions of
- * {@link BenchMode#RAW_BATCH_ROWS} rows, one thread, straight into the sink: no HTTP, no sluice write path.
- * Owns one named platform thread.
+ * {@link BenchMode#RAW_BATCH_ROWS} rows, one thread, straight into the sink: no HTTP, no sluice write path. Until
+ * the window's end, or after {@code limit} rows (the last transaction smaller), whichever comes first: the sources
+ * bench ({@link SourcesBench}) applies exactly the rows it gave the topic. Owns one named platform thread.
  */
 final class RawLoad implements Load {
     private static final Logger log = LoggerFactory.getLogger(RawLoad.class);
@@ -26,15 +27,22 @@ final class RawLoad implements Load {
     private final String unwindCypher;
     private final RowSource rows;
     private final Time time;
+    private final long limit;
     private final AtomicReference<String> firstError = new AtomicReference<>();
     private Thread thread;
     private Window window;
 
     RawLoad(Sink sink, Template template, RowSource rows, Time time) {
+        this(sink, template, rows, time, Long.MAX_VALUE);
+    }
+
+    /** {@code limit}: the rows to apply at most (then the loop stops before the window's end). */
+    RawLoad(Sink sink, Template template, RowSource rows, Time time, long limit) {
         this.sink = sink;
         this.unwindCypher = template.unwindCypher();
         this.rows = rows;
         this.time = time;
+        this.limit = limit;
     }
 
     @Override
@@ -42,6 +50,11 @@ final class RawLoad implements Load {
         window = tally.window();
         Tally.Client counts = tally.newClient();
         thread = Thread.ofPlatform().name("sluice-bench-raw").start(() -> loop(counts));
+    }
+
+    /** Whether its thread has stopped (its rows all sent, or the window over). */
+    boolean finished() {
+        return thread != null && !thread.isAlive();
     }
 
     @Override
@@ -60,11 +73,14 @@ final class RawLoad implements Load {
     }
 
     private void loop(Tally.Client counts) {
-        while (!Thread.currentThread().isInterrupted() && time.nanos() < window.end()) {
-            List<Map<String, Object>> batch = new ArrayList<>(BenchMode.RAW_BATCH_ROWS);
-            for (int i = 0; i < BenchMode.RAW_BATCH_ROWS; i++) {
+        long taken = 0;
+        while (!Thread.currentThread().isInterrupted() && time.nanos() < window.end() && taken < limit) {
+            int n = (int) Math.min(BenchMode.RAW_BATCH_ROWS, limit - taken);
+            List<Map<String, Object>> batch = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
                 batch.add(rows.next());
             }
+            taken += n;
             long start = time.nanos();
             int status;
             try {

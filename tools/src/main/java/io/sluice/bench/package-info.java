@@ -3,7 +3,9 @@
  * machine at hand, and reports ratios (absolute numbers on a shared 2-core machine are noise; ratios of modes
  * measured in the same run are what to compare), and against Neo4j's own server ({@code neo4j} mode, the same rows
  * through its HTTP APIs). {@code sluice import-bench} ({@link io.sluice.bench.ImportBench},
- * on {@link io.sluice.bench.Datasets}) does the same for the import paths.
+ * on {@link io.sluice.bench.Datasets}) does the same for the import paths, and {@code sluice bench-sources}
+ * ({@link io.sluice.bench.SourcesBench}) for application topics in: sluice's consumers against the raw limit and a
+ * transaction per record, and their lag.
  *
  * <pre>
  *   ./sluice bench visited --modes direct,sync,raw --clients 64 --duration 20 --out /tmp/bench-visited.json

@@ -7,8 +7,9 @@ import picocli.CommandLine;
 
 /**
  * The whole {@code sluice} command line: the product's commands ({@link Main}) and the tools' ({@code bench},
- * {@code import-bench}, {@code kafka}), which live in this module so that the server's class path carries none of
- * them (nor Kafka's broker jars). The launcher runs the tools' commands, and {@code --help}, with this class.
+ * {@code bench-sources}, {@code import-bench}, {@code kafka}), which live in this module so that the server's class
+ * path carries none of them (nor Kafka's broker jars). The launcher runs the tools' commands, and {@code --help},
+ * with this class.
  */
 public final class ToolsMain {
     private ToolsMain() {}
@@ -17,6 +18,7 @@ public final class ToolsMain {
     static Map<String, Object> commands() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("bench", new BenchCommand());
+        m.put("bench-sources", new BenchSourcesCommand());
         m.put("import-bench", new ImportBenchCommand());
         m.put("kafka", new KafkaCommand());
         return m;

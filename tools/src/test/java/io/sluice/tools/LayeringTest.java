@@ -12,9 +12,10 @@ import org.junit.jupiter.api.Test;
 class LayeringTest {
     /** Which of sluice's packages each of this module's packages may use (besides itself and {@code time}). */
     static final Map<String, Set<String>> ALLOWED = Map.of(
-            // the benchmarks drive a server as clients do, and start sluice's commands as child processes
-            "bench", Set.of("cli", "config", "csv", "cypher", "importer", "online", "security", "server", "sink",
-                    "tools", "write"),
+            // the benchmarks drive a server as clients do, and start sluice's commands as child processes; the
+            // sources bench starts the application topics' consumers as serve does (their apply loop's parts)
+            "bench", Set.of("apply", "cli", "config", "csv", "cypher", "durable", "importer", "metrics", "online",
+                    "security", "server", "sink", "source", "tools", "write"),
             // the tools' commands, the whole command line, and the trial Kafka broker (the journal's directory lock)
             "tools", Set.of("bench", "cli", "config", "journal", "sink"));
 
