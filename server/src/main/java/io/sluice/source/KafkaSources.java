@@ -45,12 +45,46 @@ public final class KafkaSources implements AutoCloseable {
     private final List<SourceConsumer> consumers = new ArrayList<>();
     private final Map<String, SourceTopic> routes = new ConcurrentHashMap<>();
     private final Pattern subscription;
+    private final Thread lag;
+    private final java.util.concurrent.CountDownLatch closing = new java.util.concurrent.CountDownLatch(1);
 
     private KafkaSources(Sources.KafkaSource config, Admin admin, KafkaProducer<byte[], byte[]> producer) {
         this.config = config;
         this.admin = admin;
         this.producer = producer;
         this.subscription = subscription(config);
+        this.lag = Thread.ofPlatform().name("sluice-source-lag").unstarted(this::refreshEnds);
+    }
+
+    /**
+     * Once a second, the end offset of every partition this instance applies, from the brokers (the admin client's
+     * ListOffsets): the lag is that minus the partition's position in the graph. Not from the consumers' fetch
+     * metadata, which a consumer busy applying a large batch does not refresh, and not on their threads.
+     */
+    private void refreshEnds() {
+        try {
+            while (!closing.await(1, TimeUnit.SECONDS)) {
+                Map<TopicPartition, SourceConsumer.Owned> owned = new java.util.HashMap<>();
+                for (SourceConsumer c : consumers) {
+                    for (SourceConsumer.Owned o : c.owned()) {
+                        owned.put(o.tp, o);
+                    }
+                }
+                if (owned.isEmpty()) {
+                    continue;
+                }
+                Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
+                owned.keySet().forEach(tp -> latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()));
+                try {
+                    admin.listOffsets(latest).all().get(5, TimeUnit.SECONDS)
+                            .forEach((tp, info) -> owned.get(tp).end = info.offset());
+                } catch (ExecutionException | TimeoutException e) {
+                    log.debug("reading the sources' end offsets: {}", e.toString()); // the next second tries again
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**
@@ -97,13 +131,15 @@ public final class KafkaSources implements AutoCloseable {
                         ConsumerConfig.GROUP_ID_CONFIG, config.group(),
                         ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
                         ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none", // the graph says where to start
-                        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(Math.max(500, parts.maxRows())),
+                        // a backlog's poll fills every partition's next batch up to the row limit
+                        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(Math.max(500, 4 * parts.maxRows())),
                         ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
                         ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
                         ConsumerConfig.CLIENT_ID_CONFIG, "sluice-sources-" + instance + "-" + i)));
                 s.consumers.add(new SourceConsumer(i, c, topics, positions, parts, config, dlq, metrics, time,
                         Thread.ofPlatform().name("sluice-source-" + i).factory()).start());
             }
+            s.lag.start();
             log.info("applying {} from Kafka at {} as group {} ({} consumer{})", describe(config), config.bootstrap(),
                     config.group(), config.consumers(), config.consumers() == 1 ? "" : "s");
             return s;
@@ -239,6 +275,14 @@ public final class KafkaSources implements AutoCloseable {
 
     @Override
     public void close() {
+        closing.countDown();
+        try {
+            if (lag.isAlive() && !lag.join(Duration.ofSeconds(10))) {
+                log.warn("{} did not stop within 10 s", lag.getName());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         for (SourceConsumer c : consumers) {
             c.close();
         }

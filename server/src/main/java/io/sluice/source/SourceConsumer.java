@@ -14,7 +14,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -75,7 +74,7 @@ final class SourceConsumer implements AutoCloseable {
         final TopicPartition tp;
         final SourceTopic topic;
         volatile long next = -1;
-        volatile long end = -1;
+        volatile long end = -1; // the partition's end offset, refreshed by KafkaSources' lag thread
         volatile long headTimestamp = -1;
         volatile long pausedUntil; // nanos; 0: not paused
         volatile String pausedFor;
@@ -102,7 +101,6 @@ final class SourceConsumer implements AutoCloseable {
     private final Map<TopicPartition, Owned> owned = new ConcurrentHashMap<>();
     private final Map<String, RecordApplier<ConsumerRecord<byte[], byte[]>>> appliers = new HashMap<>();
     private volatile boolean stopping;
-    private long lastLag;
 
     SourceConsumer(int task, Consumer<byte[], byte[]> consumer, Topics topics, SourcePositions positions,
             RecordApplier.Parts parts, Sources.KafkaSource config, DeadLetterQueue deadLetters, Metrics metrics,
@@ -172,7 +170,6 @@ final class SourceConsumer implements AutoCloseable {
                 for (TopicPartition tp : records.partitions()) {
                     apply(tp, records.records(tp));
                 }
-                lag();
             }
         } catch (RuntimeException | Error e) {
             if (!stopping) {
@@ -370,25 +367,6 @@ final class SourceConsumer implements AutoCloseable {
                     o.next = start;
                 } catch (SinkException ex) {
                     pause(o, o.backoff, "moving past deleted records");
-                }
-            }
-        }
-    }
-
-    /** Refreshes each owned partition's end offset from the consumer's fetch metadata, once a second. */
-    private void lag() {
-        long now = time.nanos();
-        if (now - lastLag < 1_000_000_000L) {
-            return;
-        }
-        lastLag = now;
-        for (Owned o : owned.values()) {
-            OptionalLong lag = consumer.currentLag(o.tp);
-            if (lag.isPresent()) {
-                try {
-                    o.end = consumer.position(o.tp, Duration.ZERO) + lag.getAsLong();
-                } catch (RuntimeException e) {
-                    // no position yet (paused before its first seek): the next refresh
                 }
             }
         }

@@ -324,6 +324,9 @@ class KafkaSourcesTest {
                     && s.partitions().stream().anyMatch(p -> "paused".equals(p.get("state"))));
             // past the runner's retries and several backoffs: nothing moved, nothing dead-lettered
             assertThat(position(topic, 0)).isEqualTo(50);
+            Await.until("the lag says what waits", Duration.ofSeconds(30), () -> s.partitions().stream()
+                    .allMatch(p -> Long.valueOf(50).equals(p.get("lag_records"))
+                            && ((Double) p.get("lag_seconds")) > 0));
             down.down.set(false);
             Await.until("everything applied once it is back", Duration.ofSeconds(120),
                     () -> position(topic, 0) == 100 && position(topic, 1) == 100);
