@@ -18,10 +18,11 @@ import java.util.Set;
  * in order, and a statement chosen per record by a header or field ({@link Sources.Route}).
  *
  * <h2>Design</h2>
- * Each choice of statements is one template, made once: {@code UNWIND $rows AS row} then, per statement,
- * {@code CALL (row) { WITH <bindings> <statement> }}, then {@code FINISH}. The per-record {@code CALL} keeps
- * records apart as the connector's does (an aggregation or a {@code MATCH} that finds nothing affects its own
- * record only), and a batch's records of one choice run as one statement. A row carries the record ({@code k},
+ * Each choice of statements is one template, made once: {@code UNWIND $rows AS row CALL (row) { WITH <bindings>
+ * <statement> } FINISH}; several statements are subqueries of one per-record {@code CALL}. The per-record
+ * {@code CALL} keeps records apart as the connector's does (an aggregation or a {@code MATCH} that finds nothing
+ * affects its own record only) and in order (each record sees the ones before it, all its statements run before
+ * the next record's), and a batch's records of one choice run as one statement. A row carries the record ({@code k},
  * {@code v}, {@code h}, {@code t}), its key again for the lock order's check ({@code key}) and, with
  * {@code lock_order}, the values found at those paths ({@code lock}): rows of one transaction are sorted by them
  * when that reorders no two records of one key.
@@ -76,8 +77,16 @@ public final class CypherStrategy implements Strategy {
             List<String> lockOrder) {
         String with = bindings(bind);
         StringBuilder c = new StringBuilder();
-        for (String s : statements) {
-            c.append("CALL (row) { WITH ").append(with).append(' ').append(s.strip()).append("\n} ");
+        if (statements.size() == 1) {
+            c.append("CALL (row) { WITH ").append(with).append(' ').append(statements.getFirst().strip()).append("\n} ");
+        } else {
+            // one subquery per record, the statements inside it: side by side, Neo4j may run every record through
+            // the first before any through the second (an Eager between them), which would reorder records
+            c.append("CALL (row) { ");
+            for (String s : statements) {
+                c.append("CALL (row) { WITH ").append(with).append(' ').append(s.strip()).append("\n} ");
+            }
+            c.append("} ");
         }
         c.append("FINISH");
         return new Template(name, c.toString(), "UNWIND $" + Template.ROWS_PARAM + " AS row " + c, key, Set.of(),

@@ -117,6 +117,21 @@ class CypherStrategyTest {
     }
 
     @Test
+    void aTombstoneBindsANullValueAndTheStatementDecides() throws Exception {
+        var s = new CypherStrategy("people", new Sources.Cypher(List.of(
+                "WITH __key AS id, event WHERE event IS NULL MATCH (p:Person {id: id}) DETACH DELETE p",
+                "WITH __key AS id, event WHERE event IS NOT NULL MERGE (p:Person {id: id}) SET p.name = event.name"),
+                null, Sources.Binding.DEFAULT, List.of()));
+        List<Strategy.Op> ops = new ArrayList<>();
+        ops.addAll(s.ops(message(0, 1L, Map.of("name", "Ann"), Map.of())));
+        ops.addAll(s.ops(message(1, 2L, Map.of("name", "Bob"), Map.of())));
+        ops.addAll(s.ops(message(2, 1L, null, Map.of()))); // Ann's tombstone
+        assertThat(message(2, 1L, null, Map.of()).tombstone()).isTrue();
+        apply(ops);
+        assertThat(query("MATCH (p:Person) RETURN collect(p.name) AS x")).isEqualTo(List.of("Bob"));
+    }
+
+    @Test
     void lockOrderValuesComeFromTheirPaths() throws Exception {
         var s = new CypherStrategy("visits", new Sources.Cypher(List.of("MERGE (s:Site {id: event.site})"), null,
                 Sources.Binding.DEFAULT, List.of("__value.site", "__header.h")));
