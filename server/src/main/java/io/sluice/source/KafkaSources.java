@@ -45,12 +45,14 @@ public final class KafkaSources implements AutoCloseable {
     private final List<SourceConsumer> consumers = new ArrayList<>();
     private final Map<String, SourceTopic> routes = new ConcurrentHashMap<>();
     private final Pattern subscription;
+    private final AvroReader avro;
 
     private KafkaSources(Sources.KafkaSource config, Admin admin, KafkaProducer<byte[], byte[]> producer) {
         this.config = config;
         this.admin = admin;
         this.producer = producer;
         this.subscription = subscription(config);
+        this.avro = config.schemaRegistry() == null ? null : new AvroReader(config.schemaRegistry());
     }
 
     /**
@@ -104,8 +106,9 @@ public final class KafkaSources implements AutoCloseable {
                 s.consumers.add(new SourceConsumer(i, c, topics, positions, parts, config, dlq, metrics, time,
                         Thread.ofPlatform().name("sluice-source-" + i).factory()).start());
             }
-            log.info("applying {} from Kafka at {} as group {} ({} consumer{})", describe(config), config.bootstrap(),
-                    config.group(), config.consumers(), config.consumers() == 1 ? "" : "s");
+            log.info("applying {} from Kafka at {} as group {} ({} consumer{}){}", describe(config),
+                    config.bootstrap(), config.group(), config.consumers(), config.consumers() == 1 ? "" : "s",
+                    s.avro == null ? "" : ", Avro schemas from " + s.avro.url());
             return s;
         } catch (SinkException | RuntimeException e) {
             if (s != null) {
@@ -189,7 +192,7 @@ public final class KafkaSources implements AutoCloseable {
                     return known;
                 }
                 Sources.Topic entry = entryFor(config, topic);
-                return entry == null ? null : routes.computeIfAbsent(topic, t -> SourceTopic.of(t, entry));
+                return entry == null ? null : routes.computeIfAbsent(topic, t -> SourceTopic.of(t, entry, avro));
             }
 
             @Override
