@@ -77,7 +77,9 @@ public final class AvroReader {
 
     public AvroReader(Sources.SchemaRegistry registry) {
         this.url = registry.url();
-        this.http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT)
+        // HTTP/1.1: the JDK's default asks a plain-http server to upgrade to HTTP/2 (h2c), which some registries
+        // answer with headers HTTP/2 prohibits (Apicurio's: "Prohibited header name 'connection'")
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT)
                 .followRedirects(HttpClient.Redirect.NORMAL).build();
     }
 
@@ -135,7 +137,7 @@ public final class AvroReader {
             response = http.send(request, HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             throw new RecordApplier.Unavailable("schema registry " + url + " unreachable reading schema id " + id
-                    + ": " + e, e);
+                    + ": " + describe(e), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new RecordApplier.Unavailable("interrupted reading schema id " + id + " from " + url, e);
@@ -163,6 +165,16 @@ public final class AvroReader {
         } catch (RuntimeException e) { // SchemaParseException, and what a strange schema makes the parser throw
             throw new Formats.Unreadable("schema id " + id + " is not a valid Avro schema: " + e.getMessage());
         }
+    }
+
+    /** An I/O failure with the first message its causes give (the JDK's ConnectException has none of its own). */
+    private static String describe(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && !t.getMessage().isBlank()) {
+                return e.getClass().getSimpleName() + ": " + t.getMessage();
+            }
+        }
+        return e instanceof java.net.ConnectException ? "cannot connect (ConnectException)" : e.toString();
     }
 
     private static JsonNode parsed(String body) {
