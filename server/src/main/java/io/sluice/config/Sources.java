@@ -32,7 +32,12 @@ public record Sources(KafkaSource kafka) implements SluiceConfig.Section {
         /** UTF-8 text; a value that parses as a JSON object or array is that structure, as the connector reads it. */
         STRING,
         /** The bytes as they are. */
-        BYTES;
+        BYTES,
+        /**
+         * Avro in the Confluent wire format (a zero byte, the writer's schema id, the Avro binary), the schema read
+         * by its id from {@code sources.kafka.schema_registry} (Kafka Connect's {@code AvroConverter}).
+         */
+        AVRO;
 
         public String yamlName() {
             return name().toLowerCase(Locale.ROOT).replace('_', '-');
@@ -45,9 +50,9 @@ public record Sources(KafkaSource kafka) implements SluiceConfig.Section {
                     return f;
                 }
             }
-            throw new IllegalArgumentException("unknown format '" + name + "'; known: json, json-schema, string, bytes"
-                    + ("avro".equals(name) || "protobuf".equals(name) ? " (" + name + " needs a schema registry,"
-                    + " which sluice does not read: docs/SOURCES.md)" : ""));
+            throw new IllegalArgumentException("unknown format '" + name + "'; known: json, json-schema, string, bytes,"
+                    + " avro" + ("protobuf".equals(name) || "json-schema-registry".equals(name) ? " (sluice reads"
+                    + " Avro only from a schema registry: docs/SOURCES.md)" : ""));
         }
     }
 
@@ -100,11 +105,12 @@ public record Sources(KafkaSource kafka) implements SluiceConfig.Section {
      * {@code consumers} this instance runs (each a member of the group: the partitions it gets apply concurrently),
      * where a partition with no position in the graph starts ({@code start}, or once from {@code fromGroup}'s
      * committed offsets, or from the connector's EOS nodes labelled {@code eosOffsetLabel}), what a failing record
-     * does ({@code onError}, {@code deadLetter}) and the topics.
+     * does ({@code onError}, {@code deadLetter}), the topics, and the schema registry the {@code avro} format reads
+     * schemas from ({@code schemaRegistry}; null: none, and no topic may be avro).
      */
     public record KafkaSource(String bootstrap, String group, Map<String, String> properties, int consumers,
             Start start, String fromGroup, String eosOffsetLabel, OnError onError, DeadLetter deadLetter,
-            List<Topic> topics) {
+            List<Topic> topics, SchemaRegistry schemaRegistry) {
         public KafkaSource {
             bootstrap = bootstrap == null || bootstrap.isBlank() ? null : bootstrap;
             if (group == null || group.isBlank()) {
@@ -127,6 +133,22 @@ public record Sources(KafkaSource kafka) implements SluiceConfig.Section {
             if (onError == OnError.DEAD_LETTER && deadLetter.topic() == null) {
                 throw new IllegalArgumentException("sources.kafka.on_error dead_letter needs dead_letter.topic");
             }
+            if (schemaRegistry == null) {
+                for (Topic t : topics) {
+                    if (t.keyFormat() == Format.AVRO || t.valueFormat() == Format.AVRO) {
+                        throw new IllegalArgumentException("topic " + t.name() + " reads avro, which needs"
+                                + " sources.kafka.schema_registry.url");
+                    }
+                }
+            }
+        }
+
+        /** Without a schema registry. */
+        public KafkaSource(String bootstrap, String group, Map<String, String> properties, int consumers,
+                Start start, String fromGroup, String eosOffsetLabel, OnError onError, DeadLetter deadLetter,
+                List<Topic> topics) {
+            this(bootstrap, group, properties, consumers, start, fromGroup, eosOffsetLabel, onError, deadLetter,
+                    topics, null);
         }
 
         @JsonCreator
@@ -135,18 +157,56 @@ public record Sources(KafkaSource kafka) implements SluiceConfig.Section {
                 @JsonProperty("consumers") Integer consumers, @JsonProperty("start") Start start,
                 @JsonProperty("from_group") String fromGroup,
                 @JsonProperty("eos_offset_label") String eosOffsetLabel, @JsonProperty("on_error") OnError onError,
-                @JsonProperty("dead_letter") DeadLetter deadLetter, @JsonProperty("topics") List<Topic> topics) {
+                @JsonProperty("dead_letter") DeadLetter deadLetter, @JsonProperty("topics") List<Topic> topics,
+                @JsonProperty("schema_registry") SchemaRegistry schemaRegistry) {
             DeadLetter dl = requireNonNullElse(deadLetter, DeadLetter.NONE);
             return new KafkaSource(bootstrap, requireNonNullElse(group, "sluice-sources"),
                     requireNonNullElse(properties, Map.of()), requireNonNullElse(consumers, 2),
                     requireNonNullElse(start, Start.EARLIEST), fromGroup, eosOffsetLabel,
                     requireNonNullElse(onError, dl.topic() == null ? OnError.STOP : OnError.DEAD_LETTER), dl,
-                    requireNonNullElse(topics, List.of()));
+                    requireNonNullElse(topics, List.of()), schemaRegistry);
         }
 
         public KafkaSource withBootstrap(String bootstrap) {
             return new KafkaSource(bootstrap, group, properties, consumers, start, fromGroup, eosOffsetLabel, onError,
-                    deadLetter, topics);
+                    deadLetter, topics, schemaRegistry);
+        }
+    }
+
+    /**
+     * {@code sources.kafka.schema_registry}: a Confluent-compatible schema registry's REST API at {@code url}
+     * (Confluent's, or another's compatible endpoint, e.g. Apicurio's {@code .../apis/ccompat/v6}); the
+     * {@code avro} format reads each writer's schema from it by id ({@code GET {url}/schemas/ids/{id}}).
+     */
+    public record SchemaRegistry(String url) {
+        public SchemaRegistry {
+            if (url == null || url.isBlank()) {
+                throw new IllegalArgumentException("sources.kafka.schema_registry.url is required");
+            }
+            url = url.strip();
+            while (url.endsWith("/")) {
+                url = url.substring(0, url.length() - 1);
+            }
+            java.net.URI u;
+            try {
+                u = new java.net.URI(url);
+            } catch (java.net.URISyntaxException e) {
+                throw new IllegalArgumentException("sources.kafka.schema_registry.url '" + url + "': "
+                        + e.getReason());
+            }
+            if ((!"http".equals(u.getScheme()) && !"https".equals(u.getScheme())) || u.getHost() == null) {
+                throw new IllegalArgumentException("sources.kafka.schema_registry.url '" + url + "' is not an"
+                        + " http:// or https:// URL");
+            }
+            if (u.getUserInfo() != null) {
+                throw new IllegalArgumentException("sources.kafka.schema_registry.url: credentials in the URL are"
+                        + " not supported (sluice reads a registry without authentication)");
+            }
+        }
+
+        @JsonCreator
+        static SchemaRegistry fromYaml(@JsonProperty("url") String url) {
+            return new SchemaRegistry(url);
         }
     }
 

@@ -38,7 +38,9 @@ import org.slf4j.LoggerFactory;
  *   <li>a batch that was not applied (a transient error after the runner's retries, a lost connection while
  *       committing, the fence) is not skipped: {@link #apply} stops there and says so ({@link Result#resync}), and
  *       its caller re-reads the position from the graph ({@link GraphPositions#readLocked}, which waits for a
- *       commit still in flight) and starts again from there.</li>
+ *       commit still in flight) and starts again from there. So is the batch up to a record that cannot be read
+ *       now for a reason outside it ({@link Unavailable}: the schema registry its format reads is down): what
+ *       came before that record is applied, the record and what follows are not.</li>
  * </ol>
  * Confined to its caller's thread (one applier thread per log); {@link #limit} may be read from any thread.
  */
@@ -52,8 +54,26 @@ public final class RecordApplier<R> {
         /** Its bytes, for the backlog's bound. */
         long bytes(R record);
 
-        /** The write it carries; throws when it carries none (dead-lettered with the reason). */
-        WriteRequest decode(R record) throws RecordCodec.Undecodable;
+        /**
+         * The write it carries; throws {@link RecordCodec.Undecodable} when it carries none (dead-lettered with the
+         * reason), {@link Unavailable} when it cannot be read now for a reason outside it (retried, never
+         * dead-lettered).
+         */
+        WriteRequest decode(R record) throws RecordCodec.Undecodable, Unavailable;
+    }
+
+    /**
+     * A record that cannot be read now for a reason outside it, an outage rather than bad data (the schema registry
+     * its format reads is unreachable): the batch stops before it, what came before it is applied, and
+     * {@link #apply} asks for a resync ({@link Result#resync}), so the caller retries from the graph's position with
+     * its backoff, as for a batch Neo4j did not take. Never dead-lettered, never skipped.
+     */
+    public static final class Unavailable extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        public Unavailable(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
 
     /**
@@ -176,6 +196,13 @@ public final class RecordApplier<R> {
                         i++;
                     }
                     break; // apply what came before it first
+                } catch (Unavailable e) {
+                    if (pending.isEmpty()) { // an outage, not bad data: neither skipped nor dead-lettered
+                        log.warn("partition {} of {}: offset {} cannot be read now ({}); re-reading where it stands"
+                                + " and retrying", partition, positions.source(), records.offset(r), e.getMessage());
+                        return new Result(position, true);
+                    }
+                    break; // apply what came before it first; the next round reads this record again
                 }
                 if (!pending.isEmpty() && rows + request.rows() > limit) {
                     break;

@@ -61,6 +61,7 @@ public final class ConnectorConfig {
     static final String JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter";
     static final String STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter";
     static final String BYTES_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter";
+    static final String AVRO_CONVERTER = "io.confluent.connect.avro.AvroConverter";
     static final String HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter";
 
     static final String CYPHER_TOPIC = "neo4j.cypher.topic.";
@@ -124,8 +125,10 @@ public final class ConnectorConfig {
     static ConnectorConfig of(ConnectorSettings s, String what) {
         refuseProviderReferences(s, what);
         checkClass(s, what);
-        Format key = format(s, "key");
-        Format value = format(s, "value");
+        Map<String, String> registries = new TreeMap<>();
+        Format key = format(s, "key", registries);
+        Format value = format(s, "value", registries);
+        Sources.SchemaRegistry registry = registry(s, registries);
         List<Topic> topics = topics(s, key, value);
         Errors errors = errors(s);
         Client client = client(s);
@@ -140,7 +143,7 @@ public final class ConnectorConfig {
         KafkaSource kafka;
         try {
             kafka = new KafkaSource(client.bootstrap, client.group, client.properties, consumers, client.start,
-                    client.fromGroup, eos, errors.onError, errors.deadLetter, topics);
+                    client.fromGroup, eos, errors.onError, errors.deadLetter, topics, registry);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(what + ": " + e.getMessage(), e);
         }
@@ -229,8 +232,11 @@ public final class ConnectorConfig {
         }
     }
 
-    /** The key's or value's format, from {@code key.converter} or {@code value.converter} and its settings. */
-    private static Format format(ConnectorSettings s, String which) {
+    /**
+     * The key's or value's format, from {@code key.converter} or {@code value.converter} and its settings; an
+     * {@code AvroConverter}'s registry URL goes into {@code registries} by its setting's name.
+     */
+    private static Format format(ConnectorSettings s, String which, Map<String, String> registries) {
         String setting = which + ".converter";
         String cls = s.optional(setting);
         Map<String, String> settings = s.prefixed(setting + ".");
@@ -245,11 +251,13 @@ public final class ConnectorConfig {
             case JSON_CONVERTER -> jsonFormat(s, setting, settings);
             case STRING_CONVERTER -> stringFormat(s, setting, settings);
             case BYTES_CONVERTER -> bytesFormat(s, setting, settings);
+            case AVRO_CONVERTER -> avroFormat(s, setting, settings, registries);
             default -> {
                 s.refuse(setting, cls + ": " + (needsRegistry(cls)
-                        ? "needs a schema registry, which sluice does not read; produce JSON (with or without"
-                                + " schemas), strings or bytes"
-                        : "sluice reads JsonConverter, StringConverter and ByteArrayConverter formats only")
+                        ? "sluice reads a schema registry's Avro only (" + AVRO_CONVERTER + "); produce Avro, or JSON"
+                                + " (with or without schemas), strings or bytes"
+                        : "sluice reads JsonConverter, StringConverter, ByteArrayConverter and AvroConverter formats"
+                                + " only")
                         + (settings.isEmpty() ? "" : " (nor its settings " + settings.keySet() + ")"));
                 yield Format.JSON;
             }
@@ -299,6 +307,66 @@ public final class ConnectorConfig {
         s.note(setting, "StringConverter: the string format; the connector reads a string that parses as any JSON"
                 + " value as that value, sluice's string format only a JSON object or array");
         return Format.STRING;
+    }
+
+    /**
+     * Confluent's AvroConverter: the avro format, its {@code schema.registry.url} the registry (the first of a
+     * list). What only its serializing side reads is accepted with a note; authentication and TLS settings for the
+     * registry are refused, sluice sends none.
+     */
+    private static Format avroFormat(ConnectorSettings s, String setting, Map<String, String> settings,
+            Map<String, String> registries) {
+        for (Map.Entry<String, String> e : settings.entrySet()) {
+            String key = setting + "." + e.getKey();
+            String k = e.getKey();
+            switch (k) {
+                case "schema.registry.url" -> {
+                    List<String> urls = List.of(e.getValue().split("\\s*,\\s*"));
+                    if (urls.size() > 1) {
+                        s.note(key, "a list: sluice reads the first, " + urls.getFirst() + ", and fails over to no"
+                                + " other");
+                    }
+                    registries.put(key, urls.getFirst());
+                }
+                case "schemas.cache.config" -> s.note(key, "accepted; sluice keeps the last "
+                        + AvroReader.MAX_SCHEMAS + " schemas it read, by id");
+                case "auto.register.schemas", "use.latest.version", "latest.compatibility.strict",
+                        "normalize.schemas", "key.subject.name.strategy", "value.subject.name.strategy" ->
+                        s.note(key, "accepted, not used: a serializer's setting; reading takes the schema id each"
+                                + " record carries");
+                case "connect.meta.data", "enhanced.avro.schema.support" -> s.note(key, "accepted; it shapes"
+                        + " Connect's schema, not the values sluice reads");
+                default -> s.refuse(key, k.startsWith("basic.auth.") || k.startsWith("bearer.auth.")
+                        || k.startsWith("schema.registry.ssl.") || k.startsWith("schema.registry.basic.auth.")
+                        ? "sluice reads the schema registry without authentication or TLS client settings"
+                                + " (https with the JVM's trusted CAs works)"
+                        : "not an AvroConverter setting sluice knows");
+            }
+        }
+        if (!settings.containsKey("schema.registry.url")) {
+            s.refuse(setting, AVRO_CONVERTER + " needs " + setting + ".schema.registry.url");
+        }
+        s.note(setting, "AvroConverter: the avro format; a union of several types (not just null and one) is the"
+                + " value of its branch, where Connect gives the connector a struct with a field per branch");
+        return Format.AVRO;
+    }
+
+    /** The one schema registry the converters name (null: none): key's and value's must be the same. */
+    private static Sources.SchemaRegistry registry(ConnectorSettings s, Map<String, String> registries) {
+        if (registries.isEmpty()) {
+            return null;
+        }
+        if (registries.values().stream().distinct().count() > 1) {
+            registries.keySet().forEach(k -> s.refuse(k, "the key's and the value's converters name different"
+                    + " schema registries " + registries.values() + "; sluice reads one"));
+            return null;
+        }
+        try {
+            return new Sources.SchemaRegistry(registries.values().iterator().next());
+        } catch (IllegalArgumentException e) {
+            registries.keySet().forEach(k -> s.refuse(k, e.getMessage()));
+            return null;
+        }
     }
 
     private static Format bytesFormat(ConnectorSettings s, String setting, Map<String, String> settings) {

@@ -75,6 +75,10 @@ final class ConnectorYaml {
         }
         line(2, "on_error: " + k.onError().yamlName());
         deadLetter(k.deadLetter());
+        if (k.schemaRegistry() != null) {
+            line(2, "schema_registry:");
+            line(3, "url: " + quote(k.schemaRegistry().url()));
+        }
         line(2, "topics:");
         k.topics().forEach(this::topic);
     }

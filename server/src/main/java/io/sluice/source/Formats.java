@@ -42,6 +42,7 @@ import org.apache.kafka.common.header.Headers;
  *   <li>{@link Format#STRING}: UTF-8 text. A value (never a key) that is a JSON object or array is read as that
  *       structure, as the connector reads a string value.</li>
  *   <li>{@link Format#BYTES}: the bytes.</li>
+ *   <li>{@link Format#AVRO}: Confluent's wire format, the schema from the registry: {@link AvroReader}.</li>
  *   <li>Headers: Connect's {@code SimpleHeaderConverter}: a header that parses as a JSON number, boolean, object or
  *       array is that value; other UTF-8 text is a string; anything else its bytes. The last of a name wins.</li>
  * </ul>
@@ -74,6 +75,7 @@ public final class Formats {
             }
             case JSON -> bytes.length == 0 ? null : plain(tree(bytes));
             case JSON_SCHEMA -> bytes.length == 0 ? null : enveloped(tree(bytes));
+            case AVRO -> throw new IllegalArgumentException("avro is read with its schema registry (AvroReader)");
         };
     }
 

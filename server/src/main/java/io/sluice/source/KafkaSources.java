@@ -47,6 +47,7 @@ public final class KafkaSources implements AutoCloseable {
     private final Pattern subscription;
     private final Thread lag;
     private final java.util.concurrent.CountDownLatch closing = new java.util.concurrent.CountDownLatch(1);
+    private final AvroReader avro;
 
     private KafkaSources(Sources.KafkaSource config, Admin admin, KafkaProducer<byte[], byte[]> producer) {
         this.config = config;
@@ -54,6 +55,7 @@ public final class KafkaSources implements AutoCloseable {
         this.producer = producer;
         this.subscription = subscription(config);
         this.lag = Thread.ofPlatform().name("sluice-source-lag").unstarted(this::refreshEnds);
+        this.avro = config.schemaRegistry() == null ? null : new AvroReader(config.schemaRegistry());
     }
 
     /**
@@ -140,8 +142,9 @@ public final class KafkaSources implements AutoCloseable {
                         Thread.ofPlatform().name("sluice-source-" + i).factory()).start());
             }
             s.lag.start();
-            log.info("applying {} from Kafka at {} as group {} ({} consumer{})", describe(config), config.bootstrap(),
-                    config.group(), config.consumers(), config.consumers() == 1 ? "" : "s");
+            log.info("applying {} from Kafka at {} as group {} ({} consumer{}){}", describe(config),
+                    config.bootstrap(), config.group(), config.consumers(), config.consumers() == 1 ? "" : "s",
+                    s.avro == null ? "" : ", Avro schemas from " + s.avro.url());
             return s;
         } catch (SinkException | RuntimeException e) {
             if (s != null) {
@@ -225,7 +228,7 @@ public final class KafkaSources implements AutoCloseable {
                     return known;
                 }
                 Sources.Topic entry = entryFor(config, topic);
-                return entry == null ? null : routes.computeIfAbsent(topic, t -> SourceTopic.of(t, entry));
+                return entry == null ? null : routes.computeIfAbsent(topic, t -> SourceTopic.of(t, entry, avro));
             }
 
             @Override

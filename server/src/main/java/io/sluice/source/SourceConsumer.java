@@ -428,7 +428,8 @@ final class SourceConsumer implements AutoCloseable {
         }
 
         @Override
-        public WriteRequest decode(ConsumerRecord<byte[], byte[]> r) throws RecordCodec.Undecodable {
+        public WriteRequest decode(ConsumerRecord<byte[], byte[]> r) throws RecordCodec.Undecodable,
+                RecordApplier.Unavailable {
             try {
                 return topic.request(r, bytes(r));
             } catch (Formats.Unreadable | Strategy.Invalid e) {

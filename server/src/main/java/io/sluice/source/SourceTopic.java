@@ -1,6 +1,7 @@
 package io.sluice.source;
 
 import io.sluice.config.Sources;
+import io.sluice.durable.RecordApplier;
 import io.sluice.write.WriteRequest;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,12 +11,18 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * One application topic as sluice applies it: its formats and its strategy (made for this topic: a regex entry
  * makes one per topic it matches). Immutable; shared by the consumers.
  */
-record SourceTopic(String name, Sources.Topic config, Strategy strategy) {
+record SourceTopic(String name, Sources.Topic config, Strategy strategy, AvroReader avro) {
     /** How a key's or value's reading failure begins (a dead letter's stage tells them apart by it). */
     static final String KEY = "key: ";
     static final String VALUE = "value: ";
 
+    /** Without a schema registry: for checking the mapping, or a topic that reads no avro. */
     static SourceTopic of(String name, Sources.Topic config) {
+        return of(name, config, null);
+    }
+
+    /** {@code avro}: the schema registry's reader, for a topic whose key or value is avro (null: none). */
+    static SourceTopic of(String name, Sources.Topic config, AvroReader avro) {
         Strategy s;
         if (config.cypher() != null) {
             s = new CypherStrategy(name, config.cypher());
@@ -24,7 +31,7 @@ record SourceTopic(String name, Sources.Topic config, Strategy strategy) {
         } else {
             s = new CudStrategy(name);
         }
-        return new SourceTopic(name, config, s);
+        return new SourceTopic(name, config, s, avro);
     }
 
     /** What a dead letter names as the failing class (Kafka Connect's {@code __connect.errors.class.name}). */
@@ -33,16 +40,17 @@ record SourceTopic(String name, Sources.Topic config, Strategy strategy) {
     }
 
     /** The write one record carries: its operations, in order, atomically. */
-    WriteRequest request(ConsumerRecord<byte[], byte[]> r, long bytes) throws Formats.Unreadable, Strategy.Invalid {
+    WriteRequest request(ConsumerRecord<byte[], byte[]> r, long bytes) throws Formats.Unreadable, Strategy.Invalid,
+            RecordApplier.Unavailable {
         Object key;
         try {
-            key = Formats.read(r.key(), config.keyFormat(), false);
+            key = read(r.key(), config.keyFormat(), false);
         } catch (Formats.Unreadable e) {
             throw new Formats.Unreadable(KEY + e.getMessage());
         }
         Object value;
         try {
-            value = Formats.read(r.value(), config.valueFormat(), true);
+            value = read(r.value(), config.valueFormat(), true);
         } catch (Formats.Unreadable e) {
             throw new Formats.Unreadable(VALUE + e.getMessage());
         }
@@ -58,5 +66,16 @@ record SourceTopic(String name, Sources.Topic config, Strategy strategy) {
             parts.add(new WriteRequest.TemplateRequest(op.template(), List.of(op.row()), 0));
         }
         return new WriteRequest.Sequence(parts, bytes);
+    }
+
+    private Object read(byte[] bytes, Sources.Format format, boolean isValue) throws Formats.Unreadable,
+            RecordApplier.Unavailable {
+        if (format != Sources.Format.AVRO) {
+            return Formats.read(bytes, format, isValue);
+        }
+        if (avro == null) { // KafkaSource refuses an avro topic without a registry
+            throw new IllegalStateException("topic " + name + " reads avro but has no schema registry");
+        }
+        return avro.read(bytes);
     }
 }

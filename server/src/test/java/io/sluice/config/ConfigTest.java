@@ -211,6 +211,31 @@ class ConfigTest {
         refused("journal: {kafka: {topics: t}}\n", "Unrecognized field \"topics\"");
     }
 
+    @Test
+    void avroReadsSchemasFromTheRegistryItNames() throws IOException {
+        Sources.KafkaSource k = ConfigLoader.parse("""
+                sources:
+                  kafka:
+                    bootstrap: k:9092
+                    schema_registry: {url: "http://registry:8081/apis/ccompat/v6/"}
+                    topics:
+                      - topic: people
+                        key_format: avro
+                        value_format: avro
+                        cypher: "MERGE (p:Person {id: __value.id})"
+                """).sources().kafka();
+        assertThat(k.schemaRegistry()).isEqualTo(new Sources.SchemaRegistry("http://registry:8081/apis/ccompat/v6"));
+        assertThat(k.topics().getFirst().valueFormat()).isEqualTo(Sources.Format.AVRO);
+        assertThat(k.withBootstrap("k2:9092").schemaRegistry()).isEqualTo(k.schemaRegistry());
+
+        refused("sources: {kafka: {topics: [{topic: t, value_format: avro, cypher: \"CREATE ()\"}]}}\n",
+                "topic 't' reads avro, which needs sources.kafka.schema_registry.url");
+        refused("sources: {kafka: {schema_registry: {url: \"registry:8081\"}, topics: [{topic: t, cypher:"
+                + " \"CREATE ()\"}]}}\n", "is not an http:// or https:// URL");
+        refused("sources: {kafka: {topics: [{topic: t, value_format: protobuf, cypher: \"CREATE ()\"}]}}\n",
+                "unknown format 'protobuf'");
+    }
+
     private static void refused(String yaml, String message) {
         assertThatThrownBy(() -> ConfigLoader.parse(yaml)).as(yaml).hasMessageContaining(message);
     }

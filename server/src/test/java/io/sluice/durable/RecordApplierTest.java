@@ -125,4 +125,66 @@ class RecordApplierTest {
                 .rows()).as("each write applied once").containsExactly(List.of(1L), List.of(10L), List.of(12L),
                         List.of(13L));
     }
+
+    /**
+     * A record that cannot be read now for a reason outside it (its schema registry down) is an outage, not bad
+     * data: the records before it are applied, it is neither dead-lettered nor skipped, the result asks for a
+     * resync at it, and once it reads the rest is applied, each write once.
+     */
+    @Test
+    void aRecordUnavailableNowIsRetriedNeverDeadLettered() throws Exception {
+        dir = Files.createTempDirectory("sluice-record-applier-");
+        neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(dir.resolve("db"), null, 64L << 20, 0, "neo4j"));
+        Sink sink = neo4j.sink();
+        Template item = Template.compile("item", new TemplateConfig("CREATE (:Item {id: row.id})", List.of("id"), null));
+        List<Rec> log = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            log.add(new Rec(i, RecordCodec.encode(new WriteRequest.TemplateRequest(item, List.of(Map.of("id", i)),
+                    10))));
+        }
+        GraphPositions positions = new GraphPositions(sink, "test-log", GraphPositions.Legacy.NONE);
+        positions.createSchema(Time.SYSTEM);
+        assertThat(positions.readLocked(0)).isZero();
+        java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean(true);
+        AtomicInteger tries = new AtomicInteger();
+        List<Long> deadLettered = new ArrayList<>();
+        RecordApplier<Rec> applier = new RecordApplier<>(new RecordApplier.Records<>() {
+            @Override
+            public long offset(Rec r) {
+                return r.offset();
+            }
+
+            @Override
+            public long bytes(Rec r) {
+                return r.payload().length;
+            }
+
+            @Override
+            public WriteRequest decode(Rec r) throws RecordCodec.Undecodable, RecordApplier.Unavailable {
+                if (r.offset() == 2 && down.get()) {
+                    tries.incrementAndGet();
+                    throw new RecordApplier.Unavailable("injected: the schema registry is down", null);
+                }
+                return RecordCodec.decode(r.payload(), Map.of("item", item));
+            }
+        }, positions, new BatchRunner(sink, new RetryPolicy(1, Duration.ofMillis(1), Duration.ofMillis(1)),
+                Time.SYSTEM, Jitter.fixed(0), Metrics.NONE), (partition, r, error) -> deadLettered.add(r.offset()),
+                (partition, next, rows, bytes) -> { }, Time.SYSTEM, null, 100, false);
+
+        assertThat(applier.apply(0, 0, log, () -> false)).as("applied up to the record that cannot be read now")
+                .isEqualTo(new RecordApplier.Result(2, true));
+        assertThat(positions.readLocked(0)).isEqualTo(2);
+        assertThat(applier.apply(0, 2, log, () -> false)).as("still down: nothing moves")
+                .isEqualTo(new RecordApplier.Result(2, true));
+        assertThat(deadLettered).isEmpty();
+        assertThat(tries).hasValueGreaterThanOrEqualTo(2);
+
+        down.set(false);
+        assertThat(applier.apply(0, positions.readLocked(0), log, () -> false))
+                .isEqualTo(new RecordApplier.Result(4, false));
+        assertThat(deadLettered).isEmpty();
+        assertThat(sink.inReadTransaction(tx -> tx.run("MATCH (i:Item) RETURN i.id ORDER BY i.id", Map.of()))
+                .rows()).as("each write applied once").containsExactly(List.of(0L), List.of(1L), List.of(2L),
+                        List.of(3L));
+    }
 }

@@ -209,6 +209,56 @@ class ConnectorConfigTest {
     }
 
     @Test
+    void avroConverterIsAvroWithItsRegistry() throws Exception {
+        ConnectorConfig c = parse(Map.of("key.converter", ConnectorConfig.STRING_CONVERTER,
+                "value.converter", ConnectorConfig.AVRO_CONVERTER,
+                "value.converter.schema.registry.url", "http://registry:8081/",
+                "value.converter.auto.register.schemas", "false",
+                "value.converter.schemas.cache.config", "100"));
+        Topic t = c.kafka().topics().get(0);
+        assertThat(List.of(t.keyFormat(), t.valueFormat())).containsExactly(Format.STRING, Format.AVRO);
+        assertThat(c.kafka().schemaRegistry()).isEqualTo(new Sources.SchemaRegistry("http://registry:8081"));
+        assertThat(names(c.notes())).contains("value.converter", "value.converter.auto.register.schemas",
+                "value.converter.schemas.cache.config");
+        assertRoundTrip(c);
+
+        ConnectorConfig both = parse(Map.of("key.converter", ConnectorConfig.AVRO_CONVERTER,
+                "key.converter.schema.registry.url", "http://r1:8081,http://r2:8081",
+                "value.converter", ConnectorConfig.AVRO_CONVERTER,
+                "value.converter.schema.registry.url", "http://r1:8081"));
+        assertThat(formats(Map.of("key.converter", ConnectorConfig.AVRO_CONVERTER,
+                "key.converter.schema.registry.url", "http://r1:8081", "value.converter",
+                ConnectorConfig.JSON_CONVERTER))).containsExactly(Format.AVRO, Format.JSON_SCHEMA);
+        assertThat(both.kafka().schemaRegistry().url()).as("the first of a list").isEqualTo("http://r1:8081");
+        assertThat(names(both.notes())).contains("key.converter.schema.registry.url");
+
+        refused(Map.of("value.converter", ConnectorConfig.AVRO_CONVERTER), "value.converter",
+                "needs value.converter.schema.registry.url");
+        refused(Map.of("value.converter", ConnectorConfig.AVRO_CONVERTER,
+                "value.converter.schema.registry.url", "http://r:8081",
+                "value.converter.basic.auth.credentials.source", "USER_INFO",
+                "value.converter.basic.auth.user.info", "u:p"),
+                "value.converter.basic.auth.credentials.source", "value.converter.basic.auth.user.info",
+                "without authentication");
+        refused(Map.of("value.converter", ConnectorConfig.AVRO_CONVERTER,
+                "value.converter.schema.registry.url", "http://r:8081",
+                "value.converter.schema.registry.ssl.truststore.location", "/t.jks"),
+                "value.converter.schema.registry.ssl.truststore.location");
+        refused(Map.of("value.converter", ConnectorConfig.AVRO_CONVERTER,
+                "value.converter.schema.registry.url", "http://r:8081",
+                "value.converter.specific.avro.reader", "true"), "value.converter.specific.avro.reader",
+                "not an AvroConverter setting");
+        refused(Map.of("key.converter", ConnectorConfig.AVRO_CONVERTER,
+                "key.converter.schema.registry.url", "http://a:8081",
+                "value.converter", ConnectorConfig.AVRO_CONVERTER,
+                "value.converter.schema.registry.url", "http://b:8081"), "key.converter.schema.registry.url",
+                "value.converter.schema.registry.url", "different schema registries");
+        refused(Map.of("value.converter", ConnectorConfig.AVRO_CONVERTER,
+                "value.converter.schema.registry.url", "mock://scope"), "value.converter.schema.registry.url",
+                "not an http");
+    }
+
+    @Test
     void errorsTolerance() {
         assertThat(onError(Map.of("errors.tolerance", "none", "errors.deadletterqueue.topic.name", "dlq")))
                 .isEqualTo(OnError.STOP);
@@ -294,13 +344,11 @@ class ConnectorConfigTest {
         refused(Map.of("transforms", "route", "transforms.route.type",
                 "org.apache.kafka.connect.transforms.RegexRouter"), "transforms", "transforms.route.type");
         refused(Map.of("predicates", "p", "predicates.p.type", "x"), "predicates", "predicates.p.type");
-        refused(Map.of("value.converter", "io.confluent.connect.avro.AvroConverter",
-                "value.converter.schema.registry.url", "http://r:8081"), "value.converter", "schema registry",
-                "nor its settings [schema.registry.url]");
         refused(Map.of("key.converter", "io.confluent.connect.protobuf.ProtobufConverter"), "key.converter",
-                "schema registry");
-        refused(Map.of("value.converter", "io.confluent.connect.json.JsonSchemaConverter"), "value.converter",
-                "schema registry");
+                "registry's Avro only");
+        refused(Map.of("value.converter", "io.confluent.connect.json.JsonSchemaConverter",
+                "value.converter.schema.registry.url", "http://r:8081"), "value.converter", "registry's Avro only",
+                "nor its settings [schema.registry.url]");
         refused(Map.of("key.converter", "org.apache.kafka.connect.converters.LongConverter"), "key.converter");
         refused(Map.of("header.converter", "org.apache.kafka.connect.storage.StringConverter"), "header.converter");
         refused(Map.of("neo4j.authentication.type", "KERBEROS", "neo4j.authentication.kerberos.ticket", "t"),
