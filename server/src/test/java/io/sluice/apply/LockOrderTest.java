@@ -36,9 +36,10 @@ class LockOrderTest {
     }
 
     @Test
-    void aKeyRepeatedWithDifferentLockValuesKeepsArrivalOrder() {
-        var rows = List.of(row(1, "c"), row(2, "a"), row(1, "b"));
-        assertThat(Execution.lockOrdered(VISITED, rows)).as("user 1's rows must stay c then b").isSameAs(rows);
+    void aKeyRepeatedWithDifferentLockValuesKeepsItsRowsInArrivalOrderAtItsFirstRowsPlace() {
+        var rows = List.of(row(1, "c"), row(2, "a"), row(1, "b"), row(3, "b"), row(4, "d"));
+        assertThat(Execution.lockOrdered(VISITED, rows)).as("user 1's rows stay c then b, sorted as c")
+                .containsExactly(row(2, "a"), row(3, "b"), row(1, "c"), row(1, "b"), row(4, "d"));
         var same = List.of(row(1, "c"), row(2, "a"), row(1, "c"));
         assertThat(Execution.lockOrdered(VISITED, same)).containsExactly(row(2, "a"), row(1, "c"), row(1, "c"));
     }

@@ -416,6 +416,15 @@ public final class SourcesBench {
         return p;
     }
 
+    /**
+     * The scenario template's lock order as the Cypher strategy's paths: what a user writes for it
+     * ({@code lock_order: [__value.url]} for visited: the sites every consumer's batches MERGE).
+     */
+    private List<String> lockOrder() {
+        return Template.compile(o.scenario().name(), o.scenario().template()).lockOrder().stream()
+                .map(f -> "__value." + f).toList();
+    }
+
     /** The sources section for {@code topic}, as a config file would give it, started on {@code sink}. */
     private KafkaSources startSources(Sink sink, String topic, Metrics metrics) {
         Sources.KafkaSource configured = o.config().sources().kafka();
@@ -423,7 +432,7 @@ public final class SourcesBench {
                 configured == null ? Map.of() : configured.properties(), consumers, Sources.Start.EARLIEST, null,
                 null, Sources.OnError.STOP, Sources.DeadLetter.NONE, List.of(new Sources.Topic(topic, null,
                         Sources.Format.STRING, Sources.Format.JSON, new Sources.Cypher(List.of(statement), null,
-                        Sources.Binding.DEFAULT, List.of()), null, false)));
+                        Sources.Binding.DEFAULT, lockOrder()), null, false)));
         try {
             return KafkaSources.start(config, sink, parts(sink, metrics), metrics, time, "bench");
         } catch (SinkException e) {
