@@ -60,7 +60,7 @@ public record Sources(KafkaSource kafka) implements SluiceConfig.Section {
     public enum OnError {
         /** To the dead-letter topic, with Kafka Connect's error headers; the partition moves on. */
         DEAD_LETTER,
-        /** The partition stops at it (the others go on) until sluice restarts: nothing is skipped. */
+        /** The partition holds at it (the others go on), tried again every minute: nothing is skipped. */
         STOP,
         /** Logged and counted, then skipped (the connector's {@code errors.tolerance=all} without a DLQ). */
         SKIP;
@@ -99,6 +99,10 @@ public record Sources(KafkaSource kafka) implements SluiceConfig.Section {
         }
     }
 
+    /** Consumer settings sluice's exactly-once rests on: refused in {@code properties}. */
+    static final List<String> SLUICES = List.of("group.id", "enable.auto.commit", "auto.offset.reset",
+            "key.deserializer", "value.deserializer");
+
     /**
      * {@code sources.kafka}: the brokers ({@code bootstrap}; null: {@code --kafka} gives them), the consumer
      * {@code group} the instances share, {@code properties} for every Kafka client (security included), how many
@@ -117,6 +121,14 @@ public record Sources(KafkaSource kafka) implements SluiceConfig.Section {
                 throw new IllegalArgumentException("sources.kafka.group is required");
             }
             properties = Map.copyOf(properties);
+            for (String owned : SLUICES) {
+                if (properties.containsKey(owned)) {
+                    throw new IllegalArgumentException("sources.kafka.properties: " + owned + " is sluice's to set"
+                            + " (" + (owned.equals("group.id") ? "use sources.kafka.group" : owned.equals(
+                            "auto.offset.reset") ? "use sources.kafka.start; a partition's position is the graph's"
+                            : "the positions live in the graph and the records are read as bytes") + ")");
+                }
+            }
             if (consumers < 1) {
                 throw new IllegalArgumentException("sources.kafka.consumers must be >= 1");
             }

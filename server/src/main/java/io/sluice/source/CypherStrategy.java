@@ -81,12 +81,15 @@ public final class CypherStrategy implements Strategy {
             c.append("CALL (row) { WITH ").append(with).append(' ').append(statements.getFirst().strip()).append("\n} ");
         } else {
             // one subquery per record, the statements inside it: side by side, Neo4j may run every record through
-            // the first before any through the second (an Eager between them), which would reorder records
+            // the first before any through the second (an Eager between them), which would reorder records. Each
+            // statement's rows counted to one, so that one which returns none (or several) runs the next once.
             c.append("CALL (row) { ");
-            for (String s : statements) {
-                c.append("CALL (row) { WITH ").append(with).append(' ').append(s.strip()).append("\n} ");
+            for (int i = 0; i < statements.size(); i++) {
+                c.append("CALL (row) { CALL (row) { WITH ").append(with).append(' ')
+                        .append(statements.get(i).strip()).append("\n} RETURN count(*) AS __sluice_").append(i)
+                        .append(" } ");
             }
-            c.append("} ");
+            c.append("RETURN 0 AS __sluice } ");
         }
         c.append("FINISH");
         return new Template(name, c.toString(), "UNWIND $" + Template.ROWS_PARAM + " AS row " + c, key, Set.of(),
@@ -133,7 +136,8 @@ public final class CypherStrategy implements Strategy {
         row.put("v", m.value());
         row.put("h", m.headers());
         row.put("t", Instant.ofEpochMilli(m.timestamp()).atOffset(ZoneOffset.UTC));
-        row.put("key", m.key());
+        // the lock order's check compares keys by value: bytes as their hex text (an array equals only itself)
+        row.put("key", m.key() instanceof byte[] b ? java.util.HexFormat.of().formatHex(b) : m.key());
         if (!lockPaths.isEmpty()) {
             List<Object> lock = new ArrayList<>(lockPaths.size());
             for (String[] p : lockPaths) {

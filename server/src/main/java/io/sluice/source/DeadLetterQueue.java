@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -74,11 +73,12 @@ final class DeadLetterQueue {
     }
 
     /**
-     * Writes the dead letter of {@code r}; returns once Kafka acknowledged it, retrying until then, or false when
-     * {@code stopping} says so first (the record is then not past: it is tried again by the next owner).
+     * Writes the dead letter of {@code r}, one attempt bounded by the send timeout: null once Kafka acknowledged
+     * it, else why not (the partition then holds at the record and tries again later, on a poll thread that must
+     * not block past the group's poll interval). A dead letter whose acknowledgement was lost may be written again:
+     * the dead-letter topic is at least once, as Kafka Connect's is.
      */
-    boolean write(ConsumerRecord<byte[], byte[]> r, int task, String stage, String strategy, Neo4jError error,
-            BooleanSupplier stopping) {
+    String write(ConsumerRecord<byte[], byte[]> r, int task, String stage, String strategy, Neo4jError error) {
         ProducerRecord<byte[], byte[]> out = new ProducerRecord<>(config.topic(), null, r.key(), r.value());
         for (Header h : r.headers()) {
             out.headers().add(h.key(), h.value());
@@ -96,24 +96,20 @@ final class DeadLetterQueue {
             add(out, "exception.stacktrace", error.code() + ": " + error.message() + "\n\tat sluice " + stage
                     + " of " + r.topic() + "[" + r.partition() + "]@" + r.offset());
         }
-        for (int attempt = 1; ; attempt++) {
-            try {
-                producer.send(out).get(sendTimeout.toMillis(), TimeUnit.MILLISECONDS);
-                log.warn("dead letter to {}: {}[{}]@{}: {} {}", config.topic(), r.topic(), r.partition(), r.offset(),
-                        error.code(), error.message());
-                return true;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            } catch (ExecutionException | TimeoutException e) {
-                if (attempt == 1 || attempt % 10 == 0) {
-                    log.warn("cannot dead-letter {}[{}]@{} yet (attempt {}): {}", r.topic(), r.partition(),
-                            r.offset(), attempt, e.toString());
-                }
-                if (stopping.getAsBoolean()) {
-                    return false;
-                }
-            }
+        try {
+            producer.send(out).get(sendTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            log.warn("dead letter to {}: {}[{}]@{}: {} {}", config.topic(), r.topic(), r.partition(), r.offset(),
+                    error.code(), error.message());
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        } catch (ExecutionException | TimeoutException | org.apache.kafka.common.KafkaException e) {
+            String why = e instanceof ExecutionException x && x.getCause() != null ? x.getCause().toString()
+                    : e.toString();
+            log.warn("cannot dead-letter {}[{}]@{} to {}: {}", r.topic(), r.partition(), r.offset(), config.topic(),
+                    why);
+            return why;
         }
     }
 

@@ -39,8 +39,9 @@ import org.apache.kafka.common.header.Headers;
  *       payload is read by its schema: {@code bytes} from base64, maps written as {@code [key, value]} pairs, and
  *       Connect's logical types as the connector converts them: {@code Decimal} to its text, {@code Date} to a
  *       date, {@code Time} to a local time, {@code Timestamp} to a local date-time (UTC).</li>
- *   <li>{@link Format#STRING}: UTF-8 text. A value (never a key) that is a JSON object or array is read as that
- *       structure, as the connector reads a string value.</li>
+ *   <li>{@link Format#STRING}: UTF-8 text. A key or value that is JSON (an object, an array, a number, a
+ *       boolean, a quoted string, null) is read as that value, as the connector reads a string; other text is
+ *       itself.</li>
  *   <li>{@link Format#BYTES}: the bytes.</li>
  *   <li>{@link Format#AVRO}: Confluent's wire format, the schema from the registry: {@link AvroReader}.</li>
  *   <li>Headers: Connect's {@code SimpleHeaderConverter}: a header that parses as a JSON number, boolean, object or
@@ -51,6 +52,7 @@ import org.apache.kafka.common.header.Headers;
 public final class Formats {
     private static final ObjectMapper JSON = JsonMapper.builder()
             .enable(DeserializationFeature.USE_LONG_FOR_INTS)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
 
     private Formats() {}
@@ -69,10 +71,7 @@ public final class Formats {
         }
         return switch (format) {
             case BYTES -> bytes;
-            case STRING -> {
-                String s = utf8(bytes);
-                yield isValue && looksStructured(s) ? parsedOr(s) : s;
-            }
+            case STRING -> parsedOr(utf8(bytes)); // as the connector reads a string: JSON when it is JSON
             case JSON -> bytes.length == 0 ? null : plain(tree(bytes));
             case JSON_SCHEMA -> bytes.length == 0 ? null : enveloped(tree(bytes));
             case AVRO -> throw new IllegalArgumentException("avro is read with its schema registry (AvroReader)");
@@ -114,11 +113,6 @@ public final class Formats {
             }
         }
         return s;
-    }
-
-    private static boolean looksStructured(String s) {
-        String t = s.strip();
-        return t.startsWith("{") || t.startsWith("[");
     }
 
     private static Object parsedOr(String s) {

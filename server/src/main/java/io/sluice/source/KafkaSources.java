@@ -78,7 +78,8 @@ public final class KafkaSources implements AutoCloseable {
                 Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
                 owned.keySet().forEach(tp -> latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()));
                 try {
-                    admin.listOffsets(latest).all().get(5, TimeUnit.SECONDS)
+                    admin.listOffsets(latest, new org.apache.kafka.clients.admin.ListOffsetsOptions(
+                            org.apache.kafka.common.IsolationLevel.READ_COMMITTED)).all().get(5, TimeUnit.SECONDS)
                             .forEach((tp, info) -> owned.get(tp).end = info.offset());
                 } catch (ExecutionException | TimeoutException e) {
                     log.debug("reading the sources' end offsets: {}", e.toString()); // the next second tries again
@@ -113,6 +114,10 @@ public final class KafkaSources implements AutoCloseable {
                 producer = new KafkaProducer<>(properties(config, Map.of(
                         ProducerConfig.ACKS_CONFIG, "all",
                         ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true",
+                        // one bounded attempt per dead letter, on a consumer's poll thread (DeadLetterQueue#write)
+                        ProducerConfig.MAX_BLOCK_MS_CONFIG, "10000",
+                        ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000",
+                        ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "15000",
                         ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
                         ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
                         ProducerConfig.CLIENT_ID_CONFIG, "sluice-sources-dlq-" + instance)));
@@ -122,7 +127,7 @@ public final class KafkaSources implements AutoCloseable {
                     SourcePositions.committedOffsets(config, s::committed));
             positions.createSchema(time);
             DeadLetterQueue dlq = producer == null ? null
-                    : new DeadLetterQueue(config.deadLetter(), config.group(), producer, time, Duration.ofSeconds(30));
+                    : new DeadLetterQueue(config.deadLetter(), config.group(), producer, time, Duration.ofSeconds(20));
             if (metrics instanceof io.sluice.metrics.PrometheusMetrics p) {
                 p.knownSources(config.topics().stream().map(Sources.Topic::topic)
                         .filter(java.util.Objects::nonNull).toList());
@@ -133,6 +138,8 @@ public final class KafkaSources implements AutoCloseable {
                         ConsumerConfig.GROUP_ID_CONFIG, config.group(),
                         ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
                         ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none", // the graph says where to start
+                        // records of aborted transactions are not applied (the file's properties may say otherwise)
+                        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
                         // a backlog's poll fills every partition's next batch up to the row limit
                         ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(Math.max(500, 4 * parts.maxRows())),
                         ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
@@ -162,6 +169,9 @@ public final class KafkaSources implements AutoCloseable {
     /** As Kafka Connect does: the dead-letter topic is created when missing (one partition, the broker's replication). */
     private static void createDeadLetterTopic(Admin admin, String topic) {
         try {
+            if (admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic)) {
+                return; // there: no CREATE permission needed
+            }
             admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, java.util.Optional.of(1),
                     java.util.Optional.empty()))).all().get(30, TimeUnit.SECONDS);
             log.info("created the dead-letter topic {}", topic);
@@ -285,6 +295,9 @@ public final class KafkaSources implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        for (SourceConsumer c : consumers) {
+            c.stop(); // every consumer finishes its batch at once, not one after another
         }
         for (SourceConsumer c : consumers) {
             c.close();

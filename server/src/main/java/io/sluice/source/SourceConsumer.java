@@ -75,6 +75,7 @@ final class SourceConsumer implements AutoCloseable {
         final SourceTopic topic;
         volatile long next = -1;
         volatile long end = -1; // the partition's end offset, refreshed by KafkaSources' lag thread
+        volatile long fetched = -1; // the consumer's position after a poll's records were all applied
         volatile long headTimestamp = -1;
         volatile long pausedUntil; // nanos; 0: not paused
         volatile String pausedFor;
@@ -166,9 +167,24 @@ final class SourceConsumer implements AutoCloseable {
                 } catch (OffsetOutOfRangeException e) {
                     outOfRange(e);
                     continue;
+                } catch (org.apache.kafka.clients.consumer.InvalidOffsetException e) {
+                    // a partition paused before its first seek (its position could not be read): it has no
+                    // fetch position, and sluice's group commits none; its resume seeks it to the graph's
+                    for (TopicPartition tp : e.partitions()) {
+                        consumer.seekToBeginning(List.of(tp));
+                    }
+                    continue;
                 }
+                boolean outage = false;
                 for (TopicPartition tp : records.partitions()) {
-                    apply(tp, records.records(tp));
+                    if (outage) { // the database is away: the others wait, not each its own retries on this thread
+                        Owned o = owned.get(tp);
+                        if (o != null && o.pausedUntil == 0) {
+                            pause(o, FIRST_BACKOFF, "waiting: another partition's batch was not applied");
+                        }
+                        continue;
+                    }
+                    outage = apply(tp, records.records(tp));
                 }
             }
         } catch (RuntimeException | Error e) {
@@ -196,6 +212,7 @@ final class SourceConsumer implements AutoCloseable {
         owned.put(tp, o);
         metrics.sourcePartition(tp.topic(), tp.partition(), () -> lagRecords(tp), () -> lagSeconds(tp));
         if (!seekToPosition(o)) {
+            consumer.seekToBeginning(List.of(tp)); // a fetch position for poll; the resume seeks to the graph's
             pause(o, o.backoff, "reading its position");
         }
     }
@@ -207,8 +224,8 @@ final class SourceConsumer implements AutoCloseable {
             o.next = next;
             consumer.seek(o.tp, next);
             return true;
-        } catch (SinkException e) {
-            o.pausedFor = e.getMessage();
+        } catch (SinkException | RuntimeException e) { // Neo4j away, or Kafka's offsets not answered in time
+            o.pausedFor = "reading its position: " + e.getMessage();
             log.warn("{}: reading where it stands: {} (retrying)", o.tp, e.getMessage());
             return false;
         }
@@ -222,7 +239,10 @@ final class SourceConsumer implements AutoCloseable {
         }
     }
 
-    /** Resumes the paused partitions whose wait is over, from their position in the graph. */
+    /**
+     * Resumes the paused partitions whose wait is over, from their position in the graph. The first that cannot
+     * read its position ends the round: the others would meet the same outage, each on this thread.
+     */
     private void resumeDue() {
         long now = time.nanos();
         for (Owned o : owned.values()) {
@@ -233,6 +253,7 @@ final class SourceConsumer implements AutoCloseable {
                 } else {
                     o.backoff = grow(o.backoff);
                     pause(o, o.backoff, "reading its position");
+                    return;
                 }
             }
         }
@@ -243,10 +264,11 @@ final class SourceConsumer implements AutoCloseable {
         return twice.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : twice;
     }
 
-    private void apply(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) {
+    /** Applies a poll's records of {@code tp}; true when a batch was not applied for a reason not the records'. */
+    private boolean apply(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) {
         Owned o = owned.get(tp);
         if (o == null || o.pausedUntil != 0) {
-            return; // revoked, or paused since this poll fetched: the resume seeks back to the graph's position
+            return false; // revoked, or paused since this poll fetched: the resume seeks back to the graph's position
         }
         o.headTimestamp = records.getFirst().timestamp();
         o.holdUntil = 0;
@@ -256,15 +278,19 @@ final class SourceConsumer implements AutoCloseable {
         if (!r.resync() || stopping) {
             o.backoff = FIRST_BACKOFF;
             o.pausedFor = null;
-            return;
+            if (!stopping) {
+                o.fetched = consumer.position(tp); // past any transaction markers after the records
+            }
+            return false;
         }
         if (o.holdUntil != 0) {
             long wait = Math.max(0, o.holdUntil - time.nanos());
             pause(o, Duration.ofNanos(wait), o.pausedFor == null ? "held" : o.pausedFor);
-        } else {
-            pause(o, o.backoff, "not applied: retrying");
-            o.backoff = grow(o.backoff);
+            return false;
         }
+        pause(o, o.backoff, "not applied: retrying");
+        o.backoff = grow(o.backoff);
+        return true;
     }
 
     private RecordApplier<ConsumerRecord<byte[], byte[]>> applier(SourceTopic topic) {
@@ -288,10 +314,32 @@ final class SourceConsumer implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether a record that failed alone failed for its own sake: its statement's error (syntax, types, arithmetic,
+     * a missing parameter or entity), a constraint it violates, or it cannot be read. Anything else (the database
+     * read-only, a permission, a database not found, a pool that timed out) is the environment's, and is retried
+     * like an outage, never dead-lettered or skipped.
+     */
+    static boolean recordsFault(Neo4jError error) {
+        String code = error.code();
+        return code.startsWith("Neo.ClientError.Statement.")
+                || code.equals("Neo.ClientError.Schema.ConstraintValidationFailed")
+                || code.equals(Neo4jError.invalidFormat("").code());
+    }
+
     /** What {@code on_error} does with a record that failed alone or cannot be read: true moves past it. */
     private boolean deadLetter(SourceTopic topic, ConsumerRecord<byte[], byte[]> r, Neo4jError error) {
         TopicPartition tp = new TopicPartition(r.topic(), r.partition());
         Owned o = owned.get(tp);
+        if (!recordsFault(error)) {
+            Duration wait = o == null ? FIRST_BACKOFF : o.backoff;
+            hold(o, time.nanos() + wait.toNanos(), "not applied at offset " + r.offset() + ", not for the record's"
+                    + " sake (retrying): " + error.code() + " " + error.message());
+            if (o != null) {
+                o.backoff = grow(o.backoff);
+            }
+            return false;
+        }
         String stage = stage(error);
         switch (config.onError()) {
             case SKIP -> {
@@ -315,7 +363,14 @@ final class SourceConsumer implements AutoCloseable {
                     metrics.sourceRecords(r.topic(), "held", 1);
                     return false;
                 }
-                if (!deadLetters.write(r, task, stage, topic.strategyName(), error, () -> stopping)) {
+                String failed = deadLetters.write(r, task, stage, topic.strategyName(), error);
+                if (failed != null) {
+                    Duration wait = o == null ? FIRST_BACKOFF : o.backoff;
+                    hold(o, time.nanos() + wait.toNanos(), "held at offset " + r.offset() + ": its dead letter"
+                            + " could not be written (retrying): " + failed);
+                    if (o != null) {
+                        o.backoff = grow(o.backoff);
+                    }
                     return false;
                 }
                 metrics.sourceRecords(r.topic(), "dead_lettered", 1);
@@ -361,11 +416,18 @@ final class SourceConsumer implements AutoCloseable {
             consumer.seekToBeginning(List.of(entry.getKey()));
             Owned o = owned.get(entry.getKey());
             if (o != null) {
-                long start = consumer.position(entry.getKey());
                 try {
+                    long start = consumer.position(entry.getKey(), Duration.ofSeconds(10));
+                    if (start <= o.next) { // the log is behind the graph (truncated): never go back and re-apply
+                        consumer.seek(entry.getKey(), o.next);
+                        hold(o, time.nanos() + HOLD.toNanos(), "Kafka's log of the partition ends before its"
+                                + " position in the graph (" + o.next + "): truncated? held, nothing re-applied");
+                        pause(o, HOLD, o.pausedFor);
+                        continue;
+                    }
                     positions.of(entry.getKey().topic()).advanceAlone(entry.getKey().partition(), o.next, start);
                     o.next = start;
-                } catch (SinkException ex) {
+                } catch (SinkException | RuntimeException ex) {
                     pause(o, o.backoff, "moving past deleted records");
                 }
             }
@@ -377,7 +439,12 @@ final class SourceConsumer implements AutoCloseable {
         if (o == null) {
             return Double.NaN;
         }
-        return o.end < 0 || o.next < 0 ? Double.NaN : Math.max(0, o.end - o.next);
+        if (o.end < 0 || o.next < 0) {
+            return Double.NaN;
+        }
+        // all applied and the consumer past them: what is left before the end is no record (a transaction's marker)
+        long applied = o.pausedUntil == 0 && o.fetched >= o.next ? o.fetched : o.next;
+        return Math.max(0, o.end - applied);
     }
 
     private Number lagSeconds(TopicPartition tp) {
@@ -438,10 +505,15 @@ final class SourceConsumer implements AutoCloseable {
         }
     }
 
-    @Override
-    public void close() {
+    /** Asks the thread to finish its batch and leave the group; {@link #close} waits for it. */
+    void stop() {
         stopping = true;
         consumer.wakeup();
+    }
+
+    @Override
+    public void close() {
+        stop();
         try {
             if (!thread.join(Duration.ofSeconds(30))) {
                 log.warn("{} did not stop within 30 s", thread.getName());

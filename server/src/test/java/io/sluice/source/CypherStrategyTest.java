@@ -93,6 +93,15 @@ class CypherStrategyTest {
         assertThat(query("MATCH (p:Person) RETURN count(p) AS x")).as("the second statement ran for both").isEqualTo(2L);
         assertThat(query("MATCH (p:Person {id: 2}) RETURN p.k AS x")).isEqualTo(8L);
         assertThat(query("MATCH ()-[r:IN]->() RETURN count(r) AS x")).isEqualTo(1L);
+        var returning = new CypherStrategy("people", new Sources.Cypher(List.of(
+                "MATCH (u:Person {id: val.id}) SET u.seen = true RETURN u",
+                "CREATE (:Audit {id: val.id})"), null, bind, List.of()));
+        List<Strategy.Op> more = new ArrayList<>();
+        more.addAll(returning.ops(message(2, 9L, Map.of("id", 1L), Map.of())));
+        more.addAll(returning.ops(message(3, 9L, Map.of("id", 99L), Map.of()))); // no such person: no row returned
+        apply(more);
+        assertThat(query("MATCH (a:Audit) RETURN count(a) AS x")).as("the second statement once a record, whatever"
+                + " the first returned").isEqualTo(2L);
         assertThatThrownBy(() -> neo4j.database().executeTransactionally(
                 "UNWIND [1] AS row " + CypherStrategy.template("t", List.of("RETURN event AS e"), bind, List.of(),
                         List.of()).cypher())).as("an unbound name is not visible").hasMessageContaining("event");
@@ -129,6 +138,21 @@ class CypherStrategyTest {
         assertThat(message(2, 1L, null, Map.of()).tombstone()).isTrue();
         apply(ops);
         assertThat(query("MATCH (p:Person) RETURN collect(p.name) AS x")).isEqualTo(List.of("Bob"));
+    }
+
+    @Test
+    void onlyTheRecordsOwnErrorsAreItsFault() {
+        assertThat(SourceConsumer.recordsFault(new io.sluice.sink.Neo4jError("Neo.ClientError.Statement.TypeError",
+                "x"))).isTrue();
+        assertThat(SourceConsumer.recordsFault(new io.sluice.sink.Neo4jError(
+                "Neo.ClientError.Schema.ConstraintValidationFailed", "x"))).isTrue();
+        assertThat(SourceConsumer.recordsFault(io.sluice.sink.Neo4jError.invalidFormat("x"))).isTrue();
+        for (String environment : List.of("Neo.ClientError.General.ForbiddenOnReadOnlyDatabase",
+                "Neo.ClientError.Security.Forbidden", "Neo.ClientError.Database.DatabaseNotFound", "N/A",
+                "Neo.ClientError.Security.AuthorizationExpired")) {
+            assertThat(SourceConsumer.recordsFault(new io.sluice.sink.Neo4jError(environment, "x")))
+                    .as("%s: retried as an outage, never dead-lettered", environment).isFalse();
+        }
     }
 
     @Test

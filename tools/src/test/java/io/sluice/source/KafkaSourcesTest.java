@@ -120,6 +120,27 @@ class KafkaSourcesTest {
         return ConfigLoader.parse(yaml.replace("BOOTSTRAP", kafka.bootstrap())).sources().kafka();
     }
 
+    /** Started on a sink that may be away: the mapping checks run on the real database first. */
+    static KafkaSources sources0(Sources.KafkaSource config, Sink sink) throws SinkException {
+        return sources(config, new ForwardingSink(sink) {
+            private boolean checked;
+
+            @Override
+            public <T> T inReadTransaction(TxWork<T> work) throws SinkException {
+                if (!checked) { // SourceChecks reads first: answered by the real database
+                    return graph.inReadTransaction(work);
+                }
+                return super.inReadTransaction(work);
+            }
+
+            @Override
+            public <T> T inTransaction(TxWork<T> work) throws SinkException {
+                checked = true;
+                return super.inTransaction(work);
+            }
+        });
+    }
+
     static KafkaSources sources(Sources.KafkaSource config, Sink sink) throws SinkException {
         RecordApplier.Parts parts = new RecordApplier.Parts(clock -> new BatchRunner(sink,
                 new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(100)), clock, Jitter.fixed(0),
@@ -342,6 +363,40 @@ class KafkaSourcesTest {
                     .as("counter %d: every record once, in order", k).isEqualTo(expected);
         }
         assertThat(deadLetters(dlq, 0)).as("nothing dead-lettered for an outage").isEmpty();
+    }
+
+    @Test
+    void partitionsAssignedWhileNeo4jIsAwayWaitForIt() throws Exception {
+        String topic = name("assigned-down");
+        String dlq = name("assigned-down-dlq");
+        topic(topic, 2);
+        var config = config("""
+                sources:
+                  kafka:
+                    bootstrap: BOOTSTRAP
+                    group: %s
+                    consumers: 2
+                    dead_letter: {topic: %s}
+                    topics:
+                      - topic: %s
+                        cypher: "CREATE (:Seen {p: event.p})"
+                """.formatted(name("group"), dlq, topic));
+        Down down = new Down(graph);
+        for (int i = 0; i < 20; i++) {
+            send(topic, i % 2, null, "{\"p\": " + (i % 2) + "}", Map.of());
+        }
+        down.down.set(true); // away before the partitions are assigned: no position to read
+        KafkaSources again = sources0(config, down);
+        try (again) {
+            Await.until("both partitions assigned and waiting", Duration.ofSeconds(60), () -> down.refused.get() >= 4
+                    && again.partitions().size() == 2);
+            assertThat(again.health().get("consumers_running")).as("no consumer died of it").isEqualTo(2L);
+            down.down.set(false);
+            Await.until("applied once it is back", Duration.ofSeconds(90),
+                    () -> position(topic, 0) == 10 && position(topic, 1) == 10);
+        }
+        assertThat(count("MATCH (s:Seen) RETURN count(s)")).isEqualTo(20);
+        assertThat(deadLetters(dlq, 0)).isEmpty();
     }
 
     @Test
