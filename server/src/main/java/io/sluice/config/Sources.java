@@ -29,7 +29,7 @@ public record Sources(KafkaSource kafka) implements SluiceConfig.Section {
         JSON,
         /** JSON in Kafka Connect's {@code {"schema", "payload"}} envelope ({@code schemas.enable=true}). */
         JSON_SCHEMA,
-        /** UTF-8 text; a value that parses as a JSON object or array is that structure, as the connector reads it. */
+        /** UTF-8 text; a key or value that parses as JSON is that value, as the connector reads a string. */
         STRING,
         /** The bytes as they are. */
         BYTES,

@@ -304,9 +304,7 @@ public final class ConnectorConfig {
                 s.refuse(setting + "." + k, "'" + v + "': sluice reads strings as UTF-8 only");
             }
         });
-        s.note(setting, "StringConverter: the string format; the connector reads a string that parses as any JSON"
-                + " value as that value, sluice's string format only a JSON object or array");
-        return Format.STRING;
+        return Format.STRING; // the same reading as the connector's: a string that is JSON is that value
     }
 
     /**

@@ -144,7 +144,7 @@ class ConnectorConfigTest {
         assertThat(c.neo4j()).isEqualTo(new ConnectorConfig.Neo4jSink("neo4j+s://core1:7687", "writer",
                 "s3cret: \"quoted\"", "shop"));
         assertThat(c.maxRows()).hasValue(500);
-        assertThat(names(c.notes())).contains("key.converter", "errors.tolerance", "errors.log.include.messages",
+        assertThat(names(c.notes())).contains("errors.tolerance", "errors.log.include.messages",
                 "errors.deadletterqueue.topic.replication.factor", "errors.deadletterqueue.topic.name",
                 "errors.retry.timeout", "errors.retry.delay.max.ms", "neo4j.uri", "neo4j.security.encrypted",
                 "neo4j.batch-size", "neo4j.batch-timeout", "neo4j.max-batched-queries", "neo4j.max-retry-time",
