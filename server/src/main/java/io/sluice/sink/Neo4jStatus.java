@@ -92,6 +92,9 @@ public final class Neo4jStatus {
         private Statement() {
         }
 
+        /** What every statement's own error's code starts with. */
+        public static final String PREFIX = "Neo.ClientError.Statement.";
+
         public static final String ACCESS_MODE = "Neo.ClientError.Statement.AccessMode";
         public static final String ARGUMENT_ERROR = "Neo.ClientError.Statement.ArgumentError";
         public static final String PARAMETER_MISSING = "Neo.ClientError.Statement.ParameterMissing";

@@ -322,8 +322,8 @@ final class SourceConsumer implements AutoCloseable {
      */
     static boolean recordsFault(Neo4jError error) {
         String code = error.code();
-        return code.startsWith("Neo.ClientError.Statement.")
-                || code.equals("Neo.ClientError.Schema.ConstraintValidationFailed")
+        return code.startsWith(io.sluice.sink.Neo4jStatus.Statement.PREFIX)
+                || code.equals(io.sluice.sink.Neo4jStatus.Schema.CONSTRAINT_VALIDATION_FAILED)
                 || code.equals(Neo4jError.invalidFormat("").code());
     }
 
