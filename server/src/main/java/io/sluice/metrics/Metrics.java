@@ -57,4 +57,7 @@ public interface Metrics {
      * {@code skipped} (failed, on_error skip) or {@code held} (a partition stopped at a failing record).
      */
     default void sourceRecords(String topic, String outcome, long n) {}
+
+    /** The sources' consumers: how many the config asks for, and how many still run (read on scrape). */
+    default void sourceConsumers(Supplier<Number> configured, Supplier<Number> running) {}
 }

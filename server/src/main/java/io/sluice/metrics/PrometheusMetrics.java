@@ -80,6 +80,15 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
     }
 
     @Override
+    public void sourceConsumers(Supplier<Number> configured, Supplier<Number> running) {
+        Gauge.builder("sluice.source.consumers", configured).description("the sources' consumers the config asks for")
+                .register(registry);
+        Gauge.builder("sluice.source.consumers.running", running).description("the sources' consumers still running"
+                + " (one that stopped on an error it cannot go on from is logged; its partitions go to the others)")
+                .register(registry);
+    }
+
+    @Override
     public void sourceRecords(String topic, String outcome, long n) {
         registry.counter("sluice.source.records", "topic", topic, "outcome", outcome).increment(n);
     }

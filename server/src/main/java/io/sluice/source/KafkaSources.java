@@ -149,6 +149,9 @@ public final class KafkaSources implements AutoCloseable {
                         Thread.ofPlatform().name("sluice-source-" + i).factory()).start());
             }
             s.lag.start();
+            KafkaSources started = s;
+            metrics.sourceConsumers(config::consumers, () -> started.consumers.stream()
+                    .filter(SourceConsumer::running).count());
             log.info("applying {} from Kafka at {} as group {} ({} consumer{}){}", describe(config),
                     config.bootstrap(), config.group(), config.consumers(), config.consumers() == 1 ? "" : "s",
                     s.avro == null ? "" : ", Avro schemas from " + s.avro.url());

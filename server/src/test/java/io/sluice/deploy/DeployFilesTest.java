@@ -69,6 +69,7 @@ class DeployFilesTest {
         try (io.sluice.metrics.PrometheusMetrics m = new io.sluice.metrics.PrometheusMetrics()) {
             m.knownSources(List.of("orders"));
             m.sourcePartition("orders", 0, () -> 0, () -> 0);
+            m.sourceConsumers(() -> 2, () -> 2);
             sources = m.scrape();
         }
     }
@@ -105,7 +106,7 @@ class DeployFilesTest {
                 "sluice_template_requests_total", "sluice_batch_rows_sum", "sluice_transient_retries_total",
                 "sluice_bolt_connections", "sluice_bolt_messages_total", "sluice_bolt_failures_total",
                 "sluice_bolt_transactions_total", "sluice_source_lag_records", "sluice_source_lag_seconds",
-                "sluice_source_records_total");
+                "sluice_source_records_total", "sluice_source_consumers", "sluice_source_consumers_running");
         used.remove("up"); // Prometheus's own, per scrape target
         Set<String> sourceNames = sampleNames(sources);
         for (String name : used) {
