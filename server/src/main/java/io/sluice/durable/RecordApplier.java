@@ -118,7 +118,11 @@ public final class RecordApplier<R> {
      * Where a call to {@link #apply} left the partition (everything before {@code next} is applied and was reported
      * to {@link Progress}), and whether its position must be re-read from the graph.
      */
-    public record Result(long next, boolean resync) {}
+    public record Result(long next, boolean resync, String why) {
+        public Result(long next, boolean resync) {
+            this(next, resync, null);
+        }
+    }
 
     private final Records<R> records;
     private final GraphPositions positions;
@@ -200,7 +204,7 @@ public final class RecordApplier<R> {
                     if (pending.isEmpty()) { // an outage, not bad data: neither skipped nor dead-lettered
                         log.warn("partition {} of {}: offset {} cannot be read now ({}); re-reading where it stands"
                                 + " and retrying", partition, positions.source(), records.offset(r), e.getMessage());
-                        return new Result(position, true);
+                        return new Result(position, true, e.getMessage());
                     }
                     break; // apply what came before it first; the next round reads this record again
                 }
@@ -295,7 +299,7 @@ public final class RecordApplier<R> {
             if (sizes != null) {
                 sizes.failed();
             }
-            return new Result(Math.max(position, committed), true);
+            return new Result(Math.max(position, committed), true, f.error().code() + " " + f.error().message());
         }
         if (committed < end) { // the last requests failed alone and are dead-lettered: move past them
             try {

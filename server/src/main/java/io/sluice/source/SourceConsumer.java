@@ -288,7 +288,8 @@ final class SourceConsumer implements AutoCloseable {
             pause(o, Duration.ofNanos(wait), o.pausedFor == null ? "held" : o.pausedFor);
             return false;
         }
-        pause(o, o.backoff, "not applied: retrying");
+        o.pausedFor = null; // the newest reason, Neo4j's own words (a memory limit a batch keeps meeting shows here)
+        pause(o, o.backoff, "not applied, retrying" + (r.why() == null ? "" : ": " + r.why()));
         o.backoff = grow(o.backoff);
         return true;
     }

@@ -109,7 +109,9 @@ class RecordApplierTest {
         // transaction (the fifth) is unavailable
         sink.failAt = sink.calls.get() + 5;
         RecordApplier.Result first = applier.apply(0, 0, log, () -> false);
-        assertThat(first).isEqualTo(new RecordApplier.Result(1, true));
+        assertThat(first.next()).isEqualTo(1);
+        assertThat(first.resync()).isTrue();
+        assertThat(first.why()).as("Neo4j's words, for /health").contains("DatabaseUnavailable");
         assertThat(rowsReported).as("the committed first record, reported once").hasValue(1);
         assertThat(deadLettered).containsExactly(1L);
 
@@ -172,10 +174,10 @@ class RecordApplierTest {
                 (partition, next, rows, bytes) -> { }, Time.SYSTEM, null, 100, false);
 
         assertThat(applier.apply(0, 0, log, () -> false)).as("applied up to the record that cannot be read now")
-                .isEqualTo(new RecordApplier.Result(2, true));
+                .extracting(RecordApplier.Result::next, RecordApplier.Result::resync).containsExactly(2L, true);
         assertThat(positions.readLocked(0)).isEqualTo(2);
         assertThat(applier.apply(0, 2, log, () -> false)).as("still down: nothing moves")
-                .isEqualTo(new RecordApplier.Result(2, true));
+                .extracting(RecordApplier.Result::next, RecordApplier.Result::resync).containsExactly(2L, true);
         assertThat(deadLettered).isEmpty();
         assertThat(tries).hasValueGreaterThanOrEqualTo(2);
 
