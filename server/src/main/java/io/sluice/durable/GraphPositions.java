@@ -15,7 +15,8 @@ import java.util.Map;
  * Where each partition of a log of records stands, kept in the graph: {@code (:SluicePosition {source, partition,
  * next})}, {@code next} the offset of the next record to apply (0 at the start), under a composite uniqueness
  * constraint (what Community has; a node key would need Enterprise). {@code source} names the log: {@code journal}
- * for the local journal, {@code kafka:<topic>} for a topic. It is written in the same transaction as the batch it
+ * for the local journal, {@code kafka:<topic>} for the Kafka journal's topic, {@code topic:<topic>} for an
+ * application topic (source.SourcePositions). It is written in the same transaction as the batch it
  * covers, so the graph and the position commit or roll back together: replay after a crash skips exactly what was
  * applied. One convention for every log.
  *

@@ -57,7 +57,7 @@ final class SourcePositions {
     }
 
     void createSchema(Time time) throws SinkException {
-        of("").createSchema(time);
+        new GraphPositions(sink, source(""), UNSET_AT_FIRST).createSchema(time); // one constraint for every source
     }
 
     /** The next offset of {@code tp} to apply, fixing its start first when no owner has yet. */
