@@ -28,8 +28,13 @@ import java.util.stream.Collectors;
  * which ends them.
  */
 public final class BoltRecorder implements AutoCloseable {
-    /** One decoded item: connection number (from 1), whether the server sent it, and its text. */
-    public record Event(int connection, boolean fromServer, String text, Struct message) {
+    /**
+     * One decoded item: connection number (from 1), whether the server sent it, its text, and the number (from 1,
+     * per connection and direction) of the socket read that brought its last byte: two requests with the same
+     * {@code read} were written before the first one's answer could come back, i.e. pipelined, whatever the order
+     * of the two directions' events (each direction is decoded on its own thread, after forwarding).
+     */
+    public record Event(int connection, boolean fromServer, String text, Struct message, int read) {
         @Override
         public String toString() {
             return "#" + connection + (fromServer ? " S: " : " C: ") + text;
@@ -92,7 +97,8 @@ public final class BoltRecorder implements AutoCloseable {
     /** Forwards {@code from} to {@code to}, decoding what passes; the server side says whether it chose manifest. */
     private void pump(int n, boolean fromServer, Socket from, Socket to, CompletableFuture<Boolean> manifest) {
         try (from; to) {
-            DataInputStream in = new DataInputStream(new Tee(from.getInputStream(), to.getOutputStream()));
+            Tee tee = new Tee(from.getInputStream(), to.getOutputStream());
+            DataInputStream in = new DataInputStream(tee);
             if (fromServer) {
                 byte[] answer = bytes(in, 4);
                 boolean isManifest = answer[0] == 0 && answer[1] == 0 && answer[2] == 1 && answer[3] == (byte) 0xFF;
@@ -105,29 +111,29 @@ public final class BoltRecorder implements AutoCloseable {
                     text += " manifest " + hex(rest.toByteArray());
                 }
                 manifest.complete(isManifest);
-                record(n, true, text, null);
+                record(n, true, text, null, tee.reads);
             } else {
-                record(n, false, "handshake " + hex(bytes(in, 20)), null);
+                record(n, false, "handshake " + hex(bytes(in, 20)), null, tee.reads);
                 if (manifest.join()) {
                     ByteArrayOutputStream chosen = new ByteArrayOutputStream();
                     chosen.writeBytes(bytes(in, 4));
                     varint(in, chosen);
-                    record(n, false, "manifest choice " + hex(chosen.toByteArray()), null);
+                    record(n, false, "manifest choice " + hex(chosen.toByteArray()), null, tee.reads);
                 }
             }
             while (true) {
                 Struct m = message(in);
-                record(n, fromServer, m == null ? "NOOP" : describe(m, fromServer), m);
+                record(n, fromServer, m == null ? "NOOP" : describe(m, fromServer), m, tee.reads);
             }
         } catch (IOException | PackStream.PackStreamException e) {
-            record(n, fromServer, "closed (" + e.getClass().getSimpleName() + ")", null);
+            record(n, fromServer, "closed (" + e.getClass().getSimpleName() + ")", null, -1);
         } finally {
             manifest.complete(false);
         }
     }
 
-    private void record(int n, boolean fromServer, String text, Struct m) {
-        events.add(new Event(n, fromServer, text, m));
+    private void record(int n, boolean fromServer, String text, Struct m, int read) {
+        events.add(new Event(n, fromServer, text, m, read));
     }
 
     /** The next message, or null for a NOOP chunk. */
@@ -217,6 +223,8 @@ public final class BoltRecorder implements AutoCloseable {
         private final byte[] buffer = new byte[64 << 10];
         private int at;
         private int end;
+        /** Socket reads so far. */
+        volatile int reads;
 
         Tee(InputStream in, OutputStream copy) {
             this.in = in;
@@ -238,6 +246,7 @@ public final class BoltRecorder implements AutoCloseable {
                 }
                 copy.write(buffer, 0, n);
                 copy.flush();
+                reads++;
                 at = 0;
                 end = n;
             }
