@@ -40,6 +40,7 @@ import org.neo4j.driver.Transaction;
  * Transcripts are kept in target/telemetry/.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
+@org.junit.jupiter.api.Tag("soak") // facts about the drivers (for issue 29's design), not about sluice: ./sluice soak
 class TelemetryWireTest {
     static final Path OUTPUT = Path.of("target", "telemetry");
     static final String LOCK_QUERY = "MATCH (n:TelemetryLock {id: 1}) SET n.v = 2, n.step = 'retry%d'";
