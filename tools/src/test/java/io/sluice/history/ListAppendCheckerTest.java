@@ -75,6 +75,23 @@ class ListAppendCheckerTest {
     }
 
     @Test
+    void readCommittedAllowsWriteSkewAndNonRepeatableReadsButNotG1c() {
+        History skew = new History.Builder()
+                .ok(r(1), r(2), a(1, 1))
+                .ok(r(1), r(2), a(2, 2))
+                .ok(r(1), r(1, 1L))
+                .finalList(1, 1L).finalList(2, 2L).build();
+        assertThat(ListAppendChecker.check(skew, ListAppendChecker.Model.READ_COMMITTED).valid()).isTrue();
+        assertThat(kinds(ListAppendChecker.check(skew))).contains("internal").hasSizeGreaterThan(1); // and a cycle
+        History g1c = new History.Builder()
+                .ok(a(1, 1), r(2, 2L))
+                .ok(a(2, 2), r(1, 1L))
+                .finalList(1, 1L).finalList(2, 2L).build();
+        assertThat(kinds(ListAppendChecker.check(g1c, ListAppendChecker.Model.READ_COMMITTED)))
+                .containsExactly("G1c");
+    }
+
+    @Test
     void circularInformationFlowIsG1c() {
         History h = new History.Builder()
                 .ok(a(1, 1), r(2, 2L))
