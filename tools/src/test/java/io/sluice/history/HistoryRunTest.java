@@ -81,6 +81,7 @@ class HistoryRunTest {
     }
 
     @Test
+    @Tag("soak") // the control, about Neo4j itself: ./sluice soak (sluice's own run below stays in the suite)
     void neo4jServerIsSerializable() throws Exception {
         neo4j("neo4j", TXNS, TIME);
     }
