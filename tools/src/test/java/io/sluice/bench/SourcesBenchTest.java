@@ -29,6 +29,7 @@ class SourcesBenchTest {
     Path dir;
 
     @Test
+    @org.junit.jupiter.api.Tag("soak") // a bench's smoke run (~30 s): the suite stays well under 15 minutes
     @Timeout(240) // a broker, four servers and two producer JVMs: ~60 s here
     void aTinyRunAppliesEveryRecordAsRawDoesAndReportsEveryPhase() throws Exception {
         ByteArrayOutputStream progress = new ByteArrayOutputStream();

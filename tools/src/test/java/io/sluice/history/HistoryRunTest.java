@@ -87,6 +87,7 @@ class HistoryRunTest {
     }
 
     @Test
+    @Tag("soak") // ~50 s with its setup: the suite gets it back when issue 29 (grouping) lands and needs it
     void sluiceIsSerializable() throws Exception {
         sluice("sluice", TXNS, TIME);
     }
