@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code sluice bench-sources} on a tiny topic (a broker of its own, a producer process per topic, every phase on a
- * fresh embedded Neo4j), so CI covers it end to end; and how the lag phase sums its samples up.
+ * fresh embedded Neo4j: soak, {@code ./sluice soak}), end to end; and how the lag phase sums its samples up (in the suite).
  */
 class SourcesBenchTest {
     @TempDir
