@@ -17,6 +17,28 @@ final class ChildProcess {
     private ChildProcess() {}
 
     /**
+     * Starts a daemon thread named {@code name} that hands each line of the child's {@code stream} to {@code each},
+     * then runs {@code atEnd} (null: nothing) when the stream ends or fails: the child is gone.
+     */
+    static Thread readLines(String name, java.io.InputStream stream, java.util.function.Consumer<String> each,
+            Runnable atEnd) {
+        return Thread.ofPlatform().name(name).daemon(true).start(() -> {
+            try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(stream,
+                    java.nio.charset.StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    each.accept(line);
+                }
+            } catch (java.io.IOException e) {
+                // the child is gone: atEnd says so
+            } finally {
+                if (atEnd != null) {
+                    atEnd.run();
+                }
+            }
+        });
+    }
+
+    /**
      * Waits up to {@code exit} for {@code process} to end by itself (it was told to: its stdin closed), then sends
      * SIGTERM and waits up to {@code term}, then kills it; then joins {@code readers}. SIGTERM goes through the
      * process handle: {@link Process#destroy} would also close the pipes, and the readers would lose what the child

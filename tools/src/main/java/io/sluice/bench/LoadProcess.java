@@ -2,10 +2,8 @@ package io.sluice.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -139,19 +137,7 @@ final class LoadProcess implements AutoCloseable {
     }
 
     private void read(String name, InputStream stream, boolean signalsEnd, java.util.function.Consumer<String> each) {
-        readers.add(Thread.ofPlatform().name(name).daemon(true).start(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null; ) {
-                    each.accept(line);
-                }
-            } catch (IOException e) {
-                // the child is gone; the queue below says so
-            } finally {
-                if (signalsEnd) {
-                    answers.add(GONE);
-                }
-            }
-        }));
+        readers.add(ChildProcess.readLines(name, stream, each, signalsEnd ? () -> answers.add(GONE) : null));
     }
 
     /**

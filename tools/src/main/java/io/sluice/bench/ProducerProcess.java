@@ -2,13 +2,10 @@ package io.sluice.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -135,19 +132,8 @@ final class ProducerProcess implements AutoCloseable {
 
     /** A reader of the child's {@code stream}; {@code signalsEnd}: its end, with no answer yet, is the child's. */
     private void read(String name, InputStream stream, boolean signalsEnd, java.util.function.Consumer<String> each) {
-        readers.add(Thread.ofPlatform().name(name).daemon(true).start(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null; ) {
-                    each.accept(line);
-                }
-            } catch (IOException e) {
-                // the child is gone
-            } finally {
-                if (signalsEnd) {
-                    answer.completeExceptionally(new IOException("the producer's output ended"));
-                }
-            }
-        }));
+        readers.add(ChildProcess.readLines(name, stream, each, signalsEnd
+                ? () -> answer.completeExceptionally(new IOException("the producer's output ended")) : null));
     }
 
     /** Waits up to 10 s for the child to end by itself (it exits after its answer), then SIGTERM, then kill. */

@@ -41,13 +41,10 @@ import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.EncoderFactory;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -212,27 +209,12 @@ class AvroSourcesTest {
     }
 
     static List<ConsumerRecord<byte[], byte[]>> deadLetters(String topic, int atLeast) {
-        Properties p = new Properties();
-        p.put("bootstrap.servers", kafka.bootstrap());
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, "reader-" + RUN.incrementAndGet());
-        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
-            c.subscribe(List.of(topic));
-            long deadline = System.nanoTime() + Duration.ofSeconds(atLeast == 0 ? 5 : 60).toNanos();
-            while (out.size() < Math.max(1, atLeast) && System.nanoTime() < deadline) {
-                c.poll(Duration.ofMillis(200)).forEach(out::add);
-            }
-            c.poll(Duration.ofMillis(500)).forEach(out::add); // and none more
-        }
-        return out;
+        return TopicReads.records(kafka.bootstrap(), topic, atLeast,
+                Duration.ofMillis(atLeast == 0 ? 5000 : 500)); // none expected: give one 5 s to show up
     }
 
     static String header(ConsumerRecord<byte[], byte[]> r, String name) {
-        var h = r.headers().lastHeader(name);
-        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+        return TopicReads.header(r, name);
     }
 
     @Test

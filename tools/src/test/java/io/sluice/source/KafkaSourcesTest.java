@@ -167,27 +167,11 @@ class KafkaSourcesTest {
     }
 
     static List<ConsumerRecord<byte[], byte[]>> deadLetters(String topic, int atLeast) {
-        Properties p = new Properties();
-        p.put("bootstrap.servers", kafka.bootstrap());
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, "reader-" + RUN.incrementAndGet());
-        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
-            c.subscribe(List.of(topic));
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (out.size() < atLeast && System.nanoTime() < deadline) {
-                c.poll(Duration.ofMillis(200)).forEach(out::add);
-            }
-            c.poll(Duration.ofMillis(500)).forEach(out::add); // and none more
-        }
-        return out;
+        return TopicReads.records(kafka.bootstrap(), topic, atLeast, Duration.ofMillis(500));
     }
 
     static String header(ConsumerRecord<byte[], byte[]> r, String name) {
-        var h = r.headers().lastHeader(name);
-        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+        return TopicReads.header(r, name);
     }
 
     @Test
