@@ -127,6 +127,17 @@ final class BoltConnection implements Runnable {
     private Caller txCaller;
     private final Map<Long, Cursor> txCursors = new HashMap<>();
     private long nextQid;
+    /** The api of the TELEMETRY just before the message being handled (-1: the message did not follow one). */
+    private long telemetryApi = -1;
+    private long lastApi = -1;
+    /** A BEGIN that may be grouped was answered without a transaction: the first RUN decides how it runs. */
+    private boolean groupedBegin;
+    /** This connection's transaction as a member of a group, while it is one. */
+    private io.sluice.group.TransactionGroups.Member member;
+    /** Groups this connection's transactions aborted in a row, and until when its transactions run alone. */
+    private int strikes;
+    private long aloneUntil;
+    private boolean closing;
 
     BoltConnection(Channel channel, Version version, BoltServices services, String id, String client,
             PackStream.Limits limits) {
@@ -238,6 +249,7 @@ final class BoltConnection implements Runnable {
                 Thread.currentThread().interrupt();
             }
         } finally {
+            closing = true;
             endTransaction();
             channel.close();
             services.metrics().connectionClosed();
@@ -260,6 +272,8 @@ final class BoltConnection implements Runnable {
         }
         Request r = (Request) m;
         services.metrics().message(r.name());
+        lastApi = telemetryApi; // a managed transaction's BEGIN directly follows its TELEMETRY
+        telemetryApi = -1;
         if (r instanceof Goodbye) {
             state = State.DEFUNCT;
             return;
@@ -323,7 +337,11 @@ final class BoltConnection implements Runnable {
             meta.put("protocol_version", version.toString());
         }
         meta.put("connection_id", id);
-        meta.put("hints", Map.of("connection.recv_timeout_seconds", services.recvTimeoutSeconds()));
+        // with grouping on, drivers are asked for TELEMETRY: it is what tells a managed transaction (which a driver
+        // retries) from one the application began itself (docs/reference/driver-telemetry.md)
+        meta.put("hints", services.grouping().on() && version.atLeast(Version.V5_4)
+                ? Map.of("connection.recv_timeout_seconds", services.recvTimeoutSeconds(), "telemetry.enabled", true)
+                : Map.of("connection.recv_timeout_seconds", services.recvTimeoutSeconds()));
         if (version.atLeast(Version.V5_1)) {
             Messages.success(meta, out);
             state = State.AUTHENTICATION;
@@ -383,7 +401,10 @@ final class BoltConnection implements Runnable {
             case Run run -> autoCommit(run);
             case Begin b -> begin(b);
             case Route route -> route(route);
-            case Telemetry t when version.atLeast(Version.V5_4) -> Messages.success(Map.of(), out);
+            case Telemetry t when version.atLeast(Version.V5_4) -> {
+                telemetryApi = t.api();
+                Messages.success(Map.of(), out);
+            }
             case Logoff l when version.atLeast(Version.V5_1) -> {
                 caller = null;
                 credentials = null;
@@ -671,6 +692,18 @@ final class BoltConnection implements Runnable {
             return;
         }
         Caller as = readOnly(b.extra());
+        if (groupable(b, as)) {
+            // answered at once: the first RUN joins a group, or opens a real transaction if it cannot share one
+            groupedBegin = true;
+            txCaller = as;
+            txCursors.clear();
+            nextQid = 0;
+            Messages.success(version.atLeast(Version.V5_8) && b.extra().get("db") == null
+                    ? Map.of("db", services.writes().database()) : Map.of(), out);
+            state = State.TX_READY;
+            services.metrics().transaction("begin");
+            return;
+        }
         try {
             ExplicitTransactions.Step s = blocking(() -> services.transactions().open(List.of(), as));
             txId = s.id();
@@ -686,13 +719,74 @@ final class BoltConnection implements Runnable {
         }
     }
 
+    /**
+     * Whether a BEGIN may join a group: grouping on for its user, a write transaction of a user who may send Cypher,
+     * a managed transaction's first attempt (TELEMETRY 0, a transaction function, or 3, an executable query, just
+     * before it: drivers send none before a retry, which therefore runs alone), and this connection not demoted.
+     */
+    private boolean groupable(Begin b, Caller as) {
+        Grouping g = services.grouping();
+        return g.on() && (lastApi == 0 || lastApi == 3) && !"r".equals(b.extra().get("mode"))
+                && as.access() == Access.CYPHER && g.user().test(as.user())
+                && services.time().nanos() - aloneUntil >= 0;
+    }
+
+    /**
+     * This connection's transaction aborted its group: after two in a row its transactions run alone for a while
+     * (1 s, doubling to 30 s), so that one client's failing or rolling-back transactions stop costing others.
+     */
+    private void struck() {
+        strikes++;
+        if (strikes >= 2) {
+            long seconds = Math.min(30, 1L << Math.min(5, strikes - 2));
+            aloneUntil = services.time().nanos() + TimeUnit.SECONDS.toNanos(seconds);
+        }
+    }
+
     private void runInTransaction(Run run) throws InterruptedException {
         long start = services.time().nanos();
         Prepared p = prepare(run, false);
         if (p == null) {
             return;
         }
+        io.sluice.sink.QueryKind kind = services.writes().kind(run.query());
         ExplicitTransactions.Step s;
+        if (groupedBegin) {
+            groupedBegin = false;
+            if (kind == io.sluice.sink.QueryKind.READ || kind == io.sluice.sink.QueryKind.WRITE) {
+                member = services.grouping().groups().member();
+            } else { // schema, CALL {} IN TRANSACTIONS, or not compiling: a real transaction, with Neo4j's answer
+                try {
+                    s = blocking(() -> services.transactions().open(List.of(p.statement()), txCaller));
+                } catch (SinkException e) {
+                    fail(e.error());
+                    return;
+                }
+                txId = s.id();
+                stepRan(s, kind, start);
+                return;
+            }
+        }
+        if (member != null) {
+            io.sluice.group.TransactionGroups.Member m = member;
+            io.sluice.sink.StatementResult r;
+            try {
+                r = blocking(() -> m.run(p.statement().cypher(), p.statement().params()));
+            } catch (SinkException e) {
+                member = null; // its group rolled it back
+                if (m.abortedGroup()) {
+                    struck();
+                }
+                failedRun(e.error(), kind, start, false);
+                return;
+            }
+            Cursor c = Cursor.of(r, kind, false, null);
+            long qid = nextQid++;
+            txCursors.put(qid, c);
+            started(c, start, qid, null);
+            state = State.TX_STREAMING;
+            return;
+        }
         try {
             String id = txId;
             s = blocking(() -> services.transactions().run(id, List.of(p.statement()), txCaller));
@@ -701,13 +795,17 @@ final class BoltConnection implements Runnable {
             fail(e.error());
             return;
         }
+        stepRan(s, kind, start);
+    }
+
+    /** Answers a statement run in a real transaction. */
+    private void stepRan(ExplicitTransactions.Step s, io.sluice.sink.QueryKind kind, long start) {
         if (s.failed()) {
             txId = null; // the registry rolled it back and ended it
-            failedRun(s.failure(), services.writes().kind(run.query()), start, false);
+            failedRun(s.failure(), kind, start, false);
             return;
         }
-        Cursor c = Cursor.of(s.results().isEmpty() ? null : s.results().getFirst(),
-                services.writes().kind(run.query()), false, null);
+        Cursor c = Cursor.of(s.results().isEmpty() ? null : s.results().getFirst(), kind, false, null);
         long qid = nextQid++;
         txCursors.put(qid, c);
         started(c, start, qid, null);
@@ -715,6 +813,33 @@ final class BoltConnection implements Runnable {
     }
 
     private void commit() throws InterruptedException {
+        if (groupedBegin) { // nothing ran: nothing to commit
+            groupedBegin = false;
+            committed();
+            return;
+        }
+        if (member != null) {
+            io.sluice.group.TransactionGroups.Member m = member;
+            try {
+                blocking(() -> {
+                    m.commit();
+                    return null;
+                });
+            } catch (SinkException e) {
+                member = null;
+                txCursors.clear();
+                if (m.abortedGroup()) {
+                    struck();
+                }
+                fail(e.error());
+                return;
+            }
+            member = null;
+            txCursors.clear();
+            strikes = 0;
+            committed();
+            return;
+        }
         if (txId == null) { // a statement failed; its error is at its PULL, which the driver did not read
             fail(new Neo4jError(Neo4jStatus.Transaction.TRANSACTION_NOT_FOUND,
                     "the transaction was rolled back by a failed statement"));
@@ -729,22 +854,38 @@ final class BoltConnection implements Runnable {
                 fail(s.failure());
                 return;
             }
-            Map<String, Object> meta = new LinkedHashMap<>();
-            if (services.bookmarks().current() != null) {
-                meta.put("bookmark", services.bookmarks().current());
-            }
-            Messages.success(meta, out);
-            state = State.READY;
-            services.metrics().transaction("commit");
+            committed();
         } catch (SinkException e) {
             txId = null;
             fail(e.error());
         }
     }
 
+    /** COMMIT's SUCCESS, with a bookmark at or after the commit (a later transaction given it reads after it). */
+    private void committed() {
+        Map<String, Object> meta = new LinkedHashMap<>();
+        String bookmark = services.bookmarks().current();
+        if (bookmark != null) {
+            meta.put("bookmark", bookmark);
+        }
+        Messages.success(meta, out);
+        state = State.READY;
+        services.metrics().transaction("commit");
+    }
+
     /** Rolls back the open transaction, if any (RESET, ROLLBACK, a closed connection). */
     private void endTransaction() {
         txCursors.clear();
+        groupedBegin = false;
+        if (member != null) {
+            io.sluice.group.TransactionGroups.Member m = member;
+            member = null;
+            if (m.rollback(closing)) {
+                struck();
+            }
+            services.metrics().transaction("rollback");
+            return;
+        }
         if (txId == null) {
             return;
         }

@@ -97,14 +97,15 @@ public final class BoltFrontEnd implements FrontEnd {
      * the Neo4j version behind sluice, as drivers require it ({@code Neo4j/2026.08.1}).
      */
     public static BoltFrontEnd create(Options options, io.sluice.write.WritePath writes,
-            io.sluice.write.ExplicitTransactions transactions, io.sluice.sink.Sink sink, io.sluice.front.Callers callers,
+            io.sluice.write.ExplicitTransactions transactions, Grouping grouping, io.sluice.sink.Sink sink,
+            io.sluice.front.Callers callers,
             io.sluice.metrics.Metrics metrics, String neo4jVersion, io.sluice.time.Time time) {
         ExecutorService workers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-bolt-", 1)
                 .factory());
         ExecutorService blocking = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-bolt-write-", 1)
                 .factory());
         String advertised = options.listen().host() + ":" + options.listen().port();
-        BoltServices s = new BoltServices(writes, transactions, sink::system, callers, "Neo4j/" + neo4jVersion,
+        BoltServices s = new BoltServices(writes, transactions, grouping, sink::system, callers, "Neo4j/" + neo4jVersion,
                 options.keepAlive(), advertised, new Bookmarks(sink::lastCommitted), time, blocking,
                 new BoltServices.Meter(metrics), log);
         return new BoltFrontEnd(options, s, workers, blocking);

@@ -12,15 +12,17 @@ import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 
 /**
- * What a Bolt connection uses, shared by all of them: the write path and its explicit transactions, who is
+ * What a Bolt connection uses, shared by all of them: the write path, its explicit transactions and its groups of
+ * managed ones, who is
  * calling, the server agent drivers require ({@code Neo4j/<version>}), the keep-alive (NOOP) interval and the
  * receive timeout hinted to drivers, the address a routing driver is sent back to, bookmarks, the clock, the
  * executor a write may block on, metrics and the log.
  */
-record BoltServices(WritePath writes, ExplicitTransactions transactions, SystemDatabase system, Callers callers,
-        String serverAgent,
+record BoltServices(WritePath writes, ExplicitTransactions transactions, Grouping grouping, SystemDatabase system,
+        Callers callers, String serverAgent,
         Duration keepAlive, String advertised, Bookmarks bookmarks, Time time, Executor blocking, Meter metrics,
         Logger log) {
+
 
     /** The driver's read timeout we hint: long enough for two missed keep-alives. */
     long recvTimeoutSeconds() {

@@ -6,35 +6,74 @@ import static java.util.Objects.requireNonNullElse;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Duration;
+import java.util.Map;
 
 /**
- * {@code transactions}: explicit transactions of both HTTP APIs: real Neo4j transactions held open between a
+ * {@code transactions}: explicit transactions of both HTTP APIs and Bolt: real Neo4j transactions held open between a
  * client's requests. {@code idleTimeout} (the Query API's; Neo4j's default 60 s) and {@code classicIdleTimeout}
  * (the classic API's; Neo4j's default 30 s; Bolt's use the Query API's) roll back one left idle; at most
  * {@code maxOpen} at once over both APIs and Bolt (each holds its locks and, over {@code --neo4j}, one of the
  * driver's connections: keep it below the pool's 32), each also counting as one pending row against
  * {@code admission}; one more waits for a place up to the admission timeout.
+ *
+ * <p>{@code group} (off by default; {@code groupUsers} overrides it per user, as {@code modes.users} does the mode):
+ * the drivers' managed write transactions over Bolt ({@code executeWrite}, {@code executableQuery}) share Neo4j
+ * transactions, one commit per group (docs/API.md, "Grouped managed transactions"); a group takes at most
+ * {@code groupMaxMembers}, and a member that keeps it waiting longer than {@code groupMemberTimeout} (a client
+ * silent between its statements, or before its COMMIT) aborts it.
  */
-public record Transactions(Duration idleTimeout, Duration classicIdleTimeout, int maxOpen)
+public record Transactions(Duration idleTimeout, Duration classicIdleTimeout, int maxOpen, boolean group,
+        Map<String, Boolean> groupUsers, int groupMaxMembers, Duration groupMemberTimeout)
         implements SluiceConfig.Section {
-    public static final Transactions DEFAULT = new Transactions(Duration.ofSeconds(60), Duration.ofSeconds(30), 16);
+    public static final Transactions DEFAULT = new Transactions(Duration.ofSeconds(60), Duration.ofSeconds(30), 16,
+            false, Map.of(), 64, Duration.ofMillis(200));
 
     public Transactions {
         requireNonNull(idleTimeout, "transactions.idle_timeout");
         requireNonNull(classicIdleTimeout, "transactions.classic_idle_timeout");
+        requireNonNull(groupMemberTimeout, "transactions.group_member_timeout");
+        groupUsers = Map.copyOf(requireNonNullElse(groupUsers, Map.of()));
         if (maxOpen < 1 || !idleTimeout.isPositive() || !classicIdleTimeout.isPositive()) {
             throw new IllegalArgumentException("transactions.max_open must be >= 1 and the idle timeouts positive, got "
                     + maxOpen + ", " + idleTimeout + " and " + classicIdleTimeout);
         }
+        if (groupMaxMembers < 1 || !groupMemberTimeout.isPositive()) {
+            throw new IllegalArgumentException("transactions.group_max_members must be >= 1 and"
+                    + " transactions.group_member_timeout positive, got " + groupMaxMembers + " and "
+                    + groupMemberTimeout);
+        }
+    }
+
+    /** Without grouping settings (grouping off). */
+    public Transactions(Duration idleTimeout, Duration classicIdleTimeout, int maxOpen) {
+        this(idleTimeout, classicIdleTimeout, maxOpen, DEFAULT.group, DEFAULT.groupUsers, DEFAULT.groupMaxMembers,
+                DEFAULT.groupMemberTimeout);
+    }
+
+    /** Whether {@code user}'s managed transactions are grouped (null: anonymous, when auth is off). */
+    public boolean grouped(String user) {
+        return user == null ? group : groupUsers.getOrDefault(user, group);
+    }
+
+    /** Whether anyone's are: the Bolt front end then asks drivers for TELEMETRY, which tells managed ones apart. */
+    public boolean anyGrouped() {
+        return group || groupUsers.containsValue(true);
     }
 
     @JsonCreator
     static Transactions fromYaml(@JsonProperty("idle_timeout") Duration idleTimeout,
             @JsonProperty("classic_idle_timeout") Duration classicIdleTimeout,
-            @JsonProperty("max_open") Integer maxOpen) {
+            @JsonProperty("max_open") Integer maxOpen, @JsonProperty("group") Boolean group,
+            @JsonProperty("group_users") Map<String, Boolean> groupUsers,
+            @JsonProperty("group_max_members") Integer groupMaxMembers,
+            @JsonProperty("group_member_timeout") Duration groupMemberTimeout) {
         return new Transactions(
                 requireNonNullElse(idleTimeout, DEFAULT.idleTimeout),
                 requireNonNullElse(classicIdleTimeout, DEFAULT.classicIdleTimeout),
-                requireNonNullElse(maxOpen, DEFAULT.maxOpen));
+                requireNonNullElse(maxOpen, DEFAULT.maxOpen),
+                requireNonNullElse(group, DEFAULT.group),
+                requireNonNullElse(groupUsers, DEFAULT.groupUsers),
+                requireNonNullElse(groupMaxMembers, DEFAULT.groupMaxMembers),
+                requireNonNullElse(groupMemberTimeout, DEFAULT.groupMemberTimeout));
     }
 }

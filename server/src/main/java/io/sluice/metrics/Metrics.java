@@ -58,6 +58,12 @@ public interface Metrics {
      */
     default void sourceRecords(String topic, String outcome, long n) {}
 
+    /** A group of managed transactions committed: its members and statements, and the commit's duration. */
+    default void groupCommitted(int members, int statements, long nanos) {}
+
+    /** A group of managed transactions aborted: its members, and why ({@code rollback}, {@code failed} ...). */
+    default void groupAborted(int members, String cause) {}
+
     /** The sources' consumers: how many the config asks for, and how many still run (read on scrape). */
     default void sourceConsumers(Supplier<Number> configured, Supplier<Number> running) {}
 }

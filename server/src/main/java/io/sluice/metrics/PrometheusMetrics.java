@@ -267,6 +267,41 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
         registry.counter("sluice.bolt.transactions", "event", event).increment();
     }
 
+    @Override
+    public void groupCommitted(int members, int statements, long nanos) {
+        registry.counter("sluice.groups", "outcome", "committed").increment();
+        groupMembers("committed").record(members);
+        registry.timer("sluice.group.commit").record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void groupAborted(int members, String cause) {
+        registry.counter("sluice.groups", "outcome", "aborted").increment();
+        registry.counter("sluice.group.aborts", "cause", cause).increment();
+        groupMembers("aborted").record(members);
+    }
+
+    private io.micrometer.core.instrument.DistributionSummary groupMembers(String outcome) {
+        return io.micrometer.core.instrument.DistributionSummary.builder("sluice.group.members")
+                .description("members per group of managed transactions (Bolt), by the group's outcome")
+                .tag("outcome", outcome).register(registry);
+    }
+
+    /**
+     * Exports the groups' series at zero (so the dashboard and alerts have them before the first group): the
+     * outcomes, each abort cause, and the members per group.
+     */
+    public void knownGroups(java.util.Collection<String> causes) {
+        for (String outcome : java.util.List.of("committed", "aborted")) {
+            registry.counter("sluice.groups", "outcome", outcome);
+            groupMembers(outcome);
+        }
+        for (String cause : causes) {
+            registry.counter("sluice.group.aborts", "cause", cause);
+        }
+        registry.timer("sluice.group.commit");
+    }
+
     /** The Prometheus text exposition. */
     public String scrape() {
         return registry.scrape();

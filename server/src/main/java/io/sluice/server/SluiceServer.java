@@ -243,6 +243,8 @@ public final class SluiceServer implements InProcess {
                 History.CAPACITY).start());
 
         metrics.knownBolt(BoltFrontEnd.MESSAGES, codes);
+        metrics.knownGroups(java.util.Arrays.stream(io.sluice.group.TransactionGroups.Cause.values())
+                .map(io.sluice.group.TransactionGroups.Cause::label).toList());
         List<FrontEnd> frontEnds = new ArrayList<>();
         // one authenticator for every front end: its credential cache and per-address failure limit are shared
         Callers callers = new Callers(security.authenticator(users, time), c.security().access(), c.modes());
@@ -259,7 +261,8 @@ public final class SluiceServer implements InProcess {
             BoltFrontEnd bolt = BoltFrontEnd.create(new BoltFrontEnd.Options(o.bolt(), security.boltContext(),
                     security.boltTlsRequired(), (int) b.maxMessage().bytes(), new io.sluice.bolt.PackStream.Limits(
                     (int) b.maxString().bytes(), 1_000_000, b.maxDepth()), b.keepAlive(), b.ioThreads()),
-                    built.gateway(), boltTransactions, sink, callers, metrics, sink.neo4jVersion(), time);
+                    built.gateway(), boltTransactions, grouping(paths.groups(built), c.transactions()), sink,
+                    callers, metrics, sink.neo4jVersion(), time);
             owned.add("Bolt", () -> {
                 bolt.drain(FRONT_END_DRAIN);
                 bolt.close();
@@ -277,6 +280,12 @@ public final class SluiceServer implements InProcess {
         }
         return new SluiceServer(owned, neo4j, sink, built.admission(), built.async(), built.gateway(), metrics,
                 frontEnds, security.describe(o.dataDir()));
+    }
+
+    /** Who groups their managed transactions, and in which groups (off: none, and no groups are made). */
+    private static io.sluice.bolt.Grouping grouping(io.sluice.group.TransactionGroups groups,
+            io.sluice.config.Transactions t) {
+        return groups == null ? io.sluice.bolt.Grouping.OFF : new io.sluice.bolt.Grouping(groups, t::grouped);
     }
 
     /** The Bolt address clients should use: sluice's own listener (never the Neo4j behind it), if there is one. */

@@ -149,6 +149,30 @@ final class WritePathBuilder {
     }
 
     /**
+     * The groups the drivers' managed write transactions share ({@code transactions.group}), each holding one place
+     * of the write path's gate while its transaction is open; null when no user's transactions are grouped.
+     */
+    io.sluice.group.TransactionGroups groups(Built built) {
+        var t = config.transactions();
+        if (!t.anyGrouped()) {
+            return null;
+        }
+        return owned.add("transaction groups", io.sluice.group.TransactionGroups.start(sink, built.transactionGate(),
+                new io.sluice.group.TransactionGroups.Options(t.groupMaxMembers(), t.groupMemberTimeout()), time,
+                new io.sluice.group.TransactionGroups.Listener() {
+                    @Override
+                    public void committed(int members, int statements, long commitNanos) {
+                        metrics.groupCommitted(members, statements, commitNanos);
+                    }
+
+                    @Override
+                    public void aborted(int members, io.sluice.group.TransactionGroups.Cause cause) {
+                        metrics.groupAborted(members, cause.label());
+                    }
+                }, Thread.ofPlatform().name(threads + "groups-watch").daemon(true).factory()));
+    }
+
+    /**
      * A front end's explicit transactions: a registry of {@code ids}' form (idle timeout {@code idleTimeout}, or
      * the scheme's default when null), behind the write path's one gate (the bound over all front ends, one pending
      * row each).

@@ -83,6 +83,11 @@ public final class Neo4jStatus {
         public static final String MAXIMUM_TRANSACTION_LIMIT_REACHED =
                 "Neo.TransientError.Transaction.MaximumTransactionLimitReached";
         public static final String DEADLOCK_DETECTED = "Neo.TransientError.Transaction.DeadlockDetected";
+        /**
+         * Neo4j's "state invalidated while the transaction was active; may succeed if retried": what a member of an
+         * aborted transaction group is told (transient, so every driver's managed transaction retries it).
+         */
+        public static final String OUTDATED = "Neo.TransientError.Transaction.Outdated";
         public static final String INVALID_BOOKMARK = "Neo.ClientError.Transaction.InvalidBookmark";
         /** A commit that failed, or whose outcome is unknown: a database error, which drivers do not retry. */
         public static final String TRANSACTION_COMMIT_FAILED = "Neo.DatabaseError.Transaction.TransactionCommitFailed";

@@ -27,7 +27,15 @@ public enum BenchApi {
     /** Bolt: {@code session.executeWrite(tx -> tx.run(statement, row).consume())}: a managed transaction per row. */
     BOLT_EXECUTE_WRITE("bolt-execute-write"),
     /** Bolt: {@code driver.executableQuery(statement).withParameters(row).execute()}, a row per call. */
-    BOLT_EXECUTABLE_QUERY("bolt-executable-query");
+    BOLT_EXECUTABLE_QUERY("bolt-executable-query"),
+    /**
+     * Bolt: {@link #BOLT_EXECUTE_WRITE} where 5% of the transactions (seeded per client) throw after their
+     * statement, so that the driver rolls them back: what rollbacks cost grouped transactions (not a default style).
+     */
+    BOLT_EXECUTE_WRITE_ROLLBACK("bolt-execute-write-rollback");
+
+    /** The share of {@link #BOLT_EXECUTE_WRITE_ROLLBACK}'s transactions that roll back. */
+    public static final double ROLLBACK_SHARE = 0.05;
 
     /** What {@code --api} calls the Bolt apis together: each of {@code --bolt-styles} in turn. */
     public static final String BOLT = "bolt";
@@ -55,7 +63,7 @@ public enum BenchApi {
             case TEMPLATE -> "/write/" + scenario;
             case TX_COMMIT -> "/tx/commit";
             case QUERY_V2 -> "/query/v2";
-            case BOLT_RUN, BOLT_RUN_UNCOUNTED, BOLT_EXECUTE_WRITE, BOLT_EXECUTABLE_QUERY ->
+            case BOLT_RUN, BOLT_RUN_UNCOUNTED, BOLT_EXECUTE_WRITE, BOLT_EXECUTABLE_QUERY, BOLT_EXECUTE_WRITE_ROLLBACK ->
                     throw new IllegalArgumentException(label + " goes over Bolt: it has no HTTP path");
         };
     }
@@ -118,7 +126,7 @@ public enum BenchApi {
                 a = parse(BOLT + "-" + part.strip());
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("unknown Bolt style '" + part.strip() + "'; use run, execute-write,"
-                        + " executable-query or run-uncounted", e);
+                        + " executable-query, run-uncounted or execute-write-rollback", e);
             }
             if (apis.contains(a)) {
                 throw new IllegalArgumentException("Bolt style '" + part.strip() + "' is listed twice in '" + text

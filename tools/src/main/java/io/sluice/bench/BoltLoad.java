@@ -49,15 +49,16 @@ final class BoltLoad implements Load {
         for (int i = 0; i < spec.clients(); i++) {
             RowSource rows = workload.stream(i);
             Tally.Client counts = tally.newClient();
-            Thread t = threads.newThread(() -> run(rows, counts));
+            long seed = i * 0x9E3779B97F4A7C15L + 1; // each client its own draws of which transactions roll back
+            Thread t = threads.newThread(() -> run(rows, counts, seed));
             clients.add(t);
             t.start();
         }
     }
 
     /** One client's loop, on its own thread. */
-    private void run(RowSource rows, Tally.Client counts) {
-        try (BoltWriter.Worker worker = writer.worker()) {
+    private void run(RowSource rows, Tally.Client counts, long seed) {
+        try (BoltWriter.Worker worker = writer.worker(seed)) {
             while (time.nanos() < window.end()) {
                 var row = rows.next();
                 long start = time.nanos();

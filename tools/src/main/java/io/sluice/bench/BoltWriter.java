@@ -26,7 +26,9 @@ import org.neo4j.driver.exceptions.Neo4jException;
  *   <li>{@link BenchApi#BOLT_EXECUTE_WRITE}: {@code session.executeWrite(tx -> tx.run(statement, row).consume())},
  *       a managed transaction, which the driver retries on transient errors (for up to 30 s, its default);</li>
  *   <li>{@link BenchApi#BOLT_EXECUTABLE_QUERY}: {@code driver.executableQuery(statement).withParameters(row)
- *       .execute()}: a session the driver opens for the call, its bookmarks from the driver's shared manager.</li>
+ *       .execute()}: a session the driver opens for the call, its bookmarks from the driver's shared manager;</li>
+ *   <li>{@link BenchApi#BOLT_EXECUTE_WRITE_ROLLBACK}: as {@code BOLT_EXECUTE_WRITE}, 5% of the transactions
+ *       throwing after their statement (the driver rolls them back; counted as {@link #ROLLED_BACK}).</li>
  * </ul>
  * The first two on one session per client ({@link Worker}), kept for the run as a worker thread would keep one.
  * Everything else is the driver's default, as an application gets it, but the pool: at least twice the clients'
@@ -111,8 +113,24 @@ final class BoltWriter implements AutoCloseable {
 
     /** A client's session (none for {@link BenchApi#BOLT_EXECUTABLE_QUERY}, where the driver opens one a call). */
     Worker worker() {
-        return new Worker(style == BenchApi.BOLT_EXECUTABLE_QUERY ? null : driver.session(sessions));
+        return worker(0);
     }
+
+    /** A client's session; {@code seed}: its own draws of which transactions roll back (the rollback style). */
+    Worker worker(long seed) {
+        return new Worker(style == BenchApi.BOLT_EXECUTABLE_QUERY ? null : driver.session(sessions),
+                new java.util.SplittableRandom(seed));
+    }
+
+    /** What a transaction of the rollback style throws so that the driver rolls it back (and does not retry it). */
+    static final class RolledBackOnPurpose extends RuntimeException {
+        RolledBackOnPurpose() {
+            super("rolled back on purpose", null, false, false);
+        }
+    }
+
+    /** How a transaction rolled back on purpose is counted: a failure the server answered, nothing uncertain. */
+    static final String ROLLED_BACK = "RolledBackOnPurpose";
 
     @Override
     public void close() {
@@ -128,6 +146,9 @@ final class BoltWriter implements AutoCloseable {
      */
     record Failure(String code, boolean uncertain) {
         static Failure of(RuntimeException e) {
+            if (e instanceof RolledBackOnPurpose) {
+                return new Failure(ROLLED_BACK, false);
+            }
             if (e instanceof Neo4jException n && n.code() != null && n.code().startsWith("Neo.")) {
                 return new Failure(n.code(), false);
             }
@@ -138,9 +159,11 @@ final class BoltWriter implements AutoCloseable {
     /** One client's way to write: its session, kept for the run. Used by one thread at a time. */
     final class Worker implements AutoCloseable {
         private final Session session;
+        private final java.util.SplittableRandom random;
 
-        private Worker(Session session) {
+        private Worker(Session session, java.util.SplittableRandom random) {
             this.session = session;
+            this.random = random;
         }
 
         /** Writes {@code row} in one transaction, in the run's style; null when it committed, else what failed. */
@@ -152,6 +175,16 @@ final class BoltWriter implements AutoCloseable {
                     case BOLT_EXECUTE_WRITE -> session.executeWrite(tx -> tx.run(statement, row).consume());
                     case BOLT_EXECUTABLE_QUERY -> driver.executableQuery(statement).withParameters(row)
                             .withConfig(queries).execute();
+                    case BOLT_EXECUTE_WRITE_ROLLBACK -> {
+                        boolean rollback = random.nextDouble() < BenchApi.ROLLBACK_SHARE;
+                        session.executeWrite(tx -> {
+                            tx.run(statement, row).consume();
+                            if (rollback) {
+                                throw new RolledBackOnPurpose();
+                            }
+                            return null;
+                        });
+                    }
                     default -> throw new IllegalStateException(style.label() + " is not a Bolt api");
                 }
                 return null;

@@ -36,7 +36,7 @@ final class RequestBody {
                     }
                     yield Map.of("statement", rawCypher, "parameters", rows.next());
                 }
-                case BOLT_RUN, BOLT_RUN_UNCOUNTED, BOLT_EXECUTE_WRITE, BOLT_EXECUTABLE_QUERY ->
+                case BOLT_RUN, BOLT_RUN_UNCOUNTED, BOLT_EXECUTE_WRITE, BOLT_EXECUTABLE_QUERY, BOLT_EXECUTE_WRITE_ROLLBACK ->
                         throw new IllegalArgumentException(api.label() + " goes over Bolt: it has no HTTP body");
             });
         } catch (JsonProcessingException e) {
