@@ -26,7 +26,7 @@ public record Transactions(Duration idleTimeout, Duration classicIdleTimeout, in
         Map<String, Boolean> groupUsers, int groupMaxMembers, Duration groupMemberTimeout)
         implements SluiceConfig.Section {
     public static final Transactions DEFAULT = new Transactions(Duration.ofSeconds(60), Duration.ofSeconds(30), 16,
-            false, Map.of(), 64, Duration.ofMillis(200));
+            false, Map.of(), 64, Duration.ofSeconds(1));
 
     public Transactions {
         requireNonNull(idleTimeout, "transactions.idle_timeout");

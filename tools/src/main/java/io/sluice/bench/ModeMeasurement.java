@@ -80,8 +80,13 @@ final class ModeMeasurement {
             try {
                 sleepUntil(window.measureStart());
                 before = ServerReadings.read(probe, metrics, authorization, child);
+                GroupStats groupsBefore = api.bolt() ? groups(server) : GroupStats.NONE;
                 sleepUntil(window.end());
                 used = ServerReadings.read(probe, metrics, authorization, child).minus(before);
+                GroupStats groups = api.bolt() ? groups(server).minus(groupsBefore) : GroupStats.NONE;
+                if (groups.any()) {
+                    progress.printf(Locale.ROOT, "bench %s: %s%n", label, groups.describe());
+                }
             } finally {
                 load = running.await(); // the load stops by itself at the window's end
             }
@@ -170,6 +175,11 @@ final class ModeMeasurement {
         String db = options.serverConfig().neo4j().database();
         return startClientLoad(server.baseUrl() + "/db/" + db + api.path(s.name()) + "?mode=" + mode.label(), api,
                 window, authorization, label, rate);
+    }
+
+    /** The server's groups of managed transactions so far (its metrics, read in process). */
+    private static GroupStats groups(SluiceServer server) {
+        return GroupStats.parse(server.metrics().scrape());
     }
 
     /** What {@link ModeResult#client} calls the load generator of {@code api}. */
