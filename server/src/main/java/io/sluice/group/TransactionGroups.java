@@ -67,7 +67,9 @@ public final class TransactionGroups implements AutoCloseable {
 
     /** Why a group was aborted, as the metrics count it. */
     public enum Cause {
-        ROLLBACK, FAILED, STALLED, INTERLEAVED, DISCONNECTED, COMMIT_FAILED, SHUTDOWN;
+        ROLLBACK, FAILED, STALLED, INTERLEAVED, DISCONNECTED, COMMIT_FAILED, SHUTDOWN,
+        /** A member whose results were not the same when its group was replayed without one that left. */
+        REPLAY_MISMATCH;
 
         public String label() {
             return name().toLowerCase(java.util.Locale.ROOT);
@@ -93,6 +95,12 @@ public final class TransactionGroups implements AutoCloseable {
 
         /** A group aborted: its members, and why. */
         default void aborted(int members, Cause cause) {}
+
+        /** A member taken out of its group, and why (the others were replayed, or kept what ran). */
+        default void evicted(Cause cause) {}
+
+        /** Statements run again by a replay. */
+        default void replayed(int statements) {}
     }
 
     /** How many statement shapes are remembered as taking more than one statement before the memory is cleared. */
@@ -173,6 +181,8 @@ public final class TransactionGroups implements AutoCloseable {
         boolean running;
         boolean rolledBack;
         int statements;
+        /** Every statement run in {@link #tx} so far, in order: what a replay runs again. */
+        List<Executed> log = new ArrayList<>();
         Neo4jError abort; // what aborted members are told; set with phase ABORTED
         Cause cause;
         Member culprit;
@@ -181,6 +191,9 @@ public final class TransactionGroups implements AutoCloseable {
             return phase == Phase.COMMITTED || phase == Phase.ABORTED;
         }
     }
+
+    /** A statement run in a group's transaction, by whom, and what its member was answered. */
+    private record Executed(Member member, String cypher, Map<String, Object> params, StatementResult result) {}
 
     /**
      * One client transaction's membership. {@link #run} its statements, then {@link #commit} or {@link #rollback};
@@ -193,6 +206,7 @@ public final class TransactionGroups implements AutoCloseable {
         private boolean holding; // guarded by lock: keeps the turn to its COMMIT
         private boolean committing; // guarded by lock
         private long lastActivity; // guarded by lock
+        private Neo4jError evicted; // guarded by lock: taken out of its group (a replay), and what it is told
 
         private Member() {}
 
@@ -211,6 +225,9 @@ public final class TransactionGroups implements AutoCloseable {
                 }
                 g = group;
                 failIfFinished(g);
+                if (evicted != null) {
+                    throw new SinkException(evicted, null);
+                }
                 if (g.phase == Phase.CLOSED) { // closed groups run nothing more (see Phase): a late statement
                     multiStatement.add(firstOf(cypher));
                     rollbackNow(abort(g, Cause.INTERLEAVED, this));
@@ -253,11 +270,13 @@ public final class TransactionGroups implements AutoCloseable {
                 ran = true;
                 lastActivity = time.nanos();
                 if (failure != null) {
-                    rollback = abort(g, Cause.FAILED, this);
+                    // Neo4j's transaction is unusable after a failed statement: the others' statements are replayed
+                    // in a new one below, this member's left out, while it still holds the turn
                 } else if (g.phase == Phase.ABORTED) {
                     abortedMeanwhile = true;
                     rollback = takeRollback(g); // aborted while this statement ran
                 } else {
+                    g.log.add(new Executed(this, cypher, params, result));
                     if (!holding) {
                         passTurn(g);
                     }
@@ -268,9 +287,12 @@ public final class TransactionGroups implements AutoCloseable {
             }
             rollbackNow(rollback);
             if (failure != null) {
-                throw first ? failure : new SinkException(new Neo4jError(ABORTED, "this transaction ran in a group with"
-                        + " others, and its statement failed there: " + failure.error().message() + " (retry it:"
-                        + " the retry runs alone)"), null);
+                // its error was found after the group's statements before it: it stands when they all commit as
+                // they were answered (the replay keeps them all), else it is retried (alone)
+                boolean kept = evictAndReplay(g, this, Cause.FAILED, true);
+                throw first || kept ? failure : new SinkException(new Neo4jError(ABORTED, "this transaction ran in a"
+                        + " group with others, and its statement failed there: " + failure.error().message()
+                        + " (retry it: the retry runs alone)"), null);
             }
             if (abortedMeanwhile) {
                 throw aborted(g);
@@ -292,13 +314,16 @@ public final class TransactionGroups implements AutoCloseable {
                     return; // nothing ran: nothing to commit
                 }
                 failIfFinished(g);
+                if (evicted != null) {
+                    throw new SinkException(evicted, null);
+                }
                 committing = true;
                 lastActivity = time.nanos();
                 if (g.turn == this) {
                     passTurn(g);
                 }
                 maybeClose(g);
-                while (!g.finished()) {
+                while (!g.finished() && evicted == null) {
                     if (readyToCommit(g)) {
                         g.phase = Phase.COMMITTING;
                         leader = true;
@@ -314,6 +339,9 @@ public final class TransactionGroups implements AutoCloseable {
             }
             lock.lock();
             try {
+                if (evicted != null) {
+                    throw new SinkException(evicted, null);
+                }
                 if (g.phase == Phase.ABORTED) {
                     throw aborted(g);
                 }
@@ -327,21 +355,22 @@ public final class TransactionGroups implements AutoCloseable {
          * already finished. Returns whether it aborted a group (the caller's demotion counts it). Never throws.
          */
         public boolean rollback(boolean disconnected) {
-            Sink.OpenTx rollback;
+            Group g;
             lock.lock();
             try {
-                Group g = group;
-                if (g == null || g.finished() || !ran && g.turn != this && !g.waiting.contains(this)) {
-                    if (g != null && !g.finished()) {
-                        leave(g);
-                    }
+                g = group;
+                if (g == null || g.finished() || evicted != null) {
                     return false;
                 }
-                rollback = abort(g, disconnected ? Cause.DISCONNECTED : Cause.ROLLBACK, this);
+                if (!ran) {
+                    leave(g);
+                    return false;
+                }
             } finally {
                 lock.unlock();
             }
-            rollbackNow(rollback);
+            // its statements are in the group's transaction: replayed without them; the others go on
+            evictAndReplay(g, this, disconnected ? Cause.DISCONNECTED : Cause.ROLLBACK, false);
             return true;
         }
 
@@ -410,6 +439,157 @@ public final class TransactionGroups implements AutoCloseable {
         }
     }
 
+    /**
+     * Takes {@code culprit} (which rolled back, failed or lost its client) out of {@code g} and, if anything of its
+     * ran, rolls the group's transaction back and runs the others' statements again in a new one, in their order,
+     * holding the turn ({@code haveTurn}: the culprit holds it already). A statement whose result differs from what
+     * its member was answered (it had read or counted the culprit's writes) evicts that member too (told
+     * {@link #ABORTED}: it retries), and the replay starts over without it. So the group stays equivalent to its
+     * remaining members run one after another, each answered exactly what that order gives. A closed group goes
+     * back to sealed while it replays (it must not wait on locks while closed: see {@link Phase}). A replay that
+     * fails (a deadlock with another group, Neo4j away) aborts the group. Returns whether every other member kept
+     * its answers. Blocks (the turn; Neo4j); called without the lock.
+     */
+    private boolean evictAndReplay(Group g, Member culprit, Cause cause, boolean haveTurn) {
+        Member token = haveTurn ? culprit : new Member();
+        lock.lock();
+        try {
+            if (g.finished() || g.phase == Phase.COMMITTING) {
+                return false;
+            }
+            culprit.evicted = new Neo4jError(ABORTED, "this transaction was taken out of its group");
+            g.members.remove(culprit);
+            g.waiting.remove(culprit);
+            boolean wrote = cause == Cause.FAILED || g.log.stream().anyMatch(e -> e.member() == culprit);
+            if (!wrote) {
+                if (g.turn == culprit) {
+                    passTurn(g);
+                }
+                if (g.members.isEmpty() && g.statements == 0) {
+                    finish(g, Phase.COMMITTED); // nothing ran in it; nothing to commit
+                    return true;
+                }
+                maybeClose(g);
+                g.done.signalAll();
+                return true;
+            }
+            if (g.phase == Phase.CLOSED) {
+                g.phase = Phase.SEALED;
+                closedUnfinished--;
+                commitSlotFreed();
+            }
+            if (!haveTurn) {
+                if (g.turn == culprit) {
+                    g.turn = token;
+                } else if (g.turn == null && g.waiting.isEmpty()) {
+                    g.turn = token;
+                } else {
+                    g.waiting.addFirst(token);
+                    while (g.turn != token && !g.finished()) {
+                        token.wake.awaitUninterruptibly();
+                    }
+                    g.waiting.remove(token);
+                    if (g.finished()) {
+                        return false;
+                    }
+                }
+            }
+            g.running = true;
+        } finally {
+            lock.unlock();
+        }
+        boolean keptAll = true;
+        int replayed = 0;
+        Neo4jError failed = null;
+        List<Executed> kept = new ArrayList<>();
+        while (true) {
+            kept.clear();
+            Member mismatch = null;
+            try {
+                if (g.tx != null) {
+                    g.tx.rollback();
+                }
+                g.tx = null;
+                List<Executed> log;
+                lock.lock();
+                try {
+                    log = List.copyOf(g.log);
+                } finally {
+                    lock.unlock();
+                }
+                for (Executed e : log) {
+                    if (e.member().evicted != null) {
+                        continue;
+                    }
+                    if (g.tx == null) {
+                        g.tx = sink.begin(true);
+                    }
+                    StatementResult again = g.tx.run(e.cypher(), e.params());
+                    replayed++;
+                    if (!again.equals(e.result())) {
+                        mismatch = e.member();
+                        break;
+                    }
+                    kept.add(e);
+                }
+            } catch (SinkException e) {
+                failed = e.error();
+            } catch (RuntimeException e) {
+                failed = Neo4jError.unknown("a group's replay failed: " + e);
+            }
+            if (failed != null || mismatch == null) {
+                break;
+            }
+            keptAll = false;
+            lock.lock();
+            try {
+                mismatch.evicted = new Neo4jError(ABORTED, "this transaction's group was replayed without one that"
+                        + " rolled back, and its results were not the same without it: nothing of it was committed;"
+                        + " retry it");
+                g.members.remove(mismatch);
+                g.waiting.remove(mismatch);
+                if (g.turn == mismatch) {
+                    g.turn = token;
+                }
+                listener.evicted(Cause.REPLAY_MISMATCH);
+            } finally {
+                lock.unlock();
+            }
+        }
+        Sink.OpenTx rollback = null;
+        lock.lock();
+        try {
+            g.running = false;
+            listener.evicted(cause);
+            listener.replayed(replayed);
+            if (g.phase == Phase.ABORTED) { // aborted meanwhile (shutdown, a stall): this replay's to roll back
+                rollback = takeRollback(g);
+                return false;
+            }
+            if (failed != null) {
+                g.rolledBack = false;
+                rollback = abort(g, cause, culprit);
+                return false;
+            }
+            g.log = new ArrayList<>(kept);
+            g.statements = kept.size();
+            g.last = kept.isEmpty() ? null : kept.getLast().member();
+            if (g.turn == token) {
+                passTurn(g);
+            }
+            if (g.members.isEmpty() && kept.isEmpty()) {
+                finish(g, Phase.COMMITTED); // no one left, nothing kept: its place goes back
+                return keptAll;
+            }
+            maybeClose(g);
+            g.done.signalAll(); // members evicted while waiting for the commit learn it
+        } finally {
+            lock.unlock();
+            rollbackNow(rollback);
+        }
+        return keptAll;
+    }
+
     private static String firstOf(String cypher) {
         return cypher;
     }
@@ -430,12 +610,21 @@ public final class TransactionGroups implements AutoCloseable {
 
     /** Begins the group's transaction (the first member to run, holding the turn, without the lock). */
     private void begin(Group g) throws SinkException {
-        gate.enter();
+        boolean enter;
         lock.lock();
         try {
-            g.entered = true;
+            enter = !g.entered;
         } finally {
             lock.unlock();
+        }
+        if (enter) { // once per group: a replay's new transaction takes the same place
+            gate.enter();
+            lock.lock();
+            try {
+                g.entered = true;
+            } finally {
+                lock.unlock();
+            }
         }
         g.tx = sink.begin(true);
     }
@@ -537,6 +726,7 @@ public final class TransactionGroups implements AutoCloseable {
             case INTERLEAVED -> "a transaction of more than one statement ran in this one's group";
             case DISCONNECTED -> "another transaction in this one's group lost its client";
             case COMMIT_FAILED -> "the group's commit failed";
+            case REPLAY_MISMATCH -> "the group was replayed and its results changed";
             case SHUTDOWN -> "sluice is shutting down";
         } + ": nothing of it was committed; retry it");
         g.cause = cause;
@@ -581,8 +771,12 @@ public final class TransactionGroups implements AutoCloseable {
         for (Member m : g.waiting) {
             m.wake.signal();
         }
+        commitSlotFreed();
+    }
+
+    /** No closed group left unfinished (under the lock): the group that filled meanwhile seals, and closes once quiet. */
+    private void commitSlotFreed() {
         if (closedUnfinished == 0) {
-            // the commit in flight is done: the group that filled meanwhile stops filling, and commits once quiet
             if (open != null && open.statements > 0) {
                 seal(open);
             }

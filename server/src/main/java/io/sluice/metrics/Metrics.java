@@ -64,6 +64,12 @@ public interface Metrics {
     /** A group of managed transactions aborted: its members, and why ({@code rollback}, {@code failed} ...). */
     default void groupAborted(int members, String cause) {}
 
+    /** A member taken out of its group ({@code rollback}, {@code failed} ...), the others replayed without it. */
+    default void groupEvicted(String cause) {}
+
+    /** Statements a group's replay ran again. */
+    default void groupReplayed(int statements) {}
+
     /** The sources' consumers: how many the config asks for, and how many still run (read on scrape). */
     default void sourceConsumers(Supplier<Number> configured, Supplier<Number> running) {}
 }

@@ -281,6 +281,16 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
         groupMembers("aborted").record(members);
     }
 
+    @Override
+    public void groupEvicted(String cause) {
+        registry.counter("sluice.group.evictions", "cause", cause).increment();
+    }
+
+    @Override
+    public void groupReplayed(int statements) {
+        registry.counter("sluice.group.replayed.statements").increment(statements);
+    }
+
     private io.micrometer.core.instrument.DistributionSummary groupMembers(String outcome) {
         return io.micrometer.core.instrument.DistributionSummary.builder("sluice.group.members")
                 .description("members per group of managed transactions (Bolt), by the group's outcome")
@@ -298,7 +308,9 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
         }
         for (String cause : causes) {
             registry.counter("sluice.group.aborts", "cause", cause);
+            registry.counter("sluice.group.evictions", "cause", cause);
         }
+        registry.counter("sluice.group.replayed.statements");
         registry.timer("sluice.group.commit");
     }
 

@@ -169,6 +169,16 @@ final class WritePathBuilder {
                     public void aborted(int members, io.sluice.group.TransactionGroups.Cause cause) {
                         metrics.groupAborted(members, cause.label());
                     }
+
+                    @Override
+                    public void evicted(io.sluice.group.TransactionGroups.Cause cause) {
+                        metrics.groupEvicted(cause.label());
+                    }
+
+                    @Override
+                    public void replayed(int statements) {
+                        metrics.groupReplayed(statements);
+                    }
                 }, Thread.ofPlatform().name(threads + "groups-watch").daemon(true).factory()));
     }
 

@@ -67,6 +67,8 @@ class OtherDriversTest {
     static Path dir;
     static Neo4jProcess neo4j;
     static TestServer sluice;
+    /** sluice with the drivers' managed transactions grouped (issue 29): the same script, the same answers. */
+    static TestServer grouped;
 
     /** Starts both servers for the first test that runs (none when both tests skip). */
     static synchronized void servers() throws Exception {
@@ -81,6 +83,9 @@ class OtherDriversTest {
             // the scripts log in wrongly on purpose; Neo4j's own lockout is per user, sluice's also per address
             sluice = TestServer.start("security: {max_failed_attempts: 1000}\n", true);
         }
+        if (grouped == null) {
+            grouped = TestServer.start("security: {max_failed_attempts: 1000}\ntransactions: {group: true}\n", true);
+        }
     }
 
     @AfterAll
@@ -92,6 +97,9 @@ class OtherDriversTest {
         } finally {
             if (sluice != null) {
                 sluice.close();
+            }
+            if (grouped != null) {
+                grouped.close();
             }
             if (dir != null) {
                 TestServer.deleteRecursively(dir);
@@ -133,17 +141,37 @@ class OtherDriversTest {
     static void differential(String name, String prefix, List<String> script, Map<String, String> env)
             throws Exception {
         JsonNode reference = observe(name + "-reference", script, env, "127.0.0.1:" + neo4j.port);
-        JsonNode gateway = observe(name + "-sluice", script, env, sluice.bolt.toString());
-        System.out.printf("%s: Bolt %s with Neo4j, %s with sluice%n", reference.path("driver").asText(),
-                reference.at("/bolt/connect/protocol").asText(), gateway.at("/bolt/connect/protocol").asText());
+        System.out.printf("%s: Bolt %s with Neo4j%n", reference.path("driver").asText(),
+                reference.at("/bolt/connect/protocol").asText());
         // facts first on the reference: when they fail there, the script is wrong, not sluice
         facts("Neo4j's own server", reference, prefix);
-        List<String> differences = new ArrayList<>();
-        diff("", normal(reference), normal(gateway), differences);
-        differences.removeIf(d -> KNOWN_GAPS.stream().anyMatch(gap -> d.substring(0, d.indexOf(':')).contains(gap)));
-        assertThat(differences).as("%s: what the driver saw of sluice but not of Neo4j (%s, %s)", name,
-                OUTPUT.resolve(name + "-reference.json"), OUTPUT.resolve(name + "-sluice.json")).isEmpty();
-        facts("sluice", gateway, prefix);
+        double before = groupMembers(grouped);
+        for (var target : List.of(Map.entry("sluice", sluice), Map.entry("sluice-grouped", grouped))) {
+            String label = name + "-" + target.getKey();
+            JsonNode gateway = observe(label, script, env, target.getValue().bolt.toString());
+            List<String> differences = new ArrayList<>();
+            diff("", normal(reference), normal(gateway), differences);
+            differences.removeIf(d -> KNOWN_GAPS.stream().anyMatch(gap -> d.substring(0, d.indexOf(':'))
+                    .contains(gap)));
+            assertThat(differences).as("%s: what the driver saw of %s but not of Neo4j (%s, %s)", name,
+                    target.getKey(), OUTPUT.resolve(name + "-reference.json"), OUTPUT.resolve(label + ".json"))
+                    .isEmpty();
+            facts("sluice", gateway, prefix);
+        }
+        // the grouped server's managed transactions really went through groups (the script's executeWrite and
+        // executeQuery calls, the 32 sessions at once among them)
+        assertThat(groupMembers(grouped) - before).as("%s: managed transactions grouped", name).isPositive();
+    }
+
+    /** Members of committed groups so far, from the server's metrics. */
+    static double groupMembers(TestServer s) {
+        String series = "sluice_group_members_sum{outcome=\"committed\"} ";
+        for (String line : s.server.metrics().scrape().split("\n")) {
+            if (line.startsWith(series)) {
+                return Double.parseDouble(line.substring(series.length()).trim());
+            }
+        }
+        return 0;
     }
 
     /** The facts either script must observe of a working server. */

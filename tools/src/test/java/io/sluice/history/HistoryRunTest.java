@@ -124,6 +124,7 @@ class HistoryRunTest {
      * groups really formed (the metrics say how many members shared a commit).
      */
     @Test
+    @org.junit.jupiter.api.Timeout(180) // two histories of at most 25 s each, checked, and a server's start and stop
     void sluiceGroupedIsSerializable() throws Exception {
         sluice("sluice-grouped", GROUPED, TXNS, TIME);
     }
