@@ -269,9 +269,18 @@ public final class TransactionGroups implements AutoCloseable {
                 g.last = this;
                 ran = true;
                 lastActivity = time.nanos();
+                if (evicted != null && failure == null && g.phase != Phase.ABORTED) {
+                    // taken out while its statement ran (its client went): the turn goes to the replay waiting
+                    passTurn(g);
+                    throw new SinkException(evicted, null);
+                }
                 if (failure != null) {
                     // Neo4j's transaction is unusable after a failed statement: the others' statements are replayed
-                    // in a new one below, this member's left out, while it still holds the turn
+                    // in a new one below, this member's left out, while it still holds the turn (aborted meanwhile:
+                    // nothing to replay, the transaction is this member's to roll back)
+                    if (g.phase == Phase.ABORTED) {
+                        rollback = takeRollback(g);
+                    }
                 } else if (g.phase == Phase.ABORTED) {
                     abortedMeanwhile = true;
                     rollback = takeRollback(g); // aborted while this statement ran
@@ -362,7 +371,7 @@ public final class TransactionGroups implements AutoCloseable {
                 if (g == null || g.finished() || evicted != null) {
                     return false;
                 }
-                if (!ran) {
+                if (!ran && !(g.turn == this && g.running)) {
                     leave(g);
                     return false;
                 }
@@ -460,7 +469,9 @@ public final class TransactionGroups implements AutoCloseable {
             culprit.evicted = new Neo4jError(ABORTED, "this transaction was taken out of its group");
             g.members.remove(culprit);
             g.waiting.remove(culprit);
-            boolean wrote = cause == Cause.FAILED || g.log.stream().anyMatch(e -> e.member() == culprit);
+            // a statement of its may still be running (its client gone under it): that is in the transaction too
+            boolean wrote = cause == Cause.FAILED || g.turn == culprit && g.running
+                    || g.log.stream().anyMatch(e -> e.member() == culprit);
             if (!wrote) {
                 if (g.turn == culprit) {
                     passTurn(g);
@@ -473,13 +484,13 @@ public final class TransactionGroups implements AutoCloseable {
                 g.done.signalAll();
                 return true;
             }
-            if (g.phase == Phase.CLOSED) {
+            boolean reopened = g.phase == Phase.CLOSED; // quiet when closed: the turn below is free at once
+            if (reopened) {
                 g.phase = Phase.SEALED;
                 closedUnfinished--;
-                commitSlotFreed();
             }
             if (!haveTurn) {
-                if (g.turn == culprit) {
+                if (g.turn == culprit && !g.running) {
                     g.turn = token;
                 } else if (g.turn == null && g.waiting.isEmpty()) {
                     g.turn = token;
@@ -495,6 +506,10 @@ public final class TransactionGroups implements AutoCloseable {
                 }
             }
             g.running = true;
+            if (reopened) {
+                // only now, running: the others may close and commit meanwhile, but not this group under the replay
+                commitSlotFreed();
+            }
         } finally {
             lock.unlock();
         }

@@ -243,8 +243,10 @@ public final class SluiceServer implements InProcess {
                 History.CAPACITY).start());
 
         metrics.knownBolt(BoltFrontEnd.MESSAGES, codes);
-        metrics.knownGroups(java.util.Arrays.stream(io.sluice.group.TransactionGroups.Cause.values())
-                .map(io.sluice.group.TransactionGroups.Cause::label).toList());
+        if (c.transactions().anyGrouped()) { // at zero from the start; absent when no one's are grouped
+            metrics.knownGroups(java.util.Arrays.stream(io.sluice.group.TransactionGroups.Cause.values())
+                    .map(io.sluice.group.TransactionGroups.Cause::label).toList());
+        }
         List<FrontEnd> frontEnds = new ArrayList<>();
         // one authenticator for every front end: its credential cache and per-address failure limit are shared
         Callers callers = new Callers(security.authenticator(users, time), c.security().access(), c.modes());

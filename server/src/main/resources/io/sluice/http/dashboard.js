@@ -204,6 +204,15 @@
   }
 
   /** Whether this server applies application topics (sources.kafka): only then do sluice_source_* series exist. */
+  function hasGroups() {
+    for (const s of store.series.values()) {
+      if (s.name === 'sluice_groups_total') {
+        return true;
+      }
+    }
+    return false;
+  }
+
   function hasSources() {
     for (const s of store.series.values()) {
       if (s.name.startsWith('sluice_source_')) {
@@ -315,6 +324,24 @@
           values: summedRates(find('sluice_bolt_transactions_total', { event: 'begin' })) },
         { label: 'connections', scale: 'y2', colour: '#7f7f7f', values: gauge('sluice_bolt_connections') },
       ],
+    },
+    {
+      id: 'groups', title: 'Grouped managed transactions: groups / s; members per group', unit: '/s',
+      unit2: 'members', when: hasGroups,
+      note: 'transactions.group: the drivers\' managed transactions sharing commits. Groups committed and aborted'
+        + ' (every member told to retry), and members taken out of a group (a rollback, a failure, a lost client;'
+        + ' the others replayed), per second (left); members per committed group (right).',
+      lines: () => {
+        const sum = summedRates(find('sluice_group_members_sum', { outcome: 'committed' }));
+        const count = summedRates(find('sluice_group_members_count', { outcome: 'committed' }));
+        return [
+          { label: 'committed/s', colour: '#2ca02c', values: summedRates(find('sluice_groups_total', { outcome: 'committed' })) },
+          { label: 'aborted/s', colour: '#d62728', values: summedRates(find('sluice_groups_total', { outcome: 'aborted' })) },
+          { label: 'taken out/s', colour: '#ff7f0e', values: summedRates(find('sluice_group_evictions_total')) },
+          { label: 'members', scale: 'y2', colour: '#7f7f7f',
+            values: sum.map((x, i) => (x === null || !count[i] ? null : x / count[i])) },
+        ];
+      },
     },
     {
       id: 'sources-lag', title: 'Sources: lag, records and seconds', unit: 'records', unit2: 's', when: hasSources,
