@@ -209,6 +209,33 @@ class ConfigTest {
         refused("bacth: {max_rows: 10}\n", "Unrecognized field \"bacth\"");
         refused("modes: {default_mode: async}\n", "Unrecognized field \"default_mode\"");
         refused("journal: {kafka: {topics: t}}\n", "Unrecognized field \"topics\"");
+        refused("transactions: {group_max_members: 0}\n", "transactions.group_max_members must be >= 1");
+        refused("transactions: {group_member_timeout: 0s}\n", "transactions.group_member_timeout positive");
+        refused("transactions: {group: maybe}\n", "maybe");
+    }
+
+    @Test
+    void groupingIsOffByDefaultAndOverriddenPerUser() throws IOException {
+        Transactions off = ConfigLoader.parse("{}\n").transactions();
+        assertThat(off.group()).isFalse();
+        assertThat(off.anyGrouped()).isFalse();
+        assertThat(off.grouped(null)).isFalse();
+        assertThat(off.groupMaxMembers()).isEqualTo(64);
+        assertThat(off.groupMemberTimeout()).isEqualTo(Duration.ofSeconds(1));
+        Transactions some = ConfigLoader.parse("transactions: {group_users: {ingest: true}}\n").transactions();
+        assertThat(some.anyGrouped()).as("someone's are: drivers are asked for TELEMETRY").isTrue();
+        assertThat(some.grouped("ingest")).isTrue();
+        assertThat(some.grouped("app")).isFalse();
+        assertThat(some.grouped(null)).isFalse();
+        Transactions on = ConfigLoader.parse("""
+                transactions: {group: true, group_users: {dash: false}, group_max_members: 8,
+                  group_member_timeout: 250ms}
+                """).transactions();
+        assertThat(on.grouped(null)).isTrue();
+        assertThat(on.grouped("ingest")).isTrue();
+        assertThat(on.grouped("dash")).isFalse();
+        assertThat(on.groupMaxMembers()).isEqualTo(8);
+        assertThat(on.groupMemberTimeout()).isEqualTo(Duration.ofMillis(250));
     }
 
     @Test
