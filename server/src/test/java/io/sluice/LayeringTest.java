@@ -32,7 +32,8 @@ class LayeringTest {
             Map.entry("status", Set.of()),
             // Bolt's wire formats (PackStream so far): sluice's own code, a leaf
             // the Bolt front end: like http, it talks to the write path and its transactions, never to the parts
-            Map.entry("bolt", Set.of("write", "front", "txn", "sink", "metrics", "config", "security", "time")),
+            Map.entry("bolt", Set.of("write", "front", "txn", "group", "sink", "metrics", "config", "security", "time")),
+            Map.entry("group", Set.of("sink", "time", "txn")),
             // the seam to Neo4j
             Map.entry("cypher", Set.of("sink")),
             Map.entry("sink", Set.of("config", "security")),
@@ -61,7 +62,7 @@ class LayeringTest {
             Map.entry("importer", Set.of("csv", "online", "config", "sink", "write")),
             // the one owner: builds every part of the product, and nothing of the tools
             Map.entry("server", Set.of("apply", "batch", "bolt", "config", "cypher", "durable", "front", "gateway", "http",
-                    "kafka", "metrics", "security", "sink", "source", "txn", "write")),
+                    "kafka", "metrics", "security", "sink", "source", "txn", "group", "write")),
             // the product's commands: the composition root of each
             Map.entry("cli", Set.of("config", "csv", "importer", "security", "server", "sink", "source", "status",
                     "write")));

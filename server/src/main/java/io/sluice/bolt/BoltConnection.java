@@ -136,6 +136,7 @@ final class BoltConnection implements Runnable {
     private io.sluice.group.TransactionGroups.Member member;
     /** Groups this connection's transactions aborted in a row, and until when its transactions run alone. */
     private int strikes;
+    private boolean demoted;
     private long aloneUntil;
     private boolean closing;
 
@@ -695,28 +696,27 @@ final class BoltConnection implements Runnable {
         if (groupable(b, as)) {
             // answered at once: the first RUN joins a group, or opens a real transaction if it cannot share one
             groupedBegin = true;
-            txCaller = as;
-            txCursors.clear();
-            nextQid = 0;
-            Messages.success(version.atLeast(Version.V5_8) && b.extra().get("db") == null
-                    ? Map.of("db", services.writes().database()) : Map.of(), out);
-            state = State.TX_READY;
-            services.metrics().transaction("begin");
+            begun(b, as);
             return;
         }
         try {
             ExplicitTransactions.Step s = blocking(() -> services.transactions().open(List.of(), as));
             txId = s.id();
-            txCaller = as;
-            txCursors.clear();
-            nextQid = 0;
-            Messages.success(version.atLeast(Version.V5_8) && b.extra().get("db") == null
-                    ? Map.of("db", services.writes().database()) : Map.of(), out);
-            state = State.TX_READY;
-            services.metrics().transaction("begin");
+            begun(b, as);
         } catch (SinkException e) {
             fail(e.error());
         }
+    }
+
+    /** BEGIN's SUCCESS: the transaction is {@code as}'s, its statements numbered from 0. */
+    private void begun(Begin b, Caller as) {
+        txCaller = as;
+        txCursors.clear();
+        nextQid = 0;
+        Messages.success(version.atLeast(Version.V5_8) && b.extra().get("db") == null
+                ? Map.of("db", services.writes().database()) : Map.of(), out);
+        state = State.TX_READY;
+        services.metrics().transaction("begin");
     }
 
     /**
@@ -728,7 +728,7 @@ final class BoltConnection implements Runnable {
         Grouping g = services.grouping();
         return g.on() && (lastApi == 0 || lastApi == 3) && !"r".equals(b.extra().get("mode"))
                 && as.access() == Access.CYPHER && g.user().test(as.user())
-                && services.time().nanos() - aloneUntil >= 0;
+                && (!demoted || services.time().nanos() - aloneUntil >= 0);
     }
 
     /**
@@ -740,6 +740,7 @@ final class BoltConnection implements Runnable {
         if (strikes >= 2) {
             long seconds = Math.min(30, 1L << Math.min(5, strikes - 2));
             aloneUntil = services.time().nanos() + TimeUnit.SECONDS.toNanos(seconds);
+            demoted = true;
         }
     }
 

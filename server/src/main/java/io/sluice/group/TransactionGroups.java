@@ -39,19 +39,27 @@ import org.slf4j.LoggerFactory;
  *       {@code interleaved}) and the shape is remembered, so that its later members keep the turn from their first
  *       statement to their COMMIT. A member that keeps the turn and stays silent past the member timeout aborts the
  *       group (cause {@code stalled}), as does one that keeps a closed group from committing.</li>
- *   <li><b>Aborts are all or nothing.</b> Neo4j has no savepoints: a member that rolls back, fails, disconnects or
- *       stalls rolls the whole group back. Every other member is told with {@link #ABORTED} (a transient code every
- *       driver retries, docs/API.md) at its next message; nothing of the group was committed, and no member was
- *       told COMMIT SUCCESS before the commit. A member whose own statement failed gets its own error when it ran
- *       first in the group's transaction (nothing of anyone else's was there), else {@link #ABORTED} too: the error
- *       may have been caused by writes now rolled back, so it retries, and its retry runs alone.</li>
+ *   <li><b>Leaving without costing the others.</b> Neo4j has no savepoints. A member that rolls back, whose
+ *       statement fails, or whose client goes is <i>taken out</i>: the group's transaction is rolled back and the
+ *       other members' statements (each run's text, parameters and answer are logged) run again in a new one, in
+ *       their order, each checked to give exactly the answer its member was given. A member whose answer would
+ *       differ (it had read or counted the leaver's writes) is taken out too and told {@link #ABORTED}; the
+ *       others never learn anything happened, and the group stays equivalent to the remaining members run one after
+ *       another. A failing member gets its own error only when nothing of anyone else's was in the transaction;
+ *       else {@link #ABORTED} (its error may have come from work that will not commit), and its retry runs
+ *       alone.</li>
+ *   <li><b>Aborts.</b> A member silent past the member timeout while it holds the group up, a member that
+ *       interleaved, a replay that fails, and a failed commit abort the whole group: every member is told
+ *       {@link #ABORTED} at its next message; nothing of the group was committed, and no member was told COMMIT
+ *       SUCCESS before the commit.</li>
  *   <li><b>Commit outcome unknown</b> (a remote commit whose connection was lost) is told to every member as the
  *       sink reports it, a commit-outcome-unknown error, never as transient: a retry could apply it twice.</li>
- *   <li><b>When a group closes.</b> One group takes new members (it is <i>open</i>); it closes to newcomers when it
- *       has {@code maxMembers}, or when no closed group is still committing (so there is at most one closed group
- *       waiting for its members' COMMITs or committing, and one open group filling meanwhile: group commit's usual
- *       pipeline, sized by the arrival rate without a timer). A closed group commits, on the thread of its last
- *       member's COMMIT, once every member has sent COMMIT and no statement runs.</li>
+ *   <li><b>When a group closes.</b> One group takes new members (it is <i>open</i>); it is sealed when it has
+ *       {@code maxMembers} or when the commit in flight ends, and it closes once no statement of it runs or waits
+ *       (an open one also when no closed group is unfinished): at most one closed group waiting for its members'
+ *       COMMITs or committing while the next fills, group commit's usual pipeline, sized by the arrival rate
+ *       without a timer. A closed group runs no statement (see {@link Phase}); it commits, on the thread of its last
+ *       member's COMMIT, once every member has sent COMMIT.</li>
  *   <li><b>Threads.</b> Members call in on their front end's threads and block there; one lock guards every group's
  *       state, never held while Neo4j runs a statement or commits. Waiting for the turn uses one condition per
  *       member (no thundering herd); waiting for the outcome, one per group. The watchdog thread
@@ -207,6 +215,7 @@ public final class TransactionGroups implements AutoCloseable {
         private boolean committing; // guarded by lock
         private long lastActivity; // guarded by lock
         private Neo4jError evicted; // guarded by lock: taken out of its group (a replay), and what it is told
+        private String shape; // guarded by lock: its first statement's text, what multiStatement knows it by
 
         private Member() {}
 
@@ -217,36 +226,44 @@ public final class TransactionGroups implements AutoCloseable {
          */
         public StatementResult run(String cypher, Map<String, Object> params) throws SinkException {
             Group g;
-            boolean first;
+            boolean first = false;
+            Sink.OpenTx interleaved = null;
+            boolean abortedNow = false;
             lock.lock();
             try {
                 if (group == null) {
                     join(cypher);
                 }
                 g = group;
-                failIfFinished(g);
-                if (evicted != null) {
+                if (evicted != null) { // before the group's state: taken out, it was not in what committed
                     throw new SinkException(evicted, null);
                 }
+                failIfFinished(g);
                 if (g.phase == Phase.CLOSED) { // closed groups run nothing more (see Phase): a late statement
-                    multiStatement.add(firstOf(cypher));
-                    rollbackNow(abort(g, Cause.INTERLEAVED, this));
-                    throw aborted(g);
-                }
-                if (ran && !holding) {
-                    multiStatement.add(firstOf(cypher));
+                    learn(shape);
+                    interleaved = abort(g, Cause.INTERLEAVED, this);
+                    abortedNow = true;
+                } else if (ran && !holding) {
+                    learn(shape);
                     if (g.last != this || (g.turn != null && g.turn != this)) {
                         // someone ran since this member's last statement: running this one after it would interleave
-                        rollbackNow(abort(g, Cause.INTERLEAVED, this));
-                        throw aborted(g);
+                        interleaved = abort(g, Cause.INTERLEAVED, this);
+                        abortedNow = true;
+                    } else {
+                        holding = true;
                     }
-                    holding = true;
                 }
-                awaitTurn(g);
-                g.running = true;
-                first = g.statements == 0;
+                if (!abortedNow) {
+                    awaitTurn(g);
+                    g.running = true;
+                    first = g.statements == 0;
+                }
             } finally {
                 lock.unlock();
+            }
+            if (abortedNow) {
+                rollbackNow(interleaved); // outside the lock: Neo4j's rollback may take a while
+                throw aborted(g);
             }
             StatementResult result = null;
             SinkException failure = null;
@@ -296,10 +313,10 @@ public final class TransactionGroups implements AutoCloseable {
             }
             rollbackNow(rollback);
             if (failure != null) {
-                // its error was found after the group's statements before it: it stands when they all commit as
-                // they were answered (the replay keeps them all), else it is retried (alone)
-                boolean kept = evictAndReplay(g, this, Cause.FAILED, true);
-                throw first || kept ? failure : new SinkException(new Neo4jError(ABORTED, "this transaction ran in a"
+                // its error is its own only when nothing of anyone else's was in the transaction; else it may have
+                // come from work that will never commit (a member that rolls back later): it is retried, alone
+                evictAndReplay(g, this, Cause.FAILED, true);
+                throw first ? failure : new SinkException(new Neo4jError(ABORTED, "this transaction ran in a"
                         + " group with others, and its statement failed there: " + failure.error().message()
                         + " (retry it: the retry runs alone)"), null);
             }
@@ -322,10 +339,10 @@ public final class TransactionGroups implements AutoCloseable {
                 if (g == null) {
                     return; // nothing ran: nothing to commit
                 }
-                failIfFinished(g);
                 if (evicted != null) {
                     throw new SinkException(evicted, null);
                 }
+                failIfFinished(g);
                 committing = true;
                 lastActivity = time.nanos();
                 if (g.turn == this) {
@@ -407,7 +424,8 @@ public final class TransactionGroups implements AutoCloseable {
             }
             g.members.add(this);
             group = g;
-            holding = multiStatement.contains(firstOf(cypher));
+            shape = cypher;
+            holding = multiStatement.contains(shape);
             if (g.members.size() >= options.maxMembers()) {
                 seal(g);
             }
@@ -419,10 +437,16 @@ public final class TransactionGroups implements AutoCloseable {
                 g.turn = this;
             } else if (g.turn != this) {
                 g.waiting.add(this);
-                while (g.turn != this && g.phase != Phase.ABORTED) {
+                while (g.turn != this && g.phase != Phase.ABORTED && evicted == null) {
                     wake.awaitUninterruptibly();
                 }
                 g.waiting.remove(this);
+            }
+            if (evicted != null) {
+                if (g.turn == this) {
+                    passTurn(g);
+                }
+                throw new SinkException(evicted, null);
             }
             if (g.phase == Phase.ABORTED) {
                 throw aborted(g);
@@ -432,6 +456,8 @@ public final class TransactionGroups implements AutoCloseable {
 
         /** A member that ran nothing leaves its group (a ROLLBACK before any statement ran). */
         private void leave(Group g) {
+            evicted = new Neo4jError(ABORTED, "this transaction left its group");
+            wake.signal(); // a statement of its waiting for the turn (its client gone under it) gives up
             g.members.remove(this);
             g.waiting.remove(this);
             if (g.turn == this) {
@@ -467,6 +493,7 @@ public final class TransactionGroups implements AutoCloseable {
                 return false;
             }
             culprit.evicted = new Neo4jError(ABORTED, "this transaction was taken out of its group");
+            culprit.wake.signal();
             g.members.remove(culprit);
             g.waiting.remove(culprit);
             // a statement of its may still be running (its client gone under it): that is in the transaction too
@@ -605,8 +632,12 @@ public final class TransactionGroups implements AutoCloseable {
         return keptAll;
     }
 
-    private static String firstOf(String cypher) {
-        return cypher;
+    /** Remembers that transactions starting with {@code shape} take more than one statement (bounded memory). */
+    private void learn(String shape) {
+        if (multiStatement.size() >= SHAPES) {
+            multiStatement.clear(); // rare: that many shapes of several statements; each costs one abort to relearn
+        }
+        multiStatement.add(shape);
     }
 
     /** Throws when the group is finished (aborted: the abort's error; committed: a bug of the caller's). */
@@ -636,6 +667,10 @@ public final class TransactionGroups implements AutoCloseable {
             gate.enter();
             lock.lock();
             try {
+                if (g.finished()) { // aborted meanwhile (shutdown): its place is not ours to keep
+                    gate.leave();
+                    throw aborted(g);
+                }
                 g.entered = true;
             } finally {
                 lock.unlock();
@@ -702,8 +737,8 @@ public final class TransactionGroups implements AutoCloseable {
                 g.tx.commit();
             } catch (SinkException e) {
                 failure = e.error();
-            } catch (RuntimeException e) {
-                failure = Neo4jError.unknown("the group's commit failed: " + e);
+            } catch (RuntimeException e) { // not the sink's answer: whether it committed is not known
+                failure = Neo4jError.commitOutcomeUnknown("the group's commit failed: " + e);
             }
         }
         long took = time.nanos() - start;
@@ -818,8 +853,8 @@ public final class TransactionGroups implements AutoCloseable {
                         continue;
                     }
                     for (Member m : g.members) {
-                        boolean blocking = g.turn == m && g.waiting.size() + g.members.size() > 1
-                                || g.phase == Phase.CLOSED;
+                        // keeping the turn holds up the group, and its locks hold up everyone: whoever is there
+                        boolean blocking = g.turn == m || g.phase == Phase.CLOSED;
                         if (m.ran && !m.committing && blocking && now - m.lastActivity > timeout) {
                             Sink.OpenTx tx = abort(g, Cause.STALLED, m);
                             if (tx != null) {
@@ -832,7 +867,11 @@ public final class TransactionGroups implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
-            rollbacks.forEach(TransactionGroups::rollbackNow);
+            try {
+                rollbacks.forEach(TransactionGroups::rollbackNow);
+            } catch (RuntimeException e) { // a pass that failed must not end the watch
+                log.warn("rolling back a stalled group failed: {}", e.toString(), e);
+            }
             try {
                 TimeUnit.NANOSECONDS.sleep(every); // a cadence, not a synchronisation: stalls are found within it
             } catch (InterruptedException e) {
