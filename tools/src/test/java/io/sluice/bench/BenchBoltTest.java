@@ -28,6 +28,14 @@ class BenchBoltTest {
     Path dir;
 
     @Test
+    void theRollbackStyleIsAskedForByName() {
+        assertThat(BenchApi.parseList("bolt", "execute-write-rollback"))
+                .containsExactly(BenchApi.BOLT_EXECUTE_WRITE_ROLLBACK);
+        assertThat(BenchApi.BOLT_EXECUTE_WRITE_ROLLBACK.bolt()).isTrue();
+        assertThat(BenchApi.ROLLBACK_SHARE).isEqualTo(0.05);
+    }
+
+    @Test
     void boltStandsForTheStylesAskedForInTheirOrder() {
         assertThat(BenchApi.parseList("template,bolt", null)).containsExactly(BenchApi.TEMPLATE, BenchApi.BOLT_RUN,
                 BenchApi.BOLT_EXECUTE_WRITE, BenchApi.BOLT_EXECUTABLE_QUERY);
