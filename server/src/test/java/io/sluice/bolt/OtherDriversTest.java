@@ -165,13 +165,7 @@ class OtherDriversTest {
 
     /** Members of committed groups so far, from the server's metrics. */
     static double groupMembers(TestServer s) {
-        String series = "sluice_group_members_sum{outcome=\"committed\"} ";
-        for (String line : s.server.metrics().scrape().split("\n")) {
-            if (line.startsWith(series)) {
-                return Double.parseDouble(line.substring(series.length()).trim());
-            }
-        }
-        return 0;
+        return s.metric("sluice_group_members_sum{outcome=\"committed\"}");
     }
 
     /** The facts either script must observe of a working server. */

@@ -67,12 +67,7 @@ class GroupedTransactionsTest {
     }
 
     double metric(String series) {
-        for (String line : s.server.metrics().scrape().split("\n")) {
-            if (line.startsWith(series + " ")) {
-                return Double.parseDouble(line.substring(series.length() + 1).trim());
-            }
-        }
-        return 0;
+        return s.metric(series);
     }
 
     double members() {

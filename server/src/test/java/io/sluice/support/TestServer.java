@@ -150,6 +150,16 @@ public final class TestServer implements AutoCloseable {
     private static final com.fasterxml.jackson.databind.ObjectMapper HEALTH_JSON =
             new com.fasterxml.jackson.databind.ObjectMapper();
 
+    /** The value of one exact series of the server's {@code /metrics} (labels included), 0 when absent. */
+    public double metric(String series) {
+        for (String line : server.metrics().scrape().split("\n")) {
+            if (line.startsWith(series + " ")) {
+                return Double.parseDouble(line.substring(series.length() + 1).trim());
+            }
+        }
+        return 0;
+    }
+
     /** A count from Cypher run directly on the database (not through sluice's HTTP API). */
     public long count(String cypher) {
         return count(cypher, Map.of());

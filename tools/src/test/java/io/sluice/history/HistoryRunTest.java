@@ -86,24 +86,13 @@ class HistoryRunTest {
                         txns, time, locking));
             }
             if (config.equals(GROUPED)) { // the groups really formed: members shared commits
-                String scrape = s.server.metrics().scrape();
-                double groups = series(scrape, "sluice_group_members_count{outcome=\"committed\"}");
-                double members = series(scrape, "sluice_group_members_sum{outcome=\"committed\"}");
+                double groups = s.metric("sluice_group_members_count{outcome=\"committed\"}");
+                double members = s.metric("sluice_group_members_sum{outcome=\"committed\"}");
                 System.out.printf("history %s: %.0f groups committed, %.2f members each; aborted: %.0f%n", name,
-                        groups, members / groups, series(scrape, "sluice_groups_total{outcome=\"aborted\"}"));
+                        groups, members / groups, s.metric("sluice_groups_total{outcome=\"aborted\"}"));
                 assertThat(members).as("members of committed groups").isGreaterThan(groups);
             }
         }
-    }
-
-    /** The value of one exact series in a Prometheus scrape (0 when absent). */
-    static double series(String scrape, String series) {
-        for (String line : scrape.split("\n")) {
-            if (line.startsWith(series + " ")) {
-                return Double.parseDouble(line.substring(series.length() + 1).trim());
-            }
-        }
-        return 0;
     }
 
     @Test
