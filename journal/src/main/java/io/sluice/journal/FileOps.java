@@ -1,6 +1,7 @@
 package io.sluice.journal;
 
 import java.io.Closeable;
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.file.Path;
 
@@ -34,7 +35,7 @@ interface FileOps {
     interface SegmentFile extends Closeable {
         void write(long position, byte[] src, int off, int len) throws IOException;
 
-        /** Reads exactly {@code len} bytes, or throws {@link java.io.EOFException}. */
+        /** Reads exactly {@code len} bytes, or throws {@link EOFException}. */
         void read(long position, byte[] dst, int off, int len) throws IOException;
 
         long size() throws IOException;

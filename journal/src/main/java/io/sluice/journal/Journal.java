@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A durable, segmented, append-only journal of opaque records, numbered 0, 1, 2, ... like Kafka's offsets.
@@ -56,7 +57,7 @@ public interface Journal extends AutoCloseable {
      *
      * @throws IllegalArgumentException if the payload is larger than {@link JournalOptions#maxRecordBytes()}
      */
-    java.util.concurrent.CompletableFuture<Long> appendAsync(byte[] payload);
+    CompletableFuture<Long> appendAsync(byte[] payload);
 
     /**
      * Appends records with consecutive offsets and returns the first, once all are durable. Same failure

@@ -2,6 +2,8 @@ package io.sluice.apply;
 
 import io.sluice.batch.Batcher;
 import io.sluice.batch.Pending;
+import io.sluice.time.Time;
+import io.sluice.write.Outcome;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ThreadFactory;
@@ -19,12 +21,12 @@ public final class Applier implements AutoCloseable {
     private final Batcher batcher;
     private final BatchRunner runner;
     private final BatchSizeController sizes;
-    private final io.sluice.time.Time time;
+    private final Time time;
     private final Thread thread;
 
     /** {@code sizes} null: a fixed row limit. */
     public Applier(Batcher batcher, BatchRunner runner, ThreadFactory threads, BatchSizeController sizes,
-            io.sluice.time.Time time) {
+            Time time) {
         this.batcher = batcher;
         this.runner = runner;
         this.sizes = sizes;
@@ -75,7 +77,7 @@ public final class Applier implements AutoCloseable {
         for (Pending p : batch) {
             rows += p.rows();
             // a transient failure (deadlock, timeout) is a batch-size signal; a client's bad write is not
-            failed |= p.future().join() instanceof io.sluice.write.Outcome.Failed f && f.error().isTransient();
+            failed |= p.future().join() instanceof Outcome.Failed f && f.error().isTransient();
         }
         if (failed) {
             sizes.failed();

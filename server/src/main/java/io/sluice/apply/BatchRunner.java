@@ -3,11 +3,11 @@ package io.sluice.apply;
 import io.sluice.batch.Pending;
 import io.sluice.cypher.Coalescing;
 import io.sluice.metrics.Metrics;
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.Neo4jStatus;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
-import io.sluice.sink.StatementResult;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.StatementResult;
 import io.sluice.time.Jitter;
 import io.sluice.time.Time;
 import io.sluice.write.Outcome;
@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  *   <li>a transient error (deadlock, lock timeout, database briefly unavailable): the same batch is tried
  *       again after a backoff, up to {@link RetryPolicy#maxAttempts()}; after that every request gets the
  *       transient error (HTTP 503) — it was not the requests' fault, and none of them was applied;</li>
- *   <li>the connection to a remote database was lost while committing ({@link SinkException#commitOutcomeUnknown()}):
+ *   <li>the connection to a remote database was lost while committing ({@link GraphException#commitOutcomeUnknown()}):
  *       the batch may or may not have committed, so it is not retried (that could apply it twice); every request
  *       gets the transient error, whose message says so. Async mode then asks the graph (its offset node) what
  *       was applied;</li>
@@ -101,7 +101,7 @@ public final class BatchRunner {
         Hooks NONE = new Hooks() {};
 
         /** Runs inside the transaction that commits {@code group}, after its writes. */
-        default void inTransaction(Sink.SinkTx tx, List<Pending> group) throws SinkException {}
+        default void inTransaction(Sink.SinkTx tx, List<Pending> group) throws GraphException {}
 
         /**
          * {@code p} failed alone with {@code error}; called before any later request is applied. Returns whether
@@ -151,7 +151,7 @@ public final class BatchRunner {
 
     /** Returns null, or the transient error that stopped the batch (every future from there on failed with it). */
     private Neo4jError applyOrSplit(List<Pending> batch, Hooks hooks) throws InterruptedException {
-        SinkException failure = applyWithRetry(batch, hooks);
+        GraphException failure = applyWithRetry(batch, hooks);
         if (failure == null) {
             return null;
         }
@@ -183,7 +183,7 @@ public final class BatchRunner {
     }
 
     /** Commits the batch and completes its futures (null returned), or returns the error it failed with. */
-    private SinkException applyWithRetry(List<Pending> batch, Hooks hooks) throws InterruptedException {
+    private GraphException applyWithRetry(List<Pending> batch, Hooks hooks) throws InterruptedException {
         Map<String, String> forms = coalescing == null || batch.size() < 2 || hooks.inOrder() ? Map.of()
                 : Execution.formsFor(batch, hooks.keepsResults(), coalescing);
         for (int attempt = 1; ; attempt++) {
@@ -204,7 +204,7 @@ public final class BatchRunner {
                     p.future().complete(new Outcome.Committed(results.getOrDefault(p, List.of()), p.rows()));
                 }
                 return null;
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 if (!e.isTransient() || e.commitOutcomeUnknown() || attempt >= retry.maxAttempts()) {
                     return e;
                 }

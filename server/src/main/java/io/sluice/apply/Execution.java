@@ -2,9 +2,9 @@ package io.sluice.apply;
 
 import io.sluice.batch.Pending;
 import io.sluice.cypher.Coalescing;
-import io.sluice.sink.SinkException;
 import io.sluice.sink.Sink.SinkTx;
-import io.sluice.sink.StatementResult;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.StatementResult;
 import io.sluice.write.Statement;
 import io.sluice.write.Template;
 import io.sluice.write.WriteRequest.CypherRequest;
@@ -13,6 +13,7 @@ import io.sluice.write.WriteRequest.TemplateRequest;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -49,7 +50,7 @@ final class Execution {
      * they are.
      */
     static Map<Pending, List<StatementResult>> run(SinkTx tx, List<Pending> group, boolean lockOrder,
-            boolean keepResults, Map<String, String> forms) throws SinkException {
+            boolean keepResults, Map<String, String> forms) throws GraphException {
         Map<Template, List<Map<String, Object>>> templateRows = new LinkedHashMap<>();
         List<Pending> cypher = new ArrayList<>();
         for (Pending p : group) {
@@ -100,7 +101,7 @@ final class Execution {
      * alternate between shapes runs in short statements; one whose records share a shape runs as one.
      */
     static Map<Pending, List<StatementResult>> runInOrder(SinkTx tx, List<Pending> group, boolean lockOrder,
-            boolean keepResults) throws SinkException {
+            boolean keepResults) throws GraphException {
         Map<Pending, List<StatementResult>> results = new IdentityHashMap<>();
         Run run = new Run(tx, lockOrder);
         for (Pending p : group) {
@@ -133,7 +134,7 @@ final class Execution {
             this.lockOrder = lockOrder;
         }
 
-        void add(TemplateRequest t) throws SinkException {
+        void add(TemplateRequest t) throws GraphException {
             if (template != null && template != t.template() && !template.equals(t.template())) {
                 flush();
             }
@@ -141,7 +142,7 @@ final class Execution {
             rows.addAll(t.rowList());
         }
 
-        void flush() throws SinkException {
+        void flush() throws GraphException {
             if (template != null && !rows.isEmpty()) {
                 tx.runDiscarding(template.unwindCypher(), Map.of(Template.ROWS_PARAM,
                         lockOrder ? lockOrdered(template, rows) : rows));
@@ -152,7 +153,7 @@ final class Execution {
     }
 
     private static List<StatementResult> runAsSent(SinkTx tx, CypherRequest c, boolean keepResults)
-            throws SinkException {
+            throws GraphException {
         List<StatementResult> rs = new ArrayList<>(c.statements().size());
         for (Statement s : c.statements()) {
             if (keepResults) {
@@ -207,7 +208,7 @@ final class Execution {
         }
         // each row sorts by the lock values of its key's first row: a key's rows keep their order among themselves
         List<List<Object>> sortBy = new ArrayList<>(rows.size());
-        Map<List<Object>, List<Object>> lockOfKey = t.key().isEmpty() ? null : new java.util.HashMap<>();
+        Map<List<Object>, List<Object>> lockOfKey = t.key().isEmpty() ? null : new HashMap<>();
         for (Map<String, Object> row : rows) {
             List<Object> lock = values(row, t.lockOrder());
             sortBy.add(lockOfKey == null ? lock : lockOfKey.computeIfAbsent(values(row, t.key()), k -> lock));
@@ -216,7 +217,7 @@ final class Execution {
         for (int i = 0; i < order.length; i++) {
             order[i] = i;
         }
-        java.util.Arrays.sort(order, (a, b) -> compareLists(sortBy.get(a), sortBy.get(b))); // stable (TimSort)
+        Arrays.sort(order, (a, b) -> compareLists(sortBy.get(a), sortBy.get(b))); // stable (TimSort)
         List<Map<String, Object>> sorted = new ArrayList<>(rows.size());
         for (int i : order) {
             sorted.add(rows.get(i));

@@ -17,10 +17,14 @@ import io.sluice.bolt.Messages.Run;
 import io.sluice.bolt.Messages.Telemetry;
 import io.sluice.config.Access;
 import io.sluice.config.Mode;
+import io.sluice.group.TransactionGroups;
 import io.sluice.security.Credentials;
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.Neo4jStatus;
-import io.sluice.sink.SinkException;
+import io.sluice.sink.Sink;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
+import io.sluice.vocab.QueryKind;
+import io.sluice.vocab.StatementResult;
 import io.sluice.write.Caller;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.Outcome;
@@ -38,6 +42,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One Bolt connection after its handshake: the protocol's state machine, run top to bottom on a virtual thread
@@ -99,7 +104,7 @@ final class BoltConnection implements Runnable {
     private final String id;
     private final String client;
     private final LinkedBlockingQueue<Queued> inbox = new LinkedBlockingQueue<>();
-    private final java.util.concurrent.atomic.AtomicLong queuedBytes = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong queuedBytes = new AtomicLong();
     private final AtomicInteger interrupts = new AtomicInteger();
     private final Outbox outbox;
     /** Where replies are written (the outbox's buffer). */
@@ -119,7 +124,7 @@ final class BoltConnection implements Runnable {
      * as a session of that user, as Neo4j's server holds a connection's login (then dropped).
      */
     private Credentials credentials;
-    private io.sluice.sink.Sink.SystemSession system;
+    private Sink.SystemSession system;
     /** Logged in with a password that must be changed: only ALTER CURRENT USER on system, as Neo4j allows. */
     private String expired;
     private Cursor cursor;
@@ -133,7 +138,7 @@ final class BoltConnection implements Runnable {
     /** A BEGIN that may be grouped was answered without a transaction: the first RUN decides how it runs. */
     private boolean groupedBegin;
     /** This connection's transaction as a member of a group, while it is one. */
-    private io.sluice.group.TransactionGroups.Member member;
+    private TransactionGroups.Member member;
     /** Groups this connection's transactions aborted in a row, and until when its transactions run alone. */
     private int strikes;
     private boolean demoted;
@@ -373,7 +378,7 @@ final class BoltConnection implements Runnable {
         Login login;
         try {
             login = blocking(() -> Login.check(auth, services.callers(), client));
-        } catch (SinkException impossible) {
+        } catch (GraphException impossible) {
             throw new IllegalStateException(impossible);
         }
         if (login.refused() != null) {
@@ -505,14 +510,14 @@ final class BoltConnection implements Runnable {
                 system = blocking(() -> services.system().as(user));
                 credentials = null;
             }
-            io.sluice.sink.Sink.SystemSession session = system;
-            io.sluice.sink.StatementResult r = blocking(() -> session.run(run.query(), params));
+            Sink.SystemSession session = system;
+            StatementResult r = blocking(() -> session.run(run.query(), params));
             cursor = Cursor.system(r);
             started(cursor, start, -1, run.extra());
             state = State.STREAMING;
         } catch (WireValues.BadValue e) {
             fail(Neo4jError.invalid(e.getMessage()));
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             fail(e.error());
         }
     }
@@ -613,8 +618,8 @@ final class BoltConnection implements Runnable {
      * A statement that failed: at RUN, as Neo4j reports it for anything found before running and for writes
      * (which it runs eagerly, within RUN); only a read's runtime error comes at the PULL, after a RUN SUCCESS.
      */
-    private void failedRun(Neo4jError e, io.sluice.sink.QueryKind kind, long start, boolean autoCommit) {
-        if (kind != io.sluice.sink.QueryKind.READ || failsBeforeRunning(e)) {
+    private void failedRun(Neo4jError e, QueryKind kind, long start, boolean autoCommit) {
+        if (kind != QueryKind.READ || failsBeforeRunning(e)) {
             fail(e);
             return;
         }
@@ -703,7 +708,7 @@ final class BoltConnection implements Runnable {
             ExplicitTransactions.Step s = blocking(() -> services.transactions().open(List.of(), as));
             txId = s.id();
             begun(b, as);
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             fail(e.error());
         }
     }
@@ -750,16 +755,16 @@ final class BoltConnection implements Runnable {
         if (p == null) {
             return;
         }
-        io.sluice.sink.QueryKind kind = services.writes().kind(run.query());
+        QueryKind kind = services.writes().kind(run.query());
         ExplicitTransactions.Step s;
         if (groupedBegin) {
             groupedBegin = false;
-            if (kind == io.sluice.sink.QueryKind.READ || kind == io.sluice.sink.QueryKind.WRITE) {
+            if (kind == QueryKind.READ || kind == QueryKind.WRITE) {
                 member = services.grouping().groups().member();
             } else { // schema, CALL {} IN TRANSACTIONS, or not compiling: a real transaction, with Neo4j's answer
                 try {
                     s = blocking(() -> services.transactions().open(List.of(p.statement()), txCaller));
-                } catch (SinkException e) {
+                } catch (GraphException e) {
                     fail(e.error());
                     return;
                 }
@@ -769,11 +774,11 @@ final class BoltConnection implements Runnable {
             }
         }
         if (member != null) {
-            io.sluice.group.TransactionGroups.Member m = member;
-            io.sluice.sink.StatementResult r;
+            TransactionGroups.Member m = member;
+            StatementResult r;
             try {
                 r = blocking(() -> m.run(p.statement().cypher(), p.statement().params()));
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 member = null; // its group rolled it back
                 if (m.abortedGroup()) {
                     struck();
@@ -791,7 +796,7 @@ final class BoltConnection implements Runnable {
         try {
             String id = txId;
             s = blocking(() -> services.transactions().run(id, List.of(p.statement()), txCaller));
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             txId = null; // not found, expired, or in use: nothing of it is ours any more
             fail(e.error());
             return;
@@ -800,7 +805,7 @@ final class BoltConnection implements Runnable {
     }
 
     /** Answers a statement run in a real transaction. */
-    private void stepRan(ExplicitTransactions.Step s, io.sluice.sink.QueryKind kind, long start) {
+    private void stepRan(ExplicitTransactions.Step s, QueryKind kind, long start) {
         if (s.failed()) {
             txId = null; // the registry rolled it back and ended it
             failedRun(s.failure(), kind, start, false);
@@ -820,13 +825,13 @@ final class BoltConnection implements Runnable {
             return;
         }
         if (member != null) {
-            io.sluice.group.TransactionGroups.Member m = member;
+            TransactionGroups.Member m = member;
             try {
                 blocking(() -> {
                     m.commit();
                     return null;
                 });
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 member = null;
                 txCursors.clear();
                 if (m.abortedGroup()) {
@@ -856,7 +861,7 @@ final class BoltConnection implements Runnable {
                 return;
             }
             committed();
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             txId = null;
             fail(e.error());
         }
@@ -879,7 +884,7 @@ final class BoltConnection implements Runnable {
         txCursors.clear();
         groupedBegin = false;
         if (member != null) {
-            io.sluice.group.TransactionGroups.Member m = member;
+            TransactionGroups.Member m = member;
             member = null;
             if (m.rollback(closing)) {
                 struck();
@@ -895,7 +900,7 @@ final class BoltConnection implements Runnable {
         try {
             services.transactions().rollback(id, txCaller);
             services.metrics().transaction("rollback");
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             // already ended (expired, or a failed statement): nothing to roll back
         }
     }
@@ -965,19 +970,19 @@ final class BoltConnection implements Runnable {
     /** Work that may block on the database (a statement, a commit, a credentials check). */
     @FunctionalInterface
     interface SinkCall<T> {
-        T call() throws SinkException;
+        T call() throws GraphException;
     }
 
     /**
      * Runs {@code call} where it may block, while this worker keeps the driver's read timeout from firing (a
      * NOOP each keep-alive interval): what is buffered goes out first.
      */
-    private <T> T blocking(SinkCall<T> call) throws SinkException, InterruptedException {
+    private <T> T blocking(SinkCall<T> call) throws GraphException, InterruptedException {
         CompletableFuture<T> f = new CompletableFuture<>();
         services.blocking().execute(() -> {
             try {
                 f.complete(call.call());
-            } catch (SinkException | RuntimeException | Error e) {
+            } catch (GraphException | RuntimeException | Error e) {
                 f.completeExceptionally(e);
             }
         });
@@ -985,7 +990,7 @@ final class BoltConnection implements Runnable {
             return waitWithNoops(f);
         } catch (ExecutionException e) {
             switch (e.getCause()) {
-                case SinkException se -> throw se;
+                case GraphException se -> throw se;
                 case RuntimeException re -> throw re;
                 case Error err -> throw err;
                 default -> throw new IllegalStateException(e.getCause());

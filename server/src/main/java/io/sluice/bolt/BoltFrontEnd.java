@@ -24,9 +24,15 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.bolt.Handshake.Version;
 import io.sluice.config.HostPort;
+import io.sluice.front.Callers;
 import io.sluice.front.FrontEnd;
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.Neo4jStatus;
+import io.sluice.metrics.Metrics;
+import io.sluice.sink.Sink;
+import io.sluice.time.Time;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
+import io.sluice.write.ExplicitTransactions;
+import io.sluice.write.WritePath;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -34,6 +40,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLContext;
@@ -96,10 +103,10 @@ public final class BoltFrontEnd implements FrontEnd {
      * A Bolt front end over {@code services}' parts; nothing listens until {@link #start}. {@code serverAgent}:
      * the Neo4j version behind sluice, as drivers require it ({@code Neo4j/2026.08.1}).
      */
-    public static BoltFrontEnd create(Options options, io.sluice.write.WritePath writes,
-            io.sluice.write.ExplicitTransactions transactions, Grouping grouping, io.sluice.sink.Sink sink,
-            io.sluice.front.Callers callers,
-            io.sluice.metrics.Metrics metrics, String neo4jVersion, io.sluice.time.Time time) {
+    public static BoltFrontEnd create(Options options, WritePath writes,
+            ExplicitTransactions transactions, Grouping grouping, Sink sink,
+            Callers callers,
+            Metrics metrics, String neo4jVersion, Time time) {
         ExecutorService workers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-bolt-", 1)
                 .factory());
         ExecutorService blocking = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-bolt-write-", 1)
@@ -278,7 +285,7 @@ public final class BoltFrontEnd implements FrontEnd {
             }, LOGIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             try {
                 workers.execute(c);
-            } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+            } catch (RejectedExecutionException shuttingDown) {
                 ch.close();
                 return;
             }

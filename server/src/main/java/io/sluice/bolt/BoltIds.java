@@ -1,7 +1,7 @@
 package io.sluice.bolt;
 
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.Neo4jStatus;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
 import io.sluice.txn.IdScheme;
 import java.time.Duration;
 import java.util.random.RandomGenerator;
@@ -49,7 +49,7 @@ public enum BoltIds implements IdScheme {
     }
 
     /** The scheme, for the server that builds the registry. */
-    public static io.sluice.txn.IdScheme scheme() {
+    public static IdScheme scheme() {
         return INSTANCE;
     }
 }

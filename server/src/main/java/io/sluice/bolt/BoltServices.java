@@ -3,7 +3,10 @@ package io.sluice.bolt;
 import io.sluice.config.Mode;
 import io.sluice.front.Callers;
 import io.sluice.metrics.Metrics;
+import io.sluice.security.Credentials;
+import io.sluice.sink.Sink;
 import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.Outcome;
 import io.sluice.write.WritePath;
@@ -32,7 +35,7 @@ record BoltServices(WritePath writes, ExplicitTransactions transactions, Groupin
     /** The DBMS's {@code system} database (users ...): a session as a user. */
     @FunctionalInterface
     interface SystemDatabase {
-        io.sluice.sink.Sink.SystemSession as(io.sluice.security.Credentials user) throws io.sluice.sink.SinkException;
+        Sink.SystemSession as(Credentials user) throws GraphException;
     }
 
     /** The Bolt front end's figures, over the server's {@link Metrics}. Thread-safe. */

@@ -1,9 +1,10 @@
 package io.sluice.bolt;
 
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.Neo4jStatus;
 import io.sluice.sink.Sink;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
@@ -73,7 +74,7 @@ final class Bookmarks {
                 return null;
             }
             int states = b[0] & 0x0F;
-            PackStream.Unpacker u = new PackStream.Unpacker(java.util.Arrays.copyOfRange(b, 1, b.length),
+            PackStream.Unpacker u = new PackStream.Unpacker(Arrays.copyOfRange(b, 1, b.length),
                     PackStream.Limits.DEFAULT);
             Sink.Committed last = new Sink.Committed(new UUID(0, 0), 0);
             for (int i = 0; i < states; i++) {

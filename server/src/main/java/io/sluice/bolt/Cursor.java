@@ -1,9 +1,9 @@
 package io.sluice.bolt;
 
-import io.sluice.sink.Counter;
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.QueryKind;
-import io.sluice.sink.StatementResult;
+import io.sluice.vocab.Counter;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.QueryKind;
+import io.sluice.vocab.StatementResult;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

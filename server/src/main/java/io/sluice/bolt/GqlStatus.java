@@ -1,6 +1,7 @@
 package io.sluice.bolt;
 
-import io.sluice.sink.Neo4jStatus;
+import io.sluice.vocab.Neo4jStatus;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -46,7 +47,7 @@ record GqlStatus(String status, String description) {
     static Map<String, Object> diagnosticRecord(String neo4jCode) {
         String[] parts = neo4jCode.split("\\.");
         String classification = parts.length > 1 ? parts[1].replaceAll("([a-z])([A-Z])", "$1_$2")
-                .toUpperCase(java.util.Locale.ROOT) : "DATABASE_ERROR";
+                .toUpperCase(Locale.ROOT) : "DATABASE_ERROR";
         return Map.of("_classification", classification);
     }
 }

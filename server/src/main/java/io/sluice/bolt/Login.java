@@ -5,8 +5,8 @@ import io.sluice.config.Mode;
 import io.sluice.front.Callers;
 import io.sluice.security.Authenticator;
 import io.sluice.security.Credentials;
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.Neo4jStatus;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
 import io.sluice.write.Caller;
 import java.util.Map;
 

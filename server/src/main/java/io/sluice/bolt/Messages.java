@@ -2,11 +2,12 @@ package io.sluice.bolt;
 
 import io.sluice.bolt.Handshake.Version;
 import io.sluice.bolt.PackStream.Struct;
-import io.sluice.sink.Neo4jError;
+import io.sluice.vocab.Neo4jError;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -47,7 +48,7 @@ final class Messages {
     private static final ClassValue<String> NAMES = new ClassValue<>() {
         @Override
         protected String computeValue(Class<?> type) {
-            return type.getSimpleName().toUpperCase(java.util.Locale.ROOT);
+            return type.getSimpleName().toUpperCase(Locale.ROOT);
         }
     };
 
@@ -198,7 +199,7 @@ final class Messages {
             case Map<?, ?> m -> "a map";
             case List<?> l -> "a list";
             case String str -> "a string";
-            default -> "a " + v.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
+            default -> "a " + v.getClass().getSimpleName().toLowerCase(Locale.ROOT);
         };
     }
 

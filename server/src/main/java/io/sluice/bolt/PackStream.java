@@ -1,10 +1,13 @@
 package io.sluice.bolt;
 
 import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,14 +41,14 @@ public final class PackStream {
     /** A structure: its tag byte and fields. */
     public record Struct(byte tag, List<Object> fields) {
         public Struct {
-            fields = java.util.Collections.unmodifiableList(new ArrayList<>(fields));
+            fields = Collections.unmodifiableList(new ArrayList<>(fields));
             if (fields.size() > 15) {
                 throw new IllegalArgumentException("a structure has at most 15 fields, got " + fields.size());
             }
         }
 
         public static Struct of(int tag, Object... fields) {
-            return new Struct((byte) tag, java.util.Arrays.asList(fields));
+            return new Struct((byte) tag, Arrays.asList(fields));
         }
     }
 
@@ -238,7 +241,7 @@ public final class PackStream {
             byte[] utf8 = bytes(size);
             try {
                 return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                        .onUnmappableCharacter(CodingErrorAction.REPORT).decode(java.nio.ByteBuffer.wrap(utf8))
+                        .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(utf8))
                         .toString();
             } catch (CharacterCodingException e) {
                 throw fail("a string that is not UTF-8");
@@ -251,7 +254,7 @@ public final class PackStream {
                         + limits.maxStringBytes());
             }
             need(size);
-            byte[] b = java.util.Arrays.copyOfRange(in, at, at + (int) size);
+            byte[] b = Arrays.copyOfRange(in, at, at + (int) size);
             at += (int) size;
             return b;
         }

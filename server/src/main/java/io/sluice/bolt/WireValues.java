@@ -1,11 +1,13 @@
 package io.sluice.bolt;
 
 import io.sluice.bolt.PackStream.Struct;
-import io.sluice.sink.Values.GraphDuration;
-import io.sluice.sink.Values.GraphNode;
-import io.sluice.sink.Values.GraphPath;
-import io.sluice.sink.Values.GraphPoint;
-import io.sluice.sink.Values.GraphRelationship;
+import io.sluice.sink.Values;
+import io.sluice.vocab.GraphValues.GraphDuration;
+import io.sluice.vocab.GraphValues.GraphNode;
+import io.sluice.vocab.GraphValues.GraphPath;
+import io.sluice.vocab.GraphValues.GraphPoint;
+import io.sluice.vocab.GraphValues.GraphRelationship;
+import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -23,7 +25,7 @@ import java.util.Map;
 
 /**
  * Bolt's structures (the Bolt docs' "Structure semantics") to and from the detached values sluice's sinks return
- * ({@link io.sluice.sink.Values}): graph entities, temporals, durations and points. Bolt 5 sends nodes and
+ * ({@link Values}): graph entities, temporals, durations and points. Bolt 5 sends nodes and
  * relationships with element ids and zoned datetimes as UTC instants (tags 49, 69); Bolt 4.4 without the
  * {@code utc} patch sends neither (tags 46, 66: seconds of the local time). Stateless.
  */
@@ -211,7 +213,7 @@ final class WireValues {
                         "nodes, relationships and paths cannot be parameters; pass their element ids or properties");
                 default -> throw new BadValue(String.format("unknown structure tag 0x%02X in a parameter", s.tag()));
             };
-        } catch (ClassCastException | ArithmeticException | java.time.DateTimeException
+        } catch (ClassCastException | ArithmeticException | DateTimeException
                  | IllegalArgumentException | IndexOutOfBoundsException | NullPointerException e) {
             throw new BadValue(String.format("structure 0x%02X has fields of the wrong type or range: %s", s.tag(),
                     e.getMessage()));

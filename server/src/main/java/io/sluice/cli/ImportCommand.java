@@ -2,7 +2,6 @@ package io.sluice.cli;
 
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
-import io.sluice.server.SluiceServer;
 import io.sluice.csv.CsvFormat;
 import io.sluice.csv.EntityKind;
 import io.sluice.csv.InputGroup;
@@ -11,11 +10,16 @@ import io.sluice.importer.ImportOptions;
 import io.sluice.importer.ImportSummary;
 import io.sluice.importer.Importer;
 import io.sluice.importer.LegacyArguments;
+import io.sluice.server.SluiceServer;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Unmatched;
@@ -157,12 +161,12 @@ final class ImportCommand implements Callable<Integer> {
      */
     static String withCredentials(String target) {
         String password = System.getenv("NEO4J_PASSWORD");
-        if (!target.matches("(?i)https?://.*") || password == null || java.net.URI.create(target).getUserInfo() != null) {
+        if (!target.matches("(?i)https?://.*") || password == null || URI.create(target).getUserInfo() != null) {
             return target;
         }
         String user = System.getenv().getOrDefault("NEO4J_USERNAME", "neo4j");
-        String info = (java.net.URLEncoder.encode(user, java.nio.charset.StandardCharsets.UTF_8) + ":"
-                + java.net.URLEncoder.encode(password, java.nio.charset.StandardCharsets.UTF_8)).replace("+", "%20");
-        return target.replaceFirst("(?i)^(https?://)", "$1" + java.util.regex.Matcher.quoteReplacement(info) + "@");
+        String info = (URLEncoder.encode(user, StandardCharsets.UTF_8) + ":"
+                + URLEncoder.encode(password, StandardCharsets.UTF_8)).replace("+", "%20");
+        return target.replaceFirst("(?i)^(https?://)", "$1" + Matcher.quoteReplacement(info) + "@");
     }
 }

@@ -1,7 +1,10 @@
 package io.sluice.cli;
 
-import picocli.CommandLine;
+import java.util.Locale;
+import java.util.Map;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /**
  * The {@code sluice} command line of the product: {@code serve}, {@code status}, {@code import},
@@ -25,23 +28,23 @@ public final class Main implements Runnable {
 
     /** {@code text} or {@code json} from the variable's value (unset or empty: text); null for anything else. */
     static String logFormat(String value) {
-        String v = value == null || value.isBlank() ? "text" : value.strip().toLowerCase(java.util.Locale.ROOT);
+        String v = value == null || value.isBlank() ? "text" : value.strip().toLowerCase(Locale.ROOT);
         return v.equals("text") || v.equals("json") ? v : null;
     }
 
     public static void main(String[] args) {
-        run(args, java.util.Map.of());
+        run(args, Map.of());
     }
 
     /** The command line with {@code extra} commands (name to picocli command object) added. */
-    public static CommandLine commandLine(java.util.Map<String, Object> extra) {
+    public static CommandLine commandLine(Map<String, Object> extra) {
         CommandLine cl = new CommandLine(new Main());
         extra.forEach(cl::addSubcommand);
         return cl;
     }
 
     /** Runs {@code args} with {@code extra} commands; exits the JVM (but after serve, neo4j and kafka: see below). */
-    public static void run(String[] args, java.util.Map<String, Object> extra) {
+    public static void run(String[] args, Map<String, Object> extra) {
         // Neo4j ships its own SLF4J provider; sluice logs through Logback (logback.xml), and SLF4J need not say so
         System.setProperty("slf4j.provider", "ch.qos.logback.classic.spi.LogbackServiceProvider");
         System.setProperty("slf4j.internal.verbosity", "WARN");
@@ -56,7 +59,7 @@ public final class Main implements Runnable {
         int code = commandLine(extra)
                 .setExecutionExceptionHandler((e, cmd, parsed) -> {
                     cmd.getErr().println("sluice: " + e.getMessage());
-                    org.slf4j.LoggerFactory.getLogger(Main.class).debug("failure", e);
+                    LoggerFactory.getLogger(Main.class).debug("failure", e);
                     return 2;
                 })
                 .execute(args);

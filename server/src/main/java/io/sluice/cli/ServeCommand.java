@@ -1,11 +1,15 @@
 package io.sluice.cli;
 
 import io.sluice.config.ConfigLoader;
+import io.sluice.config.HostPort;
+import io.sluice.config.Sizes;
 import io.sluice.config.SluiceConfig;
+import io.sluice.config.Sources;
 import io.sluice.security.InitialAuth;
 import io.sluice.server.SluiceServer;
 import io.sluice.sink.BoltSink;
-import io.sluice.config.HostPort;
+import io.sluice.source.ConnectorConfig;
+import io.sluice.source.SourceChecks;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -81,9 +85,9 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
-        io.sluice.source.ConnectorConfig connector = null;
+        ConnectorConfig connector = null;
         if (connectorConfig != null) {
-            connector = io.sluice.source.ConnectorConfig.load(connectorConfig);
+            connector = ConnectorConfig.load(connectorConfig);
             if (printConfig) {
                 System.out.print(connector.yaml());
                 return 0;
@@ -101,12 +105,12 @@ final class ServeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--print-config prints what --connector-config converts; give it one");
         }
         if (warmupWritePath != null) {
-            c = c.with(c.warmup().withWritePath(io.sluice.config.Sizes.duration(warmupWritePath)));
+            c = c.with(c.warmup().withWritePath(Sizes.duration(warmupWritePath)));
         }
         if (kafka != null) {
             c = c.with(c.journal().withKafka(kafka));
             if (c.sources().kafka() != null && c.sources().kafka().bootstrap() == null) {
-                c = c.with(new io.sluice.config.Sources(c.sources().kafka().withBootstrap(kafka)));
+                c = c.with(new Sources(c.sources().kafka().withBootstrap(kafka)));
             }
         }
         if (https != null) {
@@ -136,7 +140,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         options = options.withInitialAuth(InitialAuth.parse(System.getenv(AUTH_ENV), 8));
         if (dryRun) {
-            io.sluice.source.SourceChecks.Report report = SluiceServer.checkSources(options);
+            SourceChecks.Report report = SluiceServer.checkSources(options);
             System.out.println(report.describe());
             return report.errors().isEmpty() ? 0 : 1;
         }

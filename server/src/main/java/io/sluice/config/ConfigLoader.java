@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonDeserializer;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.module.SimpleModule;
@@ -48,7 +49,7 @@ public final class ConfigLoader {
         }
     }
 
-    private static boolean empty(com.fasterxml.jackson.databind.JsonNode n) {
+    private static boolean empty(JsonNode n) {
         return n == null || n.isMissingNode() || n.isNull();
     }
 

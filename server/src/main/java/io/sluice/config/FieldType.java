@@ -1,6 +1,7 @@
 package io.sluice.config;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -11,7 +12,7 @@ public enum FieldType {
     static final Set<String> NAMES = Set.of("string", "integer", "float", "number", "boolean", "list", "map", "any");
 
     public static FieldType of(String name) {
-        return valueOf(name.toUpperCase(java.util.Locale.ROOT));
+        return valueOf(name.toUpperCase(Locale.ROOT));
     }
 
     /** Whether a value decoded from JSON (null excluded) has this type. */
@@ -29,6 +30,6 @@ public enum FieldType {
     }
 
     public String jsonName() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 }

@@ -4,6 +4,9 @@ import static java.util.Objects.requireNonNullElse;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -199,10 +202,10 @@ public record Sources(KafkaSource kafka) implements SluiceConfig.Section {
             while (url.endsWith("/")) {
                 url = url.substring(0, url.length() - 1);
             }
-            java.net.URI u;
+            URI u;
             try {
-                u = new java.net.URI(url);
-            } catch (java.net.URISyntaxException e) {
+                u = new URI(url);
+            } catch (URISyntaxException e) {
                 throw new IllegalArgumentException("sources.kafka.schema_registry.url '" + url + "': "
                         + e.getReason());
             }
@@ -352,7 +355,7 @@ public record Sources(KafkaSource kafka) implements SluiceConfig.Section {
                 throw new IllegalArgumentException("route.by '" + by + "' must be a path under __header, __key,"
                         + " __value");
             }
-            cases = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(cases));
+            cases = Collections.unmodifiableMap(new LinkedHashMap<>(cases));
             otherwise = otherwise == null ? List.of() : List.copyOf(otherwise);
             if (cases.isEmpty()) {
                 throw new IllegalArgumentException("route has no cases");

@@ -117,8 +117,8 @@ public final class Datasets {
     }
 
     private static BufferedWriter writer(Path file) throws IOException {
-        java.nio.file.Files.createDirectories(file.toAbsolutePath().getParent());
-        OutputStream out = java.nio.file.Files.newOutputStream(file);
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        OutputStream out = Files.newOutputStream(file);
         if (file.toString().endsWith(".gz")) {
             out = new GZIPOutputStream(out, 1 << 16);
         }

@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.neo4j.values.storable.CSVHeaderInformation;
 
 /**
  * A group's header: neo4j-admin import's format, one entry per column, {@code <name>:<type>(<group>){<options>}}.
@@ -107,7 +108,7 @@ public record Header(EntityKind entity, List<Column> columns, String source) {
         return null;
     }
 
-    private static org.neo4j.values.storable.CSVHeaderInformation info(ValueType t, Map<String, String> options,
+    private static CSVHeaderInformation info(ValueType t, Map<String, String> options,
             String source, String raw) {
         try {
             return t.headerInformation(options);

@@ -1,5 +1,6 @@
 package io.sluice.csv;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -17,7 +18,7 @@ public record Rejection(Problem problem, String message, String source, long lin
 
     public Rejection {
         Objects.requireNonNull(problem, "problem");
-        details = details == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(details));
+        details = details == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(details));
     }
 
     /** Kinds of faults. The first two are neo4j-admin's own names, as in its report file. */

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Turns the records of one group into {@link Row}s: typed values in the form they are sent in (see {@link Row}),
@@ -121,7 +122,7 @@ public final class RowParser {
     private List<String> labels(String text) {
         List<String> out = new ArrayList<>(2);
         if (text != null) {
-            for (String l : text.split(java.util.regex.Pattern.quote(String.valueOf(format.arrayDelimiter())))) {
+            for (String l : text.split(Pattern.quote(String.valueOf(format.arrayDelimiter())))) {
                 if (!l.isBlank()) {
                     out.add(l.strip());
                 }

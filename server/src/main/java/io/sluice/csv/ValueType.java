@@ -14,6 +14,7 @@ import org.neo4j.values.storable.DurationValue;
 import org.neo4j.values.storable.LocalDateTimeValue;
 import org.neo4j.values.storable.LocalTimeValue;
 import org.neo4j.values.storable.PointValue;
+import org.neo4j.values.storable.TemporalValue;
 import org.neo4j.values.storable.TimeValue;
 
 /**
@@ -82,7 +83,7 @@ public enum ValueType {
         }
         return switch (this) {
             case POINT -> PointValue.parseHeaderInformation(options);
-            case TIME, DATE_TIME -> org.neo4j.values.storable.TemporalValue.parseHeaderInformation(options);
+            case TIME, DATE_TIME -> TemporalValue.parseHeaderInformation(options);
             default -> null;
         };
     }

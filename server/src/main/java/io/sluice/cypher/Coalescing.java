@@ -2,9 +2,9 @@ package io.sluice.cypher;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import io.sluice.sink.QueryKind;
+import io.sluice.vocab.QueryKind;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
+import io.sluice.vocab.GraphException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -73,7 +73,7 @@ public final class Coalescing {
                 if (sink.classify(f.get()) != QueryKind.WRITE) {
                     f = Optional.empty();
                 }
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 if (!e.error().isClientError()) {
                     return Optional.empty(); // not the statement's fault: ask again next time
                 }

@@ -1,6 +1,8 @@
 package io.sluice.cypher;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -219,7 +221,7 @@ public final class CypherText {
     public static Set<String> nodeKeyFields(String cypher, String var) {
         Set<String> fields = new LinkedHashSet<>();
         List<Token> ts = tokens(cypher);
-        java.util.ArrayDeque<String> nesting = new java.util.ArrayDeque<>();
+        ArrayDeque<String> nesting = new ArrayDeque<>();
         String clause = "";
         for (int i = 0; i < ts.size(); i++) {
             Token t = ts.get(i);
@@ -283,7 +285,7 @@ public final class CypherText {
 
     /** Every name in the statement (plain or backquoted words), as written, e.g. to pick a variable that is new. */
     public static Set<String> names(String cypher) {
-        Set<String> names = new java.util.HashSet<>();
+        Set<String> names = new HashSet<>();
         for (Token t : tokens(cypher)) {
             if (t.kind() == Kind.WORD) {
                 names.add(t.text());

@@ -2,10 +2,10 @@ package io.sluice.cypher;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.QueryKind;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.QueryKind;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
+import io.sluice.vocab.GraphException;
 import java.util.Set;
 
 /**
@@ -39,7 +39,7 @@ public final class StatementClassifier {
             // CALL {} IN TRANSACTIONS cannot run in an explicit transaction, so it is not planned in one either
             QueryKind kind = CypherText.runsInTransactions(cypher) ? QueryKind.ALONE : sink.classify(cypher);
             c = new Classified.Ok(kind, CypherText.parameters(cypher));
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             if (!e.error().isClientError()) {
                 // the database is unavailable or similar: do not cache, let the caller report it
                 return new Classified.Invalid(e.error());

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Where {@code mode=async} writes go: a durable log that acknowledges a write once it cannot be lost and applies it
@@ -23,7 +24,7 @@ public interface AsyncJournal extends AutoCloseable {
      * Null when it cannot be done without waiting (the backlog is at its bound, or this journal only blocks):
      * the caller then calls {@code submit} on a thread that may block.
      */
-    default java.util.concurrent.CompletableFuture<Outcome> submitNow(WriteRequest r) {
+    default CompletableFuture<Outcome> submitNow(WriteRequest r) {
         return null;
     }
 

@@ -4,20 +4,22 @@ import io.sluice.batch.Admission;
 import io.sluice.journal.Journal;
 import io.sluice.journal.JournalOptions;
 import io.sluice.journal.JournalRecord;
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.Neo4jStatus;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
 import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
 import io.sluice.write.Outcome;
 import io.sluice.write.Template;
 import io.sluice.write.WriteRequest;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,7 +67,7 @@ public final class AsyncPath implements AsyncJournal {
      * batch runner and row limits over the applier's clock; {@code threads} names the applier's thread.
      */
     public static AsyncPath start(Options o, Sink sink, Map<String, Template> templates, Time time,
-            ThreadFactory threads, RecordApplier.Parts appliers) throws IOException, SinkException {
+            ThreadFactory threads, RecordApplier.Parts appliers) throws IOException, GraphException {
         // the directory's lock first: a second process on this journal stops here, before it touches the graph
         Journal journal = Journal.open(o.journalDir(), JournalOptions.defaults().withMaxSegmentBytes(o.segmentBytes()));
         try {
@@ -102,7 +104,7 @@ public final class AsyncPath implements AsyncJournal {
             JournalApplier applier = new JournalApplier(journal, dead, positions, templates, watermark, lag, time,
                     next, threads, appliers);
             return new AsyncPath(journal, dead, lag, watermark, applier.start(), o);
-        } catch (IOException | SinkException | RuntimeException e) {
+        } catch (IOException | GraphException | RuntimeException e) {
             journal.close();
             throw e;
         }
@@ -191,7 +193,7 @@ public final class AsyncPath implements AsyncJournal {
                 return new Outcome.Accepted(offset, r.rows());
             }
             lag.release(r.rows(), payload.length);
-            Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+            Throwable cause = e instanceof CompletionException && e.getCause() != null
                     ? e.getCause() : e;
             log.error("journal append failed", cause);
             return notDurable(cause);
@@ -224,7 +226,7 @@ public final class AsyncPath implements AsyncJournal {
 
     @Override
     public Map<String, Object> describe() {
-        Map<String, Object> d = new java.util.LinkedHashMap<>();
+        Map<String, Object> d = new LinkedHashMap<>();
         d.put("journal", "local");
         d.put("journal_next_offset", nextOffset());
         d.put("journal_applied_offset", appliedOffset());

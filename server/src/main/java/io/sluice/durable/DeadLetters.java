@@ -3,7 +3,7 @@ package io.sluice.durable;
 import io.sluice.journal.Journal;
 import io.sluice.time.Time;
 import io.sluice.journal.JournalRecord;
-import io.sluice.sink.Neo4jError;
+import io.sluice.vocab.Neo4jError;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,11 +1,11 @@
 package io.sluice.durable;
 
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.Neo4jStatus;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
 import io.sluice.sink.SchemaStatements;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
-import io.sluice.sink.StatementResult;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.StatementResult;
 import io.sluice.time.Time;
 import java.util.HashMap;
 import java.util.List;
@@ -83,7 +83,7 @@ public final class GraphPositions {
     }
 
     /** The positions' constraint; {@code time} paces the retries when instances starting together collide. */
-    public void createSchema(Time time) throws SinkException {
+    public void createSchema(Time time) throws GraphException {
         SchemaStatements.ensure(sink, SCHEMA, time);
     }
 
@@ -91,7 +91,7 @@ public final class GraphPositions {
      * Creates the partition's node when there is none (adopting an earlier version's position); takes no lock on
      * a node that exists. For an owner that reads every partition's position before it applies any (the lag).
      */
-    public void ensure(int partition) throws SinkException {
+    public void ensure(int partition) throws GraphException {
         sink.inTransaction(tx -> {
             tx.runDiscarding(ensure, ensureParams(partition));
             return null;
@@ -108,7 +108,7 @@ public final class GraphPositions {
      * The partition's next offset to apply, creating its node when there is none; read under the node's lock, so a
      * batch another applier is still committing is waited for and its outcome seen.
      */
-    public long readLocked(int partition) throws SinkException {
+    public long readLocked(int partition) throws GraphException {
         return sink.inTransaction(tx -> {
             tx.runDiscarding(ensure, ensureParams(partition));
             return read(tx.run(LOCK_AND_READ, key(partition)));
@@ -119,16 +119,16 @@ public final class GraphPositions {
      * Inside a batch's transaction: locks the node, checks it still says {@code expected} (else {@link #FENCED},
      * which rolls the batch back), and moves it to {@code next}.
      */
-    public void advance(Sink.SinkTx tx, int partition, long expected, long next) throws SinkException {
+    public void advance(Sink.SinkTx tx, int partition, long expected, long next) throws GraphException {
         StatementResult locked = tx.run(LOCK_AND_READ, key(partition));
         if (locked.rows().isEmpty()) { // deleted under a running applier: nothing to fence against, nothing applied
-            throw new SinkException(new Neo4jError(FENCED, "the position of partition " + partition + " of " + source
+            throw new GraphException(new Neo4jError(FENCED, "the position of partition " + partition + " of " + source
                     + " is gone from the graph; this batch is rolled back"), null, true);
         }
         long stored = read(locked);
         if (stored != expected) {
             // outcome "unknown" to the batch runner: no retry, no bisection; the applier re-reads where it stands
-            throw new SinkException(new Neo4jError(FENCED, "partition " + partition + " of " + source + " is at "
+            throw new GraphException(new Neo4jError(FENCED, "partition " + partition + " of " + source + " is at "
                     + stored + ", not " + expected + ": another applier applied it; this batch is rolled back"), null,
                     true);
         }
@@ -138,7 +138,7 @@ public final class GraphPositions {
     }
 
     /** Moves {@code partition} to {@code next} in a transaction of its own (its last records were dead-lettered). */
-    public void advanceAlone(int partition, long expected, long next) throws SinkException {
+    public void advanceAlone(int partition, long expected, long next) throws GraphException {
         sink.inTransaction(tx -> {
             advance(tx, partition, expected, next);
             return null;
@@ -146,7 +146,7 @@ public final class GraphPositions {
     }
 
     /** Every partition's next offset to apply, as committed (no lock). */
-    public Map<Integer, Long> all() throws SinkException {
+    public Map<Integer, Long> all() throws GraphException {
         StatementResult r = sink.inReadTransaction(tx -> tx.run(ALL, Map.of("s", source)));
         Map<Integer, Long> out = new HashMap<>();
         for (List<Object> row : r.rows()) {

@@ -3,9 +3,11 @@ package io.sluice.durable;
 import io.sluice.batch.Admission;
 import io.sluice.journal.Journal;
 import io.sluice.journal.JournalRecord;
-import io.sluice.sink.SinkException;
 import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.Neo4jError;
 import io.sluice.write.Template;
+import io.sluice.write.WriteRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -91,12 +93,12 @@ final class JournalApplier implements AutoCloseable {
         }
 
         @Override
-        public io.sluice.write.WriteRequest decode(JournalRecord r) throws RecordCodec.Undecodable {
+        public WriteRequest decode(JournalRecord r) throws RecordCodec.Undecodable {
             return RecordCodec.decode(r.payload(), templates);
         }
     }
 
-    private boolean deadLetter(int partition, JournalRecord r, io.sluice.sink.Neo4jError error) {
+    private boolean deadLetter(int partition, JournalRecord r, Neo4jError error) {
         try {
             deadLetters.add(r.offset(), error, r.payload());
             return true;
@@ -140,12 +142,12 @@ final class JournalApplier implements AutoCloseable {
                 replayed();
             } catch (InterruptedException e) {
                 return;
-            } catch (IOException | SinkException | RuntimeException e) {
+            } catch (IOException | GraphException | RuntimeException e) {
                 if (stopping) {
                     return;
                 }
                 failures++;
-                if (e instanceof SinkException se && se.isTransient()) {
+                if (e instanceof GraphException se && se.isTransient()) {
                     if (failures == 1 || failures % 20 == 0) { // once, then every ~10 s while the database is away
                         log.warn("journal applier: {} (attempt {}; resuming from the position stored in the graph)",
                                 e.getMessage(), failures);
@@ -168,7 +170,7 @@ final class JournalApplier implements AutoCloseable {
      * waits for a commit still in flight ({@link GraphPositions#readLocked}): after a lost connection the graph, not
      * memory, says whether the last batch committed.
      */
-    private void resync() throws SinkException, IOException {
+    private void resync() throws GraphException, IOException {
         long stored = positions.readLocked(PARTITION);
         if (stored < next) {
             // behind what this process committed (it alone applies this journal: the directory lock): the node was

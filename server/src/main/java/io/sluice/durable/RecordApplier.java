@@ -3,10 +3,11 @@ package io.sluice.durable;
 import io.sluice.apply.BatchRunner;
 import io.sluice.apply.BatchSizeController;
 import io.sluice.batch.Pending;
-import io.sluice.sink.Neo4jError;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
 import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
 import io.sluice.write.Outcome;
 import io.sluice.write.WriteRequest;
 import java.util.ArrayList;
@@ -235,7 +236,7 @@ public final class RecordApplier<R> {
         long next = records.offset(r) + 1;
         try {
             positions.advanceAlone(partition, position, next);
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             log.warn("partition {} of {}: moving past offset {}: {}", partition, positions.source(), next - 1,
                     e.getMessage());
             return new Result(position, true);
@@ -254,7 +255,7 @@ public final class RecordApplier<R> {
         Fence fence = new Fence(partition, position);
         runner.apply(batch, new BatchRunner.Hooks() {
             @Override
-            public void inTransaction(Sink.SinkTx tx, List<Pending> group) throws SinkException {
+            public void inTransaction(Sink.SinkTx tx, List<Pending> group) throws GraphException {
                 fence.advance(tx, group);
             }
 
@@ -281,7 +282,7 @@ public final class RecordApplier<R> {
             try {
                 positions.advanceAlone(partition, committed, held);
                 committed = held;
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 log.warn("partition {} of {}: moving to offset {}, where it holds: {}", partition, positions.source(),
                         held, e.getMessage());
             }
@@ -304,7 +305,7 @@ public final class RecordApplier<R> {
         if (committed < end) { // the last requests failed alone and are dead-lettered: move past them
             try {
                 positions.advanceAlone(partition, committed, end);
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 reportUpTo(partition, position, committed, batch, source);
                 return new Result(Math.max(position, committed), true);
             }
@@ -320,11 +321,11 @@ public final class RecordApplier<R> {
         return new Result(end, false);
     }
 
-    /** The offset of the request the batch held at ({@link io.sluice.sink.Neo4jStatus.Sluice#PARTITION_HELD}), or null. */
+    /** The offset of the request the batch held at ({@link Neo4jStatus.Sluice#PARTITION_HELD}), or null. */
     private static Long heldAt(List<Pending> batch) {
         for (Pending p : batch) {
             if (p.future().isDone() && p.future().join() instanceof Outcome.Failed f
-                    && f.error().code().equals(io.sluice.sink.Neo4jStatus.Sluice.PARTITION_HELD)) {
+                    && f.error().code().equals(Neo4jStatus.Sluice.PARTITION_HELD)) {
                 return p.offset();
             }
         }
@@ -371,7 +372,7 @@ public final class RecordApplier<R> {
             this.expected = start;
         }
 
-        void advance(Sink.SinkTx tx, List<Pending> group) throws SinkException {
+        void advance(Sink.SinkTx tx, List<Pending> group) throws GraphException {
             settle();
             long next = group.getLast().offset() + 1;
             positions.advance(tx, partition, expected, next);

@@ -8,7 +8,9 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.sluice.write.Statement;
 import io.sluice.write.Template;
 import io.sluice.write.WriteRequest;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -42,7 +44,7 @@ public final class RecordCodec {
      * parameter may hold (temporal values, say) goes through the mapper as before, so the bytes are the same.
      */
     public static byte[] encode(WriteRequest r) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(64 + (int) Math.min(r.bytes(), 1 << 16));
+        ByteArrayOutputStream out = new ByteArrayOutputStream(64 + (int) Math.min(r.bytes(), 1 << 16));
         try (JsonGenerator g = JSON.getFactory().createGenerator(out)) {
             g.writeStartObject();
             g.writeNumberField("v", 1);
@@ -175,7 +177,7 @@ public final class RecordCodec {
             Map<String, Object> m = JSON.readValue(payload, Map.class);
             return m;
         } catch (IOException e) {
-            return Map.of("undecodable", new String(payload, java.nio.charset.StandardCharsets.UTF_8));
+            return Map.of("undecodable", new String(payload, StandardCharsets.UTF_8));
         }
     }
 

@@ -1,10 +1,12 @@
 package io.sluice.front;
 
+import io.sluice.config.Access;
+import io.sluice.config.AccessLevels;
+import io.sluice.config.Mode;
+import io.sluice.config.Modes;
 import io.sluice.security.Authenticator;
 import io.sluice.security.Credentials;
-import io.sluice.config.Access;
 import io.sluice.write.Caller;
-import io.sluice.config.Mode;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -20,12 +22,12 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class Callers {
     private final Authenticator auth;
-    private final io.sluice.config.AccessLevels access;
-    private final io.sluice.config.Modes modes;
+    private final AccessLevels access;
+    private final Modes modes;
     private final ConcurrentHashMap<String, Caller> byUser = new ConcurrentHashMap<>();
     private final Caller anonymous;
 
-    public Callers(Authenticator auth, io.sluice.config.AccessLevels access, io.sluice.config.Modes modes) {
+    public Callers(Authenticator auth, AccessLevels access, Modes modes) {
         this.auth = auth;
         this.access = access;
         this.modes = modes;

@@ -7,34 +7,37 @@ import io.sluice.batch.Pending;
 import io.sluice.config.Access;
 import io.sluice.config.Mode;
 import io.sluice.config.SluiceConfig;
-import io.sluice.cypher.StatementClassifier;
 import io.sluice.cypher.StatementClassifier.Classified;
+import io.sluice.cypher.StatementClassifier;
 import io.sluice.durable.AsyncJournal;
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.Neo4jStatus;
-import io.sluice.sink.QueryKind;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
-import io.sluice.sink.StatementResult;
 import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
+import io.sluice.vocab.QueryKind;
+import io.sluice.vocab.StatementResult;
 import io.sluice.write.Caller;
 import io.sluice.write.Health;
+import io.sluice.write.Operations;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
-import io.sluice.write.Operations;
 import io.sluice.write.Template;
 import io.sluice.write.WritePath;
-import io.sluice.write.WriteRequest;
 import io.sluice.write.WriteRequest.CypherRequest;
 import io.sluice.write.WriteRequest.TemplateRequest;
+import io.sluice.write.WriteRequest;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 /**
  * The write path behind every front end: validates a request, classifies it, admits it against the bounds, and
@@ -265,7 +268,7 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
                 return rs;
             });
             return new Outcome.Committed(results, c.rows());
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             return new Outcome.Failed(e.error());
         }
     }
@@ -273,7 +276,7 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
     private Outcome runAlone(Statement s) {
         try {
             return new Outcome.Committed(List.of(parts.sink().runImplicit(s.cypher(), s.params())), 1);
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             return new Outcome.Failed(e.error());
         }
     }
@@ -300,13 +303,13 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
     }
 
     @Override
-    public List<Map<String, Object>> deadLetters(long from, int limit) throws java.io.IOException {
+    public List<Map<String, Object>> deadLetters(long from, int limit) throws IOException {
         return parts.async() == null ? List.of() : parts.async().deadLetters(from, limit);
     }
 
     @Override
     public Map<String, Long> transientRetries() {
-        Map<String, Long> all = new java.util.TreeMap<>(parts.runner().transientRetries());
+        Map<String, Long> all = new TreeMap<>(parts.runner().transientRetries());
         if (parts.async() != null) {
             parts.async().transientRetries().forEach((code, n) -> all.merge(code, n, Long::sum));
         }
@@ -320,7 +323,7 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
         return parts.async();
     }
 
-    private volatile java.util.function.Supplier<Map<String, Object>> sources;
+    private volatile Supplier<Map<String, Object>> sources;
 
     @Override
     public Health health() {
@@ -339,7 +342,7 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
     }
 
     /** What /health says of the application topics this instance applies (set once they start). */
-    public void sources(java.util.function.Supplier<Map<String, Object>> sources) {
+    public void sources(Supplier<Map<String, Object>> sources) {
         this.sources = sources;
     }
 

@@ -1,11 +1,13 @@
 package io.sluice.gateway;
 
 import io.sluice.batch.Admission;
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.Neo4jStatus;
-import io.sluice.sink.SinkException;
 import io.sluice.txn.TxRegistry;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
 import java.time.Duration;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -22,13 +24,13 @@ public final class TransactionGate implements TxRegistry.Gate {
     private final Duration timeout;
     private final AtomicInteger open = new AtomicInteger();
     /** The {@code maxOpen} places, handed out in order of asking. */
-    private final java.util.concurrent.Semaphore places;
+    private final Semaphore places;
 
     public TransactionGate(Admission admission, int maxOpen, Duration timeout) {
         this.admission = admission;
         this.maxOpen = maxOpen;
         this.timeout = timeout;
-        this.places = new java.util.concurrent.Semaphore(maxOpen, true);
+        this.places = new Semaphore(maxOpen, true);
     }
 
     /**
@@ -37,16 +39,16 @@ public final class TransactionGate implements TxRegistry.Gate {
      * then one pending row of admission.
      */
     @Override
-    public void enter() throws SinkException {
+    public void enter() throws GraphException {
         boolean placed;
         try {
-            placed = places.tryAcquire(timeout.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+            placed = places.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             placed = false;
         }
         if (!placed) {
-            throw new SinkException(TxRegistry.limitReached(maxOpen), null);
+            throw new GraphException(TxRegistry.limitReached(maxOpen), null);
         }
         open.incrementAndGet();
         Admission.Result r;
@@ -59,7 +61,7 @@ public final class TransactionGate implements TxRegistry.Gate {
         if (r != Admission.Result.ADMITTED) {
             open.decrementAndGet();
             places.release();
-            throw new SinkException(new Neo4jError(Neo4jStatus.Request.RESOURCE_EXHAUSTION,
+            throw new GraphException(new Neo4jError(Neo4jStatus.Request.RESOURCE_EXHAUSTION,
                     r == Admission.Result.FULL
                             ? "pending work is at its bound; an explicit transaction counts as one pending row; waited "
                                     + timeout

@@ -1,13 +1,14 @@
 package io.sluice.gateway;
 
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
 import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +32,7 @@ public final class Warmer implements AutoCloseable {
     /** The write path's warm-up at start: runs until done or {@code stop} says so; what it did, for /health. */
     @FunctionalInterface
     public interface Rehearsal {
-        Map<String, Object> run(java.util.function.BooleanSupplier stop) throws Exception;
+        Map<String, Object> run(BooleanSupplier stop) throws Exception;
     }
 
     private final Sink sink;
@@ -134,7 +135,7 @@ public final class Warmer implements AutoCloseable {
                     w.how(), w.files(), w.pages(), w.bytes() > 0 ? String.format(Locale.ROOT, ", %.1f MiB",
                     w.bytes() / 1048576.0) : "");
             return true;
-        } catch (SinkException | RuntimeException e) {
+        } catch (GraphException | RuntimeException e) {
             long ms = (time.nanos() - t0) / 1_000_000;
             synchronized (this) {
                 error = e.getMessage();

@@ -1,16 +1,17 @@
 package io.sluice.group;
 
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.Neo4jStatus;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
-import io.sluice.sink.StatementResult;
 import io.sluice.time.Time;
 import io.sluice.txn.TxRegistry;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
+import io.sluice.vocab.StatementResult;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -80,7 +81,7 @@ public final class TransactionGroups implements AutoCloseable {
         REPLAY_MISMATCH;
 
         public String label() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 
@@ -224,7 +225,7 @@ public final class TransactionGroups implements AutoCloseable {
          * the statement's own error, or {@link #ABORTED} when the group was aborted (by this statement's failure when
          * others' writes preceded it, or by anyone before).
          */
-        public StatementResult run(String cypher, Map<String, Object> params) throws SinkException {
+        public StatementResult run(String cypher, Map<String, Object> params) throws GraphException {
             Group g;
             boolean first = false;
             Sink.OpenTx interleaved = null;
@@ -236,7 +237,7 @@ public final class TransactionGroups implements AutoCloseable {
                 }
                 g = group;
                 if (evicted != null) { // before the group's state: taken out, it was not in what committed
-                    throw new SinkException(evicted, null);
+                    throw new GraphException(evicted, null);
                 }
                 failIfFinished(g);
                 if (g.phase == Phase.CLOSED) { // closed groups run nothing more (see Phase): a late statement
@@ -266,16 +267,16 @@ public final class TransactionGroups implements AutoCloseable {
                 throw aborted(g);
             }
             StatementResult result = null;
-            SinkException failure = null;
+            GraphException failure = null;
             try {
                 if (g.tx == null) {
                     begin(g);
                 }
                 result = g.tx.run(cypher, params);
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 failure = e;
             } catch (RuntimeException | Error e) {
-                failure = new SinkException(Neo4jError.unknown("a grouped statement failed: " + e), null);
+                failure = new GraphException(Neo4jError.unknown("a grouped statement failed: " + e), null);
             }
             Sink.OpenTx rollback = null;
             boolean abortedMeanwhile = false;
@@ -289,7 +290,7 @@ public final class TransactionGroups implements AutoCloseable {
                 if (evicted != null && failure == null && g.phase != Phase.ABORTED) {
                     // taken out while its statement ran (its client went): the turn goes to the replay waiting
                     passTurn(g);
-                    throw new SinkException(evicted, null);
+                    throw new GraphException(evicted, null);
                 }
                 if (failure != null) {
                     // Neo4j's transaction is unusable after a failed statement: the others' statements are replayed
@@ -316,7 +317,7 @@ public final class TransactionGroups implements AutoCloseable {
                 // its error is its own only when nothing of anyone else's was in the transaction; else it may have
                 // come from work that will never commit (a member that rolls back later): it is retried, alone
                 evictAndReplay(g, this, Cause.FAILED, true);
-                throw first ? failure : new SinkException(new Neo4jError(ABORTED, "this transaction ran in a"
+                throw first ? failure : new GraphException(new Neo4jError(ABORTED, "this transaction ran in a"
                         + " group with others, and its statement failed there: " + failure.error().message()
                         + " (retry it: the retry runs alone)"), null);
             }
@@ -330,7 +331,7 @@ public final class TransactionGroups implements AutoCloseable {
          * Commits: waits for the group's commit (nothing to do when nothing ran). Throws {@link #ABORTED} when the
          * group was aborted, or the commit's own error (commit outcome unknown included).
          */
-        public void commit() throws SinkException {
+        public void commit() throws GraphException {
             Group g;
             boolean leader = false;
             lock.lock();
@@ -340,7 +341,7 @@ public final class TransactionGroups implements AutoCloseable {
                     return; // nothing ran: nothing to commit
                 }
                 if (evicted != null) {
-                    throw new SinkException(evicted, null);
+                    throw new GraphException(evicted, null);
                 }
                 failIfFinished(g);
                 committing = true;
@@ -366,7 +367,7 @@ public final class TransactionGroups implements AutoCloseable {
             lock.lock();
             try {
                 if (evicted != null) {
-                    throw new SinkException(evicted, null);
+                    throw new GraphException(evicted, null);
                 }
                 if (g.phase == Phase.ABORTED) {
                     throw aborted(g);
@@ -411,9 +412,9 @@ public final class TransactionGroups implements AutoCloseable {
         }
 
         /** Joins the open group, opening one if none (under the lock). */
-        private void join(String cypher) throws SinkException {
+        private void join(String cypher) throws GraphException {
             if (shutdown) {
-                throw new SinkException(new Neo4jError(Neo4jStatus.General.DATABASE_UNAVAILABLE,
+                throw new GraphException(new Neo4jError(Neo4jStatus.General.DATABASE_UNAVAILABLE,
                         "sluice is shutting down"), null);
             }
             Group g = open;
@@ -432,7 +433,7 @@ public final class TransactionGroups implements AutoCloseable {
         }
 
         /** Waits (under the lock) until this member has the turn, or throws when the group aborts meanwhile. */
-        private void awaitTurn(Group g) throws SinkException {
+        private void awaitTurn(Group g) throws GraphException {
             if (g.turn == null && g.waiting.isEmpty()) {
                 g.turn = this;
             } else if (g.turn != this) {
@@ -446,7 +447,7 @@ public final class TransactionGroups implements AutoCloseable {
                 if (g.turn == this) {
                     passTurn(g);
                 }
-                throw new SinkException(evicted, null);
+                throw new GraphException(evicted, null);
             }
             if (g.phase == Phase.ABORTED) {
                 throw aborted(g);
@@ -574,7 +575,7 @@ public final class TransactionGroups implements AutoCloseable {
                     }
                     kept.add(e);
                 }
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 failed = e.error();
             } catch (RuntimeException e) {
                 failed = Neo4jError.unknown("a group's replay failed: " + e);
@@ -641,21 +642,21 @@ public final class TransactionGroups implements AutoCloseable {
     }
 
     /** Throws when the group is finished (aborted: the abort's error; committed: a bug of the caller's). */
-    private SinkException aborted(Group g) {
-        return new SinkException(g.abort != null ? g.abort : new Neo4jError(ABORTED, "the group was aborted"), null);
+    private GraphException aborted(Group g) {
+        return new GraphException(g.abort != null ? g.abort : new Neo4jError(ABORTED, "the group was aborted"), null);
     }
 
-    private void failIfFinished(Group g) throws SinkException {
+    private void failIfFinished(Group g) throws GraphException {
         if (g.phase == Phase.ABORTED) {
             throw aborted(g);
         }
         if (g.phase == Phase.COMMITTED) {
-            throw new SinkException(Neo4jError.invalid("the transaction has been committed"), null);
+            throw new GraphException(Neo4jError.invalid("the transaction has been committed"), null);
         }
     }
 
     /** Begins the group's transaction (the first member to run, holding the turn, without the lock). */
-    private void begin(Group g) throws SinkException {
+    private void begin(Group g) throws GraphException {
         boolean enter;
         lock.lock();
         try {
@@ -735,7 +736,7 @@ public final class TransactionGroups implements AutoCloseable {
         if (g.tx != null) {
             try {
                 g.tx.commit();
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 failure = e.error();
             } catch (RuntimeException e) { // not the sink's answer: whether it committed is not known
                 failure = Neo4jError.commitOutcomeUnknown("the group's commit failed: " + e);

@@ -2,10 +2,11 @@ package io.sluice.http;
 
 import io.sluice.config.Mode;
 import io.sluice.http.Json.BadRequest;
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.Neo4jStatus;
-import io.sluice.sink.StatementResult;
 import io.sluice.time.Time;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
+import io.sluice.vocab.QueryKind;
+import io.sluice.vocab.StatementResult;
 import io.sluice.write.Caller;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
@@ -16,9 +17,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The three write endpoints: decodes a body into a {@link WriteRequest}, runs it through the {@link WritePath},
@@ -172,7 +176,7 @@ final class Api {
         try {
             return handle(db, modeText, caller, shape, decoder, encoder,
                     (r, m) -> CompletableFuture.completedFuture(writes.execute(r, m, caller))).join();
-        } catch (java.util.concurrent.CompletionException e) { // completed already: the encoder's own failure
+        } catch (CompletionException e) { // completed already: the encoder's own failure
             throw e.getCause() instanceof RuntimeException re ? re : e;
         }
     }
@@ -202,8 +206,8 @@ final class Api {
         }
         if (d.request() instanceof WriteRequest.CypherRequest c && readMode(d)) {
             for (Statement s : c.statements()) {
-                io.sluice.sink.QueryKind kind = writes.kind(s.cypher());
-                if (kind != null && kind != io.sluice.sink.QueryKind.READ) {
+                QueryKind kind = writes.kind(s.cypher());
+                if (kind != null && kind != QueryKind.READ) {
                     return CompletableFuture.completedFuture(shape.error(400,
                             new Neo4jError(Neo4jStatus.Statement.ACCESS_MODE,
                                     "Writing in read access mode not allowed. Attempted write to " + writes.database())));
@@ -276,8 +280,8 @@ final class Api {
             case Long n -> null;
             case Double n -> Double.isFinite(n) ? null : "non-finite Float";
             case Boolean b -> null;
-            case List<?> l -> l.stream().map(Api::unjournalable).filter(java.util.Objects::nonNull).findFirst().orElse(null);
-            case Map<?, ?> m -> m.values().stream().map(Api::unjournalable).filter(java.util.Objects::nonNull).findFirst()
+            case List<?> l -> l.stream().map(Api::unjournalable).filter(Objects::nonNull).findFirst().orElse(null);
+            case Map<?, ?> m -> m.values().stream().map(Api::unjournalable).filter(Objects::nonNull).findFirst()
                     .orElse(null);
             case byte[] b -> "Base64";
             default -> v.getClass().getSimpleName().replace("Graph", "");
@@ -295,13 +299,13 @@ final class Api {
     }
 
     /** Neo4j's {@code queryType}: r, w, rw or s, from the plan's kind and whether the statement returns columns. */
-    static String queryType(io.sluice.sink.QueryKind kind, StatementResult r) {
-        return io.sluice.sink.QueryKind.typeOf(kind, !r.columns().isEmpty());
+    static String queryType(QueryKind kind, StatementResult r) {
+        return QueryKind.typeOf(kind, !r.columns().isEmpty());
     }
 
     /** {@code queryType} and the timings (ms), where Neo4j puts them: after the data and counters. */
     static void summary(Map<String, Object> out, String queryType, long elapsedNanos) {
-        long ms = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(elapsedNanos);
+        long ms = TimeUnit.NANOSECONDS.toMillis(elapsedNanos);
         out.put("queryType", queryType);
         out.put("resultAvailableAfter", ms);
         out.put("resultConsumedAfter", ms);

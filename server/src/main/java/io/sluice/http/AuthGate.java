@@ -2,8 +2,8 @@ package io.sluice.http;
 
 import io.sluice.front.Callers;
 import io.sluice.security.Authenticator;
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.Neo4jStatus;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
 import io.sluice.write.Caller;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.AttachmentKey;

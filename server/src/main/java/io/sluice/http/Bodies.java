@@ -1,11 +1,12 @@
 package io.sluice.http;
 
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.Neo4jStatus;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 import io.undertow.util.HttpString;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -93,7 +94,7 @@ final class Bodies {
      * {@link #DRAIN_BOUND}) before the answer, so a client that writes all before reading gets it.
      */
     private void receiveChunked(HttpServerExchange ex, BodyHandler h) {
-        java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
         long[] discarded = {-1};
         ex.getRequestReceiver().receivePartialBytes((e, chunk, last) -> {
             if (discarded[0] >= 0 || body.size() + (long) chunk.length > maxBodyBytes) {

@@ -1,15 +1,16 @@
 package io.sluice.http;
 
 import io.sluice.http.Json.BadRequest;
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.Neo4jStatus;
-import io.sluice.sink.StatementResult;
-import io.sluice.sink.Values.GraphDuration;
-import io.sluice.sink.Values.GraphNode;
-import io.sluice.sink.Values.GraphPath;
-import io.sluice.sink.Values.GraphPoint;
-import io.sluice.sink.Values.GraphRelationship;
+import io.sluice.vocab.GraphValues.GraphDuration;
+import io.sluice.vocab.GraphValues.GraphNode;
+import io.sluice.vocab.GraphValues.GraphPath;
+import io.sluice.vocab.GraphValues.GraphPoint;
+import io.sluice.vocab.GraphValues.GraphRelationship;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
+import io.sluice.vocab.StatementResult;
 import io.sluice.write.Statement;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -19,6 +20,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.TemporalAccessor;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -44,7 +46,7 @@ final class ClassicFormat {
         m.put("severity", "WARNING");
         m.put("title", "This feature is deprecated and will be removed in future versions.");
         m.put("description", "HTTP API is deprecated. It is replaced by Query API.");
-        return java.util.Collections.unmodifiableMap(m);
+        return Collections.unmodifiableMap(m);
     }
 
     private static final DateTimeFormatter EXPIRES = DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'",
@@ -60,7 +62,7 @@ final class ClassicFormat {
 
     /** Parses a request body; an empty one has no statements (a keep-alive, or a bare open or commit). */
     static Request parse(byte[] body) throws BadRequest {
-        if (body.length == 0 || new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
+        if (body.length == 0 || new String(body, StandardCharsets.UTF_8).isBlank()) {
             return Request.EMPTY;
         }
         Map<String, Object> root = Json.object(Json.parse(body), "the request body");

@@ -2,8 +2,8 @@ package io.sluice.http;
 
 import io.sluice.config.Access;
 import io.sluice.http.Json.BadRequest;
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.SinkException;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.GraphException;
 import io.sluice.write.Caller;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.WritePath;
@@ -76,7 +76,7 @@ final class ClassicTransactionsApi {
 
     @FunctionalInterface
     private interface Action {
-        Reply run(ClassicFormat.Request r) throws SinkException;
+        Reply run(ClassicFormat.Request r) throws GraphException;
     }
 
     private Reply answer(String db, String id, byte[] body, Action action) {
@@ -94,7 +94,7 @@ final class ClassicTransactionsApi {
         }
         try {
             return action.run(r);
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             return refused(e.error());
         }
     }

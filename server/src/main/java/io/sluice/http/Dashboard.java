@@ -1,6 +1,6 @@
 package io.sluice.http;
 
-import io.sluice.sink.Neo4jError;
+import io.sluice.vocab.Neo4jError;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 import io.undertow.util.HttpString;

@@ -1,9 +1,12 @@
 package io.sluice.http;
 
-import io.sluice.sink.Neo4jError;
+import io.sluice.vocab.Neo4jError;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -38,7 +41,7 @@ record Discovery(String bolt, String neo4jVersion, String sluiceVersion) {
             return Wants.JSON;
         }
         for (String part : accept.split(",")) {
-            String type = part.split(";")[0].strip().toLowerCase(java.util.Locale.ROOT);
+            String type = part.split(";")[0].strip().toLowerCase(Locale.ROOT);
             switch (type) {
                 case "text/html", "application/xhtml+xml" -> {
                     return Wants.HTML;
@@ -77,9 +80,9 @@ record Discovery(String bolt, String neo4jVersion, String sluiceVersion) {
             return false; // a name, or not a valid literal: never looked up
         }
         try {
-            java.net.InetAddress a = java.net.InetAddress.getByName(h); // a literal: no name lookup
+            InetAddress a = InetAddress.getByName(h); // a literal: no name lookup
             return a.isSiteLocalAddress() || a.isLoopbackAddress() || a.isLinkLocalAddress();
-        } catch (java.net.UnknownHostException e) {
+        } catch (UnknownHostException e) {
             return false;
         }
     }

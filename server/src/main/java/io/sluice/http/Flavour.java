@@ -1,7 +1,7 @@
 package io.sluice.http;
 
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.Neo4jStatus;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
 import io.sluice.txn.IdScheme;
 import java.time.Duration;
 import java.util.Locale;

@@ -1,6 +1,7 @@
 package io.sluice.http;
 
 import io.sluice.config.HostPort;
+import io.sluice.config.Http;
 import io.sluice.front.Callers;
 import io.sluice.front.FrontEnd;
 import io.sluice.metrics.History;
@@ -47,7 +48,7 @@ public final class HttpServer implements FrontEnd {
      * but not both; bodies above {@code maxBodyBytes} get 413; {@code metricsOpen}: {@code /metrics} and
      * {@code /status} without credentials. {@code bolt} ({@code host:port}, or null) and {@code neo4jVersion} go in
      * the discovery document at {@code /}. {@code ioThreads}: Undertow's I/O threads, which parse and answer (see
-     * {@link io.sluice.config.Http}).
+     * {@link Http}).
      */
     public record Options(HostPort http, HostPort https, SSLContext tls, long maxBodyBytes, boolean metricsOpen,
             String bolt, String neo4jVersion, int ioThreads) {

@@ -5,12 +5,12 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import io.sluice.sink.Counter;
-import io.sluice.sink.Values.GraphDuration;
-import io.sluice.sink.Values.GraphNode;
-import io.sluice.sink.Values.GraphPath;
-import io.sluice.sink.Values.GraphPoint;
-import io.sluice.sink.Values.GraphRelationship;
+import io.sluice.vocab.Counter;
+import io.sluice.vocab.GraphValues.GraphDuration;
+import io.sluice.vocab.GraphValues.GraphNode;
+import io.sluice.vocab.GraphValues.GraphPath;
+import io.sluice.vocab.GraphValues.GraphPoint;
+import io.sluice.vocab.GraphValues.GraphRelationship;
 import java.io.IOException;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /** JSON decoding of request bodies and the value encodings of Neo4j's two HTTP formats. */
 final class Json {
@@ -130,7 +131,7 @@ final class Json {
         };
     }
 
-    static Map<String, Object> mapValues(Map<?, ?> in, java.util.function.Function<Object, Object> f) {
+    static Map<String, Object> mapValues(Map<?, ?> in, Function<Object, Object> f) {
         Map<String, Object> out = new LinkedHashMap<>();
         in.forEach((k, val) -> out.put(String.valueOf(k), f.apply(val)));
         return out;

@@ -1,8 +1,11 @@
 package io.sluice.http;
 
-import io.sluice.sink.Neo4jError;
+import io.sluice.config.Sizes;
+import io.sluice.vocab.Neo4jError;
 import io.sluice.write.Operations;
 import io.sluice.write.Outcome;
+import java.io.IOException;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -28,7 +31,7 @@ final class OperationsApi {
         }
         long offset;
         int partition;
-        java.time.Duration wait;
+        Duration wait;
         try {
             partition = partitionText == null ? -1 : Integer.parseInt(partitionText.strip());
             if (partition < -1) {
@@ -45,7 +48,7 @@ final class OperationsApi {
             if (waitText != null && !waitText.isEmpty() && Character.isDigit(waitText.charAt(waitText.length() - 1))) {
                 throw new IllegalArgumentException("wait needs a unit, e.g. wait=5s or wait=500ms, got '" + waitText + "'");
             }
-            wait = waitText == null ? java.time.Duration.ZERO : io.sluice.config.Sizes.duration(waitText);
+            wait = waitText == null ? Duration.ZERO : Sizes.duration(waitText);
             if (wait.compareTo(MAX_APPLIED_WAIT) > 0) {
                 throw new IllegalArgumentException("wait must be at most " + MAX_APPLIED_WAIT.toSeconds() + "s");
             }
@@ -68,10 +71,10 @@ final class OperationsApi {
         }
     }
 
-    static final java.time.Duration MAX_APPLIED_WAIT = java.time.Duration.ofSeconds(60);
+    static final Duration MAX_APPLIED_WAIT = Duration.ofSeconds(60);
 
     /** GET /db/{db}/dead-letters?from=0&limit=100. */
-    Reply deadLetters(String db, String fromText, String limitText) throws java.io.IOException {
+    Reply deadLetters(String db, String fromText, String limitText) throws IOException {
         Reply bad = checkDatabase(db);
         if (bad != null) {
             return bad;

@@ -1,12 +1,13 @@
 package io.sluice.http;
 
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.Neo4jStatus;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
 import io.sluice.write.Statement;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * A Query API request body read as Neo4j 2026.08 reads it (its {@code QueryRequest} and {@code QueryTxRequest},
@@ -70,7 +71,7 @@ record QueryRequest(Statement statement, boolean includeCounters, String accessM
         }
         for (String field : root.keySet()) {
             if (!shape.fields.contains(field)) {
-                throw bad("unknown field \"" + field + "\"; expected some of " + new java.util.TreeSet<>(shape.fields));
+                throw bad("unknown field \"" + field + "\"; expected some of " + new TreeSet<>(shape.fields));
             }
         }
         String cypher = text(root.get("statement"), "statement");

@@ -1,10 +1,11 @@
 package io.sluice.http;
 
 import io.sluice.config.Access;
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.SinkException;
-import io.sluice.sink.StatementResult;
+import io.sluice.config.Mode;
 import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.StatementResult;
 import io.sluice.write.Caller;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.Statement;
@@ -71,14 +72,14 @@ final class QueryTransactionsApi {
         try {
             transactions.rollback(id, onDatabase(db, caller));
             return Reply.json(200, Map.of());
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             return failed(e.error());
         }
     }
 
     @FunctionalInterface
     private interface Step {
-        Reply run(QueryRequest r) throws SinkException;
+        Reply run(QueryRequest r) throws GraphException;
     }
 
     private static List<Statement> statements(QueryRequest r) {
@@ -94,7 +95,7 @@ final class QueryTransactionsApi {
     }
 
     /** No one: a user name no user has (NUL is not allowed in Neo4j's user names). */
-    private static final Caller ANOTHER_DATABASE = new Caller("\0another database", Access.READ, io.sluice.config.Mode.SYNC);
+    private static final Caller ANOTHER_DATABASE = new Caller("\0another database", Access.READ, Mode.SYNC);
 
     /** The body is read first, as Neo4j reads it before its handler runs: a bad one is 400 whatever the path. */
     private Reply answer(byte[] body, QueryRequest.Shape shape, QueryMedia media, Step step) {
@@ -103,7 +104,7 @@ final class QueryTransactionsApi {
             reply = step.run(QueryRequest.parse(body, media.typedParameters(), shape));
         } catch (QueryRequest.Refused e) {
             reply = Reply.errorsOnly(400, e.error());
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             reply = failed(e.error());
         }
         return media.typedResponse() ? reply.withContentType(media.responseType()) : reply;

@@ -4,7 +4,7 @@ import static io.sluice.http.Meter.param;
 
 import io.sluice.metrics.History;
 import io.sluice.metrics.Metrics;
-import io.sluice.sink.Neo4jError;
+import io.sluice.vocab.Neo4jError;
 import io.sluice.write.Caller;
 import io.sluice.write.Health;
 import io.sluice.write.Operations;
@@ -15,6 +15,7 @@ import io.undertow.server.HttpServerExchange;
 import io.undertow.server.RoutingHandler;
 import io.undertow.util.Headers;
 import io.undertow.util.Methods;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -220,7 +221,7 @@ final class Routes implements HttpHandler {
         return Reply.json(202, out);
     }
 
-    private Reply deadLetters(HttpServerExchange ex, byte[] body) throws java.io.IOException {
+    private Reply deadLetters(HttpServerExchange ex, byte[] body) throws IOException {
         return operationsApi.deadLetters(param(ex, "db"), param(ex, "from"), param(ex, "limit"));
     }
 

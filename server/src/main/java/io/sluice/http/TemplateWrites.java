@@ -3,10 +3,11 @@ package io.sluice.http;
 import static io.sluice.http.Meter.param;
 
 import io.sluice.metrics.Metrics;
-import io.sluice.sink.Neo4jError;
+import io.sluice.vocab.Neo4jError;
 import io.sluice.write.WritePath;
 import io.undertow.server.HttpServerExchange;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,7 +72,7 @@ final class TemplateWrites {
     private void answer(HttpServerExchange ex, Reply r, Throwable e, String label) {
         try {
             if (e != null) {
-                Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                Throwable cause = e instanceof CompletionException && e.getCause() != null
                         ? e.getCause() : e;
                 log.error("bug handling {} {}", ex.getRequestMethod(), ex.getRequestPath(), cause);
                 Bodies.send(ex, meter.counted(ex, Reply.error(500, Neo4jError.unknown("internal error: " + cause)),

@@ -2,10 +2,12 @@ package io.sluice.importer;
 
 import io.sluice.csv.Rejection;
 import io.sluice.online.OnlineImport;
-import io.sluice.sink.Neo4jStatus;
+import io.sluice.vocab.Neo4jStatus;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * What an import did, printed at its end.
@@ -30,7 +32,7 @@ public record ImportSummary(String path, long nodes, long relationships, long pr
     public static final String DEADLOCK = Neo4jStatus.Transaction.DEADLOCK_DETECTED;
 
     public ImportSummary {
-        rejected = rejected.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(new EnumMap<>(rejected));
+        rejected = rejected.isEmpty() ? Map.of() : Collections.unmodifiableMap(new EnumMap<>(rejected));
         retries = retries == null ? Map.of() : Map.copyOf(retries);
     }
 
@@ -77,7 +79,7 @@ public record ImportSummary(String path, long nodes, long relationships, long pr
         }
         b.append(String.format(Locale.ROOT, "  records/s              %,15.0f%n", recordsPerSecond()));
         if (!retries.isEmpty()) {
-            b.append("  retried (not failed)   ").append(new java.util.TreeMap<>(retries)).append(System.lineSeparator());
+            b.append("  retried (not failed)   ").append(new TreeMap<>(retries)).append(System.lineSeparator());
         }
         if (stopped != null) {
             b.append("  stopped: ").append(stopped).append(System.lineSeparator());

@@ -8,9 +8,12 @@ import io.sluice.csv.Rejection;
 import io.sluice.csv.Tolerance;
 import io.sluice.importer.ImportOptions.Offline;
 import io.sluice.time.Time;
+import io.sluice.write.InProcess;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,12 +38,12 @@ import org.neo4j.io.fs.DefaultFileSystemAbstraction;
 final class OfflineImport {
     private final ImportOptions options;
     private final Offline offline;
-    private final io.sluice.write.InProcess.Starter sluice;
+    private final InProcess.Starter sluice;
     private final PrintStream err;
     private final Time time;
     private final boolean terminal;
 
-    OfflineImport(ImportOptions options, Offline offline, io.sluice.write.InProcess.Starter sluice, PrintStream err,
+    OfflineImport(ImportOptions options, Offline offline, InProcess.Starter sluice, PrintStream err,
             Time time, boolean terminal) {
         this.sluice = sluice;
         this.options = options;
@@ -177,12 +180,12 @@ final class OfflineImport {
         }
 
         synchronized long count() {
-            try (var ch = java.nio.channels.FileChannel.open(file)) {
+            try (var ch = FileChannel.open(file)) {
                 if (ch.size() < offset) {
                     offset = 0; // rewritten
                     lines = 0;
                 }
-                java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(64 * 1024);
+                ByteBuffer buf = ByteBuffer.allocate(64 * 1024);
                 ch.position(offset);
                 for (int n = ch.read(buf); n > 0; n = ch.read(buf)) {
                     buf.flip();

@@ -1,8 +1,9 @@
 package io.sluice.kafka;
 
+import io.sluice.config.Kafka;
 import io.sluice.durable.RecordCodec;
-import io.sluice.sink.Neo4jError;
 import io.sluice.time.Time;
+import io.sluice.vocab.Neo4jError;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,12 +33,12 @@ import org.slf4j.LoggerFactory;
 final class DeadLetterTopic {
     private static final Logger log = LoggerFactory.getLogger(DeadLetterTopic.class);
 
-    private final io.sluice.config.Kafka config;
+    private final Kafka config;
     private final KafkaProducer<byte[], byte[]> producer;
     private final Time time;
     private final BooleanSupplier stopping;
 
-    DeadLetterTopic(io.sluice.config.Kafka config, KafkaProducer<byte[], byte[]> producer, Time time,
+    DeadLetterTopic(Kafka config, KafkaProducer<byte[], byte[]> producer, Time time,
             BooleanSupplier stopping) {
         this.config = config;
         this.producer = producer;

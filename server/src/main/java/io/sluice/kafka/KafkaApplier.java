@@ -3,9 +3,9 @@ package io.sluice.kafka;
 import io.sluice.durable.GraphPositions;
 import io.sluice.durable.RecordApplier;
 import io.sluice.durable.RecordCodec;
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.SinkException;
 import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.Neo4jError;
 import io.sluice.write.Template;
 import io.sluice.write.WriteRequest;
 import java.time.Duration;
@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.function.BiConsumer;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -165,7 +166,7 @@ final class KafkaApplier implements AutoCloseable {
             }
         } finally {
             try {
-                consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(10))); // leaves the group: the others take the partitions at once
+                consumer.close(CloseOptions.timeout(Duration.ofSeconds(10))); // leaves the group: the others take the partitions at once
             } catch (RuntimeException e) {
                 log.warn("closing the Kafka consumer: {}", e.toString());
             }
@@ -181,7 +182,7 @@ final class KafkaApplier implements AutoCloseable {
                 consumer.seek(new TopicPartition(topic, partition), next);
                 applied.accept(partition, next);
                 return;
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 if (attempt == 1 || attempt % 20 == 0) {
                     log.warn("reading where partition {} stands: {} (attempt {}; retrying)", partition, e.getMessage(), attempt);
                 }

@@ -7,8 +7,8 @@ import io.sluice.durable.GraphPositions;
 import io.sluice.durable.RecordApplier;
 import io.sluice.durable.RecordCodec;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
 import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
 import io.sluice.write.Outcome;
 import io.sluice.write.Template;
 import io.sluice.write.WriteRequest;
@@ -18,7 +18,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -26,10 +28,12 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -100,9 +104,9 @@ public final class KafkaJournal implements AsyncJournal {
     private final Admission lag;
     private volatile boolean stopping;
 
-    private KafkaJournal(io.sluice.config.Kafka config, Duration admissionTimeout, Time time, Admin admin,
+    private KafkaJournal(Kafka config, Duration admissionTimeout, Time time, Admin admin,
             KafkaProducer<byte[], byte[]> producer, GraphPositions offsets,
-            java.util.function.Function<KafkaJournal, KafkaApplier> applier, ThreadFactory threads) {
+            Function<KafkaJournal, KafkaApplier> applier, ThreadFactory threads) {
         this.config = config;
         this.admissionTimeout = admissionTimeout;
         this.time = time.stoppedBy(() -> stopping, Duration.ofMillis(10));
@@ -119,9 +123,9 @@ public final class KafkaJournal implements AsyncJournal {
      * Creates the topics when missing, the positions' constraint, and starts applying. {@code appliers} gives the
      * apply loop its batch runner (made over the journal's clock, whose sleeps end at close) and row limits.
      */
-    public static KafkaJournal start(io.sluice.config.Kafka config, Duration admissionTimeout, Sink sink,
+    public static KafkaJournal start(Kafka config, Duration admissionTimeout, Sink sink,
             Map<String, Template> templates, Time time, String instance,
-            RecordApplier.Parts appliers) throws SinkException {
+            RecordApplier.Parts appliers) throws GraphException {
         if (config.bootstrap() == null) {
             throw new IllegalArgumentException("journal.kafka needs bootstrap: HOST:PORT[,HOST:PORT...] (or --kafka)");
         }
@@ -160,9 +164,9 @@ public final class KafkaJournal implements AsyncJournal {
             j.lagThread.start();
             j.applier.start();
             return j;
-        } catch (SinkException | RuntimeException e) { // nothing started yet: the clients are closed here
+        } catch (GraphException | RuntimeException e) { // nothing started yet: the clients are closed here
             if (consumer != null) {
-                consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ZERO));
+                consumer.close(CloseOptions.timeout(Duration.ZERO));
             }
             if (producer != null) {
                 producer.close(Duration.ZERO);
@@ -185,7 +189,7 @@ public final class KafkaJournal implements AsyncJournal {
                 ConsumerConfig.CLIENT_ID_CONFIG, "sluice-" + instance), config.consumer()));
     }
 
-    static Properties properties(io.sluice.config.Kafka c, Map<String, String> sluice, Map<String, String> kind) {
+    static Properties properties(Kafka c, Map<String, String> sluice, Map<String, String> kind) {
         Properties p = new Properties();
         p.put("bootstrap.servers", c.bootstrap());
         p.putAll(sluice);
@@ -195,8 +199,8 @@ public final class KafkaJournal implements AsyncJournal {
     }
 
     private static void createTopics(Admin admin, Kafka c) {
-        for (NewTopic t : List.of(new NewTopic(c.topic(), java.util.Optional.of(c.partitions()), java.util.Optional.empty()),
-                new NewTopic(c.deadLetterTopic(), java.util.Optional.of(1), java.util.Optional.empty()))) {
+        for (NewTopic t : List.of(new NewTopic(c.topic(), Optional.of(c.partitions()), Optional.empty()),
+                new NewTopic(c.deadLetterTopic(), Optional.of(1), Optional.empty()))) {
             try {
                 admin.createTopics(List.of(t)).all().get(30, TimeUnit.SECONDS);
                 log.info("created topic {} with {} partition(s)", t.name(), t.numPartitions());
@@ -274,7 +278,7 @@ public final class KafkaJournal implements AsyncJournal {
      * partition (KRaft propagates metadata after createTopics returns), so a retriable answer is retried for up to
      * {@link #TOPICS_READY} before the start fails.
      */
-    private void refreshOnceReady() throws SinkException {
+    private void refreshOnceReady() throws GraphException {
         long deadline = time.nanos() + TOPICS_READY.toNanos();
         while (!refresh()) {
             if (time.nanos() - deadline >= 0) {
@@ -297,7 +301,7 @@ public final class KafkaJournal implements AsyncJournal {
                 refresh();
             } catch (InterruptedException e) {
                 return;
-            } catch (RuntimeException | SinkException e) {
+            } catch (RuntimeException | GraphException e) {
                 log.debug("refreshing the Kafka lag: {}", e.toString());
             }
         }
@@ -307,7 +311,7 @@ public final class KafkaJournal implements AsyncJournal {
      * Reads the topic's end offsets and the graph's positions: the lag over all partitions. False when Kafka's answer
      * was retriable (a topic just created, a leader moving): nothing read, try again; any other failure throws.
      */
-    private boolean refresh() throws SinkException {
+    private boolean refresh() throws GraphException {
         Map<TopicPartition, OffsetSpec> request = new HashMap<>();
         for (int p = 0; p < config.partitions(); p++) {
             request.put(new TopicPartition(config.topic(), p), OffsetSpec.latest());
@@ -414,7 +418,7 @@ public final class KafkaJournal implements AsyncJournal {
         d.put("journal", "kafka");
         d.put("kafka_bootstrap", config.bootstrap());
         d.put("kafka_topic", config.topic());
-        d.put("kafka_partitions_applied_here", new java.util.TreeMap<>(applier.positions()));
+        d.put("kafka_partitions_applied_here", new TreeMap<>(applier.positions()));
         d.put("journal_lag_rows", lagRows());
         return d;
     }

@@ -11,7 +11,13 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /** {@link Metrics} in a Micrometer Prometheus registry, scraped at {@code GET /metrics}. Thread-safe. */
@@ -48,12 +54,12 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
     }
 
     /** A source partition's lag gauges: registered once, they read whatever its latest owner gave. */
-    private record SourceLag(java.util.concurrent.atomic.AtomicReference<Supplier<Number>> records,
-            java.util.concurrent.atomic.AtomicReference<Supplier<Number>> seconds) { }
+    private record SourceLag(AtomicReference<Supplier<Number>> records,
+            AtomicReference<Supplier<Number>> seconds) { }
 
     /** By {@code topic:partition} (a topic name has no colon); bounded by the partitions this instance has applied. */
-    private final java.util.concurrent.ConcurrentHashMap<String, SourceLag> sourceLags =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, SourceLag> sourceLags =
+            new ConcurrentHashMap<>();
 
     /**
      * Each call (a consumer of this instance was given the partition) points the partition's gauges at the new
@@ -64,8 +70,8 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
     @Override
     public void sourcePartition(String topic, int partition, Supplier<Number> lagRecords, Supplier<Number> lagSeconds) {
         SourceLag lag = sourceLags.computeIfAbsent(topic + ":" + partition, k -> {
-            SourceLag l = new SourceLag(new java.util.concurrent.atomic.AtomicReference<>(lagRecords),
-                    new java.util.concurrent.atomic.AtomicReference<>(lagSeconds));
+            SourceLag l = new SourceLag(new AtomicReference<>(lagRecords),
+                    new AtomicReference<>(lagSeconds));
             String p = Integer.toString(partition);
             Gauge.builder("sluice.source.lag.records", () -> l.records().get().get()).description("records of an"
                     + " application topic's partition not yet applied (NaN: another instance applies it)")
@@ -97,9 +103,9 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
      * Exports each source topic's record counters at zero (so alerts over {@code increase(...)} and the dashboard
      * have their series before the first record, as {@link #knownBolt} does for Bolt).
      */
-    public void knownSources(java.util.Collection<String> topics) {
+    public void knownSources(Collection<String> topics) {
         for (String t : topics) {
-            for (String outcome : java.util.List.of("applied", "dead_lettered", "skipped", "held")) {
+            for (String outcome : List.of("applied", "dead_lettered", "skipped", "held")) {
                 registry.counter("sluice.source.records", "topic", t, "outcome", outcome);
             }
         }
@@ -143,8 +149,8 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
             Counter templateRows, Timer templateRecent) { }
 
     /** Bounded: modes, templates and status codes are each a small set (see {@link #request}). */
-    private final java.util.concurrent.ConcurrentHashMap<RequestKey, RequestMeters> meters =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    private final ConcurrentHashMap<RequestKey, RequestMeters> meters =
+            new ConcurrentHashMap<>();
 
     private RequestMeters resolve(RequestKey k) {
         String code = Integer.toString(k.status());
@@ -202,9 +208,9 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
      * transient retries by each of {@code transientCodes}, write failures by each of {@code failureCodes}. A code
      * not listed appears when it first happens.
      */
-    public void known(java.util.Collection<String> modes, java.util.Collection<String> templates,
-            java.util.Collection<String> transientCodes, java.util.Collection<String> failureCodes) {
-        java.util.List<String> all = new java.util.ArrayList<>(templates);
+    public void known(Collection<String> modes, Collection<String> templates,
+            Collection<String> transientCodes, Collection<String> failureCodes) {
+        List<String> all = new ArrayList<>(templates);
         all.add(CYPHER);
         for (String mode : modes) {
             for (int status : KNOWN_STATUSES) {
@@ -217,9 +223,9 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
         failureCodes.forEach(code -> registry.counter("sluice.write.failures", "code", code));
     }
 
-    private final java.util.concurrent.atomic.AtomicLong boltOpen = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.ConcurrentHashMap<String, Counter> boltMessages =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    private final AtomicLong boltOpen = new AtomicLong();
+    private final ConcurrentHashMap<String, Counter> boltMessages =
+            new ConcurrentHashMap<>();
 
     /**
      * Exports the Bolt front end's series at zero, as {@link #known} does HTTP's: open connections, messages by
@@ -227,12 +233,12 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
      * happens), transactions by event. So an alert over {@code rate(sluice_bolt_failures_total[5m])} and a panel
      * of Bolt figures have their series on a server that has not yet seen a Bolt client, or has no Bolt listener.
      */
-    public void knownBolt(java.util.Collection<String> messages, java.util.Collection<String> failureCodes) {
-        Gauge.builder("sluice.bolt.connections", boltOpen, java.util.concurrent.atomic.AtomicLong::get)
+    public void knownBolt(Collection<String> messages, Collection<String> failureCodes) {
+        Gauge.builder("sluice.bolt.connections", boltOpen, AtomicLong::get)
                 .description("Bolt connections open (past their handshake)").register(registry);
         messages.forEach(this::boltMessage0);
         failureCodes.forEach(this::boltFailure0);
-        for (String event : java.util.List.of("begin", "commit", "rollback")) {
+        for (String event : List.of("begin", "commit", "rollback")) {
             registry.counter("sluice.bolt.transactions", "event", event);
         }
     }
@@ -271,7 +277,7 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
     public void groupCommitted(int members, int statements, long nanos) {
         registry.counter("sluice.groups", "outcome", "committed").increment();
         groupMembers("committed").record(members);
-        registry.timer("sluice.group.commit").record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        registry.timer("sluice.group.commit").record(nanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
@@ -301,8 +307,8 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
      * Exports the groups' series at zero (so the dashboard and alerts have them before the first group): the
      * outcomes, each abort cause, and the members per group.
      */
-    public void knownGroups(java.util.Collection<String> causes) {
-        for (String outcome : java.util.List.of("committed", "aborted")) {
+    public void knownGroups(Collection<String> causes) {
+        for (String outcome : List.of("committed", "aborted")) {
             registry.counter("sluice.groups", "outcome", outcome);
             groupMembers(outcome);
         }

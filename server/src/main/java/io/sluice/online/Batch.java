@@ -2,6 +2,7 @@ package io.sluice.online;
 
 import io.sluice.csv.EntityKind;
 import io.sluice.csv.Row;
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -26,7 +27,7 @@ record Batch(Work work, long chunk, int part, List<Row> rows) {
      * @param end       the end space of a relationship group
      * @param type      the group's relationship type from the command line (null: from a :TYPE column)
      */
-    record Work(int group, EntityKind kind, String statement, List<java.nio.file.Path> files, IdSpace space,
+    record Work(int group, EntityKind kind, String statement, List<Path> files, IdSpace space,
             IdSpace start, IdSpace end, String type) {
 
         String source(Row r) {

@@ -3,13 +3,14 @@ package io.sluice.online;
 import io.sluice.config.Mode;
 import io.sluice.config.SluiceConfig;
 import io.sluice.sink.StoreInUseException;
+import io.sluice.write.InProcess;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
-import io.sluice.write.InProcess;
 import io.sluice.write.WritePath;
 import io.sluice.write.WriteRequest;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The embedded database in a sluice data directory, driven in-process through sluice's own write path
@@ -66,7 +67,7 @@ final class GatewayTarget implements Target {
     }
 
     @Override
-    public java.util.Map<String, Long> transientRetries() {
+    public Map<String, Long> transientRetries() {
         return server.operations().transientRetries();
     }
 

@@ -12,17 +12,22 @@ import io.sluice.csv.Row;
 import io.sluice.csv.RowParser;
 import io.sluice.csv.Tolerance;
 import io.sluice.time.Time;
+import io.sluice.write.InProcess;
 import io.sluice.write.Statement;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * {@code sluice import --online}: the rows of the CSV groups streamed into a live database through sluice's
@@ -119,10 +124,10 @@ public final class OnlineImport {
     private volatile long phaseReadAtStart;
     private volatile long phaseBytesAtStart;
     private volatile String lastRead = "nothing";
-    private java.util.function.UnaryOperator<Target> decorate = t -> t;
+    private UnaryOperator<Target> decorate = t -> t;
     private Function<Supplier<Status>, Runnable> progress = status -> () -> { };
     private Target given;
-    private io.sluice.write.InProcess.Starter starter;
+    private InProcess.Starter starter;
 
     /** @param err where warnings and notes go ({@code import: ...}) */
     public OnlineImport(Options options, PrintStream err, Time time) {
@@ -135,7 +140,7 @@ public final class OnlineImport {
      * Imports through the write path of this sluice, which the caller started and will close (the benchmark's),
      * instead of opening {@link Options#target()}.
      */
-    public OnlineImport over(io.sluice.write.InProcess server) {
+    public OnlineImport over(InProcess server) {
         this.given = GatewayTarget.over(server, Path.of(options.target()), options.direct());
         return this;
     }
@@ -144,7 +149,7 @@ public final class OnlineImport {
      * Imports into a database directory ({@link Options#target()}) through a sluice this import starts with
      * {@code starter} (the server package's, given by the command line) and closes at its end.
      */
-    public OnlineImport startingWith(io.sluice.write.InProcess.Starter starter) {
+    public OnlineImport startingWith(InProcess.Starter starter) {
         this.starter = starter;
         return this;
     }
@@ -159,7 +164,7 @@ public final class OnlineImport {
     }
 
     /** For tests: wraps the target (fault injection on sluice's own seam, never on Neo4j). */
-    OnlineImport decorate(java.util.function.UnaryOperator<Target> d) {
+    OnlineImport decorate(UnaryOperator<Target> d) {
         this.decorate = d;
         return this;
     }
@@ -235,7 +240,7 @@ public final class OnlineImport {
     }
 
     private Header header(InputGroup g) throws IOException {
-        try (CsvSource s = new CsvSource(g.files(), options.format(), new java.util.concurrent.atomic.AtomicLong())) {
+        try (CsvSource s = new CsvSource(g.files(), options.format(), new AtomicLong())) {
             CsvSource.Raw first = s.next();
             if (first == null) {
                 throw new IllegalArgumentException(g.describe() + ": the files are empty; the first line must be the header");
@@ -296,7 +301,7 @@ public final class OnlineImport {
             s.next(); // the header
             for (CsvSource.Raw raw = s.next(); raw != null && !l.isStopped(); raw = s.next()) {
                 if (options.format().skipSubsequentHeaders() && raw.file() > 0 && raw.line() == 1
-                        && java.util.Arrays.asList(raw.fields()).equals(headerEntries)) {
+                        && Arrays.asList(raw.fields()).equals(headerEntries)) {
                     continue;
                 }
                 String source = s.file(raw.file()).toString();
@@ -356,7 +361,7 @@ public final class OnlineImport {
     private Result summary(Ledger l, ReportFile report, long t0, Map<String, Long> retries) {
         String stopped = l.stopReason();
         if (stopped != null) {
-            stopped += String.format(java.util.Locale.ROOT,
+            stopped += String.format(Locale.ROOT,
                     ".%n  Read up to %s; imported so far: %,d nodes, %,d relationships. Progress is kept: run the same "
                     + "command again to resume where it stopped.", lastRead, l.nodes.get(), l.relationships.get());
         }

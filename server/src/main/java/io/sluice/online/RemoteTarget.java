@@ -2,16 +2,19 @@ package io.sluice.online;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.StatementResult;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.StatementResult;
 import io.sluice.write.Statement;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URLDecoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,11 +48,11 @@ final class RemoteTarget implements Target {
     RemoteTarget(String url, String database, boolean direct) {
         URI u = URI.create(url);
         String info = u.getRawUserInfo();
-        String plain = info == null ? url : url.replaceFirst(java.util.regex.Pattern.quote(info + "@"), "");
+        String plain = info == null ? url : url.replaceFirst(Pattern.quote(info + "@"), "");
         this.base = plain.endsWith("/") ? plain.substring(0, plain.length() - 1) : plain;
-        this.authorization = info == null ? null : "Basic " + java.util.Base64.getEncoder().encodeToString(
-                java.net.URLDecoder.decode(info.replace("+", "%2B"), java.nio.charset.StandardCharsets.UTF_8)
-                        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        this.authorization = info == null ? null : "Basic " + Base64.getEncoder().encodeToString(
+                URLDecoder.decode(info.replace("+", "%2B"), StandardCharsets.UTF_8)
+                        .getBytes(StandardCharsets.UTF_8));
         this.database = database;
         this.mode = direct ? "direct" : "sync";
     }

@@ -3,8 +3,10 @@ package io.sluice.online;
 import io.sluice.csv.CsvFormat;
 import io.sluice.csv.InputGroup;
 import io.sluice.write.Statement;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -57,8 +59,8 @@ final class Resume {
             for (var p : g.files()) {
                 b.append(',').append(p.toAbsolutePath().normalize());
                 try {
-                    b.append(':').append(java.nio.file.Files.size(p));
-                } catch (java.io.IOException e) {
+                    b.append(':').append(Files.size(p));
+                } catch (IOException e) {
                     b.append(":?");
                 }
             }

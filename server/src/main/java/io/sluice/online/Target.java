@@ -1,10 +1,11 @@
 package io.sluice.online;
 
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.StatementResult;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.StatementResult;
 import io.sluice.write.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Where an online import sends its statements: sluice's write path, in-process ({@link GatewayTarget}) or of a
@@ -23,7 +24,7 @@ interface Target extends AutoCloseable {
      * Transient retries (deadlocks, lock timeouts ...) sluice's write path has made since it started, per Neo4j
      * status code; an import reports the difference between its start and its end.
      */
-    java.util.Map<String, Long> transientRetries();
+    Map<String, Long> transientRetries();
 
     /** For messages: {@code embedded neo4j in ./data}, {@code sluice at http://...}. */
     String describe();

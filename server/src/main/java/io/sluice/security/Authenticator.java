@@ -3,12 +3,15 @@ package io.sluice.security;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.sluice.time.Time;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
-import java.util.concurrent.CompletableFuture;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Decides who an HTTP request comes from, in front of every protected endpoint.
@@ -73,7 +76,7 @@ public final class Authenticator {
     private record Verified(String user, long version) {}
 
     /** A user and the salted digest of their secret (ByteBuffer: equality by content). */
-    private record Key(String user, java.nio.ByteBuffer digest) {}
+    private record Key(String user, ByteBuffer digest) {}
 
     /** One digest per thread: {@code getInstance} costs a provider look-up, and the I/O threads are few. */
     private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
@@ -106,8 +109,8 @@ public final class Authenticator {
     }
 
     /** Checks in flight, by credentials and client address; a second identical one waits for the first's result. */
-    private final java.util.concurrent.ConcurrentHashMap<java.util.List<Object>, CompletableFuture<Result>> checking =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    private final ConcurrentHashMap<List<Object>, CompletableFuture<Result>> checking =
+            new ConcurrentHashMap<>();
 
     public boolean enabled() {
         return store != null;
@@ -186,7 +189,7 @@ public final class Authenticator {
         }
         // one check per credentials and address at a time: a client's pool of connections arriving together with
         // one password asks the store once (and is not refused for having too many checks in flight)
-        java.util.List<Object> flight = java.util.List.of(key, client);
+        List<Object> flight = List.of(key, client);
         CompletableFuture<Result> mine = new CompletableFuture<>();
         CompletableFuture<Result> running = checking.putIfAbsent(flight, mine);
         if (running != null) {
@@ -292,6 +295,6 @@ public final class Authenticator {
         MessageDigest sha = SHA256.get();
         sha.update(salt);
         sha.update(secret.getBytes(StandardCharsets.UTF_8));
-        return new Key(user, java.nio.ByteBuffer.wrap(sha.digest()));
+        return new Key(user, ByteBuffer.wrap(sha.digest()));
     }
 }

@@ -4,10 +4,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.config.Access;
 import io.sluice.config.AccessLevels;
 import io.sluice.config.FieldType;
+import io.sluice.config.HostPort;
 import io.sluice.config.Modes;
 import io.sluice.config.SluiceConfig;
-import io.sluice.gateway.Warmer;
 import io.sluice.front.Callers;
+import io.sluice.gateway.Warmer;
 import io.sluice.http.Flavour;
 import io.sluice.http.HttpServer;
 import io.sluice.metrics.History;
@@ -17,29 +18,34 @@ import io.sluice.security.Credentials;
 import io.sluice.security.InitialAuth;
 import io.sluice.security.UserStore;
 import io.sluice.sink.EmbeddedNeo4j;
-import io.sluice.config.HostPort;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
 import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
 import io.sluice.write.Template;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -115,7 +121,7 @@ final class Rehearsal implements Warmer.Rehearsal {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final SluiceConfig config;
-    private final java.nio.file.Path scratch;
+    private final Path scratch;
     private final Map<String, Template> templates;
     private final Duration limit;
     private final Time time;
@@ -126,13 +132,13 @@ final class Rehearsal implements Warmer.Rehearsal {
      * {@code scratch}; {@code jitMillis} says how long the JIT has compiled so far ({@link #jitMillis()} for this
      * JVM's).
      */
-    Rehearsal(SluiceConfig config, java.nio.file.Path scratch, Map<String, Template> templates, Duration limit,
+    Rehearsal(SluiceConfig config, Path scratch, Map<String, Template> templates, Duration limit,
             Time time, LongSupplier jitMillis) {
         if (templates.isEmpty()) {
             throw new IllegalArgumentException("nothing to rehearse: no templates");
         }
         this.config = config;
-        this.scratch = java.util.Objects.requireNonNull(scratch, "scratch");
+        this.scratch = Objects.requireNonNull(scratch, "scratch");
         this.templates = Map.copyOf(templates);
         this.limit = limit;
         this.time = time;
@@ -141,7 +147,7 @@ final class Rehearsal implements Warmer.Rehearsal {
 
     /** This JVM's total JIT compilation time so far, in ms (0 where the JVM does not say). */
     static long jitMillis() {
-        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        var jit = ManagementFactory.getCompilationMXBean();
         return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
     }
 
@@ -155,7 +161,7 @@ final class Rehearsal implements Warmer.Rehearsal {
         final AtomicLong ok = new AtomicLong();
         final AtomicLong refused = new AtomicLong();
         final AtomicLong unavailable = new AtomicLong();
-        final java.util.concurrent.atomic.AtomicReference<String> firstError = new java.util.concurrent.atomic
+        final AtomicReference<String> firstError = new java.util.concurrent.atomic
                 .AtomicReference<>();
 
         Tally(Template template) {
@@ -176,7 +182,7 @@ final class Rehearsal implements Warmer.Rehearsal {
             return Map.of("ended", "stopped before it began");
         }
         String password = InitialAuth.generatePassword();
-        List<Tally> tallies = templates.values().stream().sorted(java.util.Comparator.comparing(Template::name))
+        List<Tally> tallies = templates.values().stream().sorted(Comparator.comparing(Template::name))
                 .map(Tally::new).toList();
         String ended;
         AtomicLong sent = new AtomicLong();
@@ -362,7 +368,7 @@ final class Rehearsal implements Warmer.Rehearsal {
     }
 
     /** Builds the private write path and its listener, each part recorded in {@code owned} as it exists. */
-    private HttpServer start(Owned owned, String password) throws IOException, SinkException {
+    private HttpServer start(Owned owned, String password) throws IOException, GraphException {
         wipe(scratch);
         owned.add("the rehearsal's scratch directory", () -> wipe(scratch));
         var n = config.neo4j();
@@ -390,13 +396,13 @@ final class Rehearsal implements Warmer.Rehearsal {
     }
 
     /** Deletes {@code dir} and everything under it, if it exists. */
-    static void wipe(java.nio.file.Path dir) throws IOException {
-        if (!java.nio.file.Files.exists(dir)) {
+    static void wipe(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
             return;
         }
-        try (var paths = java.nio.file.Files.walk(dir)) {
-            for (java.nio.file.Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                java.nio.file.Files.delete(p);
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
             }
         }
     }

@@ -1,16 +1,21 @@
 package io.sluice.server;
 
 import io.sluice.apply.Partitions;
+import io.sluice.batch.Admission;
 import io.sluice.bolt.BoltFrontEnd;
 import io.sluice.bolt.BoltIds;
-import io.sluice.batch.Admission;
+import io.sluice.bolt.Grouping;
+import io.sluice.bolt.PackStream;
+import io.sluice.config.HostPort;
 import io.sluice.config.SluiceConfig;
+import io.sluice.config.Transactions;
 import io.sluice.durable.AsyncJournal;
 import io.sluice.durable.AsyncPath;
 import io.sluice.front.Callers;
 import io.sluice.front.FrontEnd;
 import io.sluice.gateway.Gateway;
 import io.sluice.gateway.Warmer;
+import io.sluice.group.TransactionGroups;
 import io.sluice.http.Flavour;
 import io.sluice.http.HttpServer;
 import io.sluice.metrics.History;
@@ -18,13 +23,14 @@ import io.sluice.metrics.PrometheusMetrics;
 import io.sluice.security.InitialAuth;
 import io.sluice.security.UserStore;
 import io.sluice.sink.BoltSink;
-import io.sluice.source.SourceChecks;
 import io.sluice.sink.EmbeddedNeo4j;
-import io.sluice.config.HostPort;
 import io.sluice.sink.SchemaStatements;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
+import io.sluice.source.KafkaSources;
+import io.sluice.source.SourceChecks;
 import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.Neo4jStatus;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.Health;
 import io.sluice.write.InProcess;
@@ -32,10 +38,13 @@ import io.sluice.write.Operations;
 import io.sluice.write.Template;
 import io.sluice.write.WritePath;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -142,7 +151,7 @@ public final class SluiceServer implements InProcess {
                 log.info(WARMING_EXPLAINED);
             }
             return server;
-        } catch (IOException | SinkException e) {
+        } catch (IOException | GraphException e) {
             owned.close();
             throw new IllegalStateException("cannot start: " + e.getMessage(), e);
         } catch (RuntimeException | Error e) {
@@ -155,7 +164,7 @@ public final class SluiceServer implements InProcess {
     private record OpenedSink(EmbeddedNeo4j neo4j, Sink sink, UserStore users) {}
 
     private static OpenedSink openSink(Options o, Security security, Owned owned, Time time) throws IOException,
-            SinkException {
+            GraphException {
         SluiceConfig c = o.config();
         if (o.remote() == null) {
             var n = c.neo4j();
@@ -184,7 +193,7 @@ public final class SluiceServer implements InProcess {
             OpenedSink opened = openSink(o, new Security(o.config(), o.initialAuth()), owned, time);
             applySchema(o.config(), opened.sink(), time);
             return SourceChecks.run(o.config().sources().kafka(), opened.sink());
-        } catch (IOException | SinkException e) {
+        } catch (IOException | GraphException e) {
             throw new IllegalStateException("cannot check the sources: " + e.getMessage(), e);
         } finally {
             owned.close();
@@ -192,7 +201,7 @@ public final class SluiceServer implements InProcess {
     }
 
     /** Builds every part in order, recording each in {@code owned} as soon as it exists. */
-    private static SluiceServer build(Options o, Time time, Owned owned) throws IOException, SinkException {
+    private static SluiceServer build(Options o, Time time, Owned owned) throws IOException, GraphException {
         SluiceConfig c = o.config();
         Security security = new Security(c, o.initialAuth());
         HostPort https = c.tls().https() == null ? null : HostPort.parse(c.tls().https());
@@ -234,9 +243,9 @@ public final class SluiceServer implements InProcess {
         metrics.gauge("sluice.warming", "1 while the server warms up (page cache, write path's rehearsal), else 0",
                 () -> warmer.warming() ? 1 : 0);
         gauges(metrics, built.admission(), built.partitions(), built.async());
-        List<String> codes = io.sluice.sink.Neo4jStatus.all();
+        List<String> codes = Neo4jStatus.all();
         metrics.known(List.of("sync", "async", "direct"), templates.keySet(),
-                codes.stream().filter(code -> code.startsWith(io.sluice.sink.Neo4jStatus.Classification.TRANSIENT_ERROR))
+                codes.stream().filter(code -> code.startsWith(Neo4jStatus.Classification.TRANSIENT_ERROR))
                         .toList(), codes);
         metrics.gauge("sluice.sink.up", "1 while the database answers, else 0", () -> sink.isAvailable() ? 1 : 0);
         History history = owned.add("metrics history", new History(metrics::scrape, time, History.INTERVAL,
@@ -244,8 +253,8 @@ public final class SluiceServer implements InProcess {
 
         metrics.knownBolt(BoltFrontEnd.MESSAGES, codes);
         if (c.transactions().anyGrouped()) { // at zero from the start; absent when no one's are grouped
-            metrics.knownGroups(java.util.Arrays.stream(io.sluice.group.TransactionGroups.Cause.values())
-                    .map(io.sluice.group.TransactionGroups.Cause::label).toList());
+            metrics.knownGroups(Arrays.stream(TransactionGroups.Cause.values())
+                    .map(TransactionGroups.Cause::label).toList());
         }
         List<FrontEnd> frontEnds = new ArrayList<>();
         // one authenticator for every front end: its credential cache and per-address failure limit are shared
@@ -261,7 +270,7 @@ public final class SluiceServer implements InProcess {
         if (o.bolt() != null) {
             var b = c.bolt();
             BoltFrontEnd bolt = BoltFrontEnd.create(new BoltFrontEnd.Options(o.bolt(), security.boltContext(),
-                    security.boltTlsRequired(), (int) b.maxMessage().bytes(), new io.sluice.bolt.PackStream.Limits(
+                    security.boltTlsRequired(), (int) b.maxMessage().bytes(), new PackStream.Limits(
                     (int) b.maxString().bytes(), 1_000_000, b.maxDepth()), b.keepAlive(), b.ioThreads()),
                     built.gateway(), boltTransactions, grouping(paths.groups(built), c.transactions()), sink,
                     callers, metrics, sink.neo4jVersion(), time);
@@ -272,7 +281,7 @@ public final class SluiceServer implements InProcess {
             frontEnds.add(bolt);
         }
         if (c.sources().kafka() != null) {
-            io.sluice.source.KafkaSources sources = paths.sources(c.sources().kafka(), instanceName(o));
+            KafkaSources sources = paths.sources(c.sources().kafka(), instanceName(o));
             built.gateway().sources(sources::health);
         }
         // before the front ends open: otherwise the first /health answers could say UP (200) before the warm-up began
@@ -285,9 +294,9 @@ public final class SluiceServer implements InProcess {
     }
 
     /** Who groups their managed transactions, and in which groups (off: none, and no groups are made). */
-    private static io.sluice.bolt.Grouping grouping(io.sluice.group.TransactionGroups groups,
-            io.sluice.config.Transactions t) {
-        return groups == null ? io.sluice.bolt.Grouping.OFF : new io.sluice.bolt.Grouping(groups, t::grouped);
+    private static Grouping grouping(TransactionGroups groups,
+            Transactions t) {
+        return groups == null ? Grouping.OFF : new Grouping(groups, t::grouped);
     }
 
     /** The Bolt address clients should use: sluice's own listener (never the Neo4j behind it), if there is one. */
@@ -299,8 +308,8 @@ public final class SluiceServer implements InProcess {
     private static String instanceName(Options o) {
         String host;
         try {
-            host = java.net.InetAddress.getLocalHost().getHostName();
-        } catch (java.net.UnknownHostException e) {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
             host = "localhost";
         }
         return host + "-" + (o.http() == null ? "nohttp" : o.http().port() + "-" + ProcessHandle.current().pid());
@@ -332,7 +341,7 @@ public final class SluiceServer implements InProcess {
             Template t = Template.compile(name, tc);
             try {
                 sink.classify(t.unwindCypher());
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 throw new IllegalArgumentException("template '" + name + "' does not compile: " + e.getMessage(), e);
             }
             out.put(name, t);
@@ -355,13 +364,13 @@ public final class SluiceServer implements InProcess {
                 if (SchemaStatements.ensure(sink, s, time)) {
                     created.add(s);
                 }
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 throw new IllegalArgumentException("schema statement failed: " + s + ": " + e.getMessage(), e);
             }
         }
         try {
             sink.runImplicit("CALL db.awaitIndexes(300)", Map.of());
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             log.warn("waiting for indexes failed: {}", e.getMessage());
         }
         log.info("schema: {} statement(s) applied in {} ms, {}", c.schema().size(), (time.nanos() - t0) / 1_000_000,

@@ -6,6 +6,7 @@ import io.sluice.apply.Partitions;
 import io.sluice.apply.RetryPolicy;
 import io.sluice.batch.Admission;
 import io.sluice.config.SluiceConfig;
+import io.sluice.config.Sources;
 import io.sluice.cypher.StatementClassifier;
 import io.sluice.durable.AsyncJournal;
 import io.sluice.durable.AsyncPath;
@@ -13,19 +14,22 @@ import io.sluice.durable.RecordApplier;
 import io.sluice.gateway.Gateway;
 import io.sluice.gateway.TransactionGate;
 import io.sluice.gateway.Warmer;
+import io.sluice.group.TransactionGroups;
 import io.sluice.kafka.KafkaJournal;
 import io.sluice.metrics.Metrics;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
+import io.sluice.source.KafkaSources;
 import io.sluice.time.Jitter;
 import io.sluice.time.Time;
 import io.sluice.txn.IdScheme;
 import io.sluice.txn.RegistryTransactions;
 import io.sluice.txn.TxRegistry;
+import io.sluice.vocab.GraphException;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.Template;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -97,7 +101,7 @@ final class WritePathBuilder {
      * Builds admission, the runner, the partitions, the journal and the gateway. The journal's appliers retry
      * transient errors without limit: their records are durable, and giving up would lose one.
      */
-    Built build(Map<String, Template> templates, Journal journal, Warmer warmer) throws IOException, SinkException {
+    Built build(Map<String, Template> templates, Journal journal, Warmer warmer) throws IOException, GraphException {
         var a = config.admission();
         var b = config.batch();
         Admission admission = new Admission(a.maxPendingRows(), a.maxPendingBytes().bytes(), time);
@@ -116,7 +120,7 @@ final class WritePathBuilder {
         return new Built(admission, runner, partitions, async, gateway, gate);
     }
 
-    private AsyncJournal journal(Map<String, Template> templates, Journal journal) throws IOException, SinkException {
+    private AsyncJournal journal(Map<String, Template> templates, Journal journal) throws IOException, GraphException {
         var r = config.retry();
         RetryPolicy forever = new RetryPolicy(Integer.MAX_VALUE, r.initialBackoff(), r.maxBackoff());
         RecordApplier.Parts appliers = new RecordApplier.Parts(clock -> runner(clock, forever), sizes(),
@@ -139,12 +143,12 @@ final class WritePathBuilder {
      * policy (bounded: a batch not applied after it pauses its partition, which retries for as long as it takes,
      * while its consumer keeps polling, so it stays in its group) and row limits.
      */
-    io.sluice.source.KafkaSources sources(io.sluice.config.Sources.KafkaSource sources, String instance)
-            throws SinkException {
+    KafkaSources sources(Sources.KafkaSource sources, String instance)
+            throws GraphException {
         var r = config.retry();
         RecordApplier.Parts appliers = new RecordApplier.Parts(clock -> runner(clock, new RetryPolicy(r.maxAttempts(),
                 r.initialBackoff(), r.maxBackoff())), sizes(), config.batch().maxRows());
-        return owned.add("the application topics", io.sluice.source.KafkaSources.start(sources, sink, appliers,
+        return owned.add("the application topics", KafkaSources.start(sources, sink, appliers,
                 metrics, time, instance));
     }
 
@@ -152,26 +156,26 @@ final class WritePathBuilder {
      * The groups the drivers' managed write transactions share ({@code transactions.group}), each holding one place
      * of the write path's gate while its transaction is open; null when no user's transactions are grouped.
      */
-    io.sluice.group.TransactionGroups groups(Built built) {
+    TransactionGroups groups(Built built) {
         var t = config.transactions();
         if (!t.anyGrouped()) {
             return null;
         }
-        return owned.add("transaction groups", io.sluice.group.TransactionGroups.start(sink, built.transactionGate(),
-                new io.sluice.group.TransactionGroups.Options(t.groupMaxMembers(), t.groupMemberTimeout()), time,
-                new io.sluice.group.TransactionGroups.Listener() {
+        return owned.add("transaction groups", TransactionGroups.start(sink, built.transactionGate(),
+                new TransactionGroups.Options(t.groupMaxMembers(), t.groupMemberTimeout()), time,
+                new TransactionGroups.Listener() {
                     @Override
                     public void committed(int members, int statements, long commitNanos) {
                         metrics.groupCommitted(members, statements, commitNanos);
                     }
 
                     @Override
-                    public void aborted(int members, io.sluice.group.TransactionGroups.Cause cause) {
+                    public void aborted(int members, TransactionGroups.Cause cause) {
                         metrics.groupAborted(members, cause.label());
                     }
 
                     @Override
-                    public void evicted(io.sluice.group.TransactionGroups.Cause cause) {
+                    public void evicted(TransactionGroups.Cause cause) {
                         metrics.groupEvicted(cause.label());
                     }
 
@@ -192,7 +196,7 @@ final class WritePathBuilder {
                 // the gate is the bound, over every front end, and it waits for a place: a registry's own bound
                 // would refuse before the gate could (a driver's 64 managed sessions would back off, not take turns)
                 TxRegistry.Options.of(ids, idleTimeout, Integer.MAX_VALUE), time,
-                new java.security.SecureRandom(),
+                new SecureRandom(),
                 Thread.ofPlatform().name(threads + "txn-sweeper-" + ids.label()).factory()));
         return new RegistryTransactions(registry);
     }

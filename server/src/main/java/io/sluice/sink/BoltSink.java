@@ -1,5 +1,14 @@
 package io.sluice.sink;
 
+import io.sluice.security.Credentials;
+import io.sluice.security.UserStore;
+import io.sluice.time.Time;
+import io.sluice.vocab.Counter;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
+import io.sluice.vocab.QueryKind;
+import io.sluice.vocab.StatementResult;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,7 +20,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import io.sluice.time.Time;
 import org.neo4j.driver.AccessMode;
 import org.neo4j.driver.AuthToken;
 import org.neo4j.driver.AuthTokens;
@@ -49,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * <p>Errors: what the server reports keeps its code. A lost connection (server down, network gone, cluster
  * leader changing) is {@code Neo.TransientError.General.DatabaseUnavailable}, so it is retried and async mode
  * keeps the journal until the server is back. Lost <em>while committing</em>, the transaction may or may not
- * have committed: that error is marked {@link SinkException#commitOutcomeUnknown()} and must not be blindly
+ * have committed: that error is marked {@link GraphException#commitOutcomeUnknown()} and must not be blindly
  * retried.
  *
  * <p>Its size (over 400 lines): every {@link Sink} operation is here over one driver, with the one error
@@ -134,7 +142,7 @@ public final class BoltSink implements Sink {
      * Creates the driver and waits up to {@code wait} for the server to answer (it may be starting alongside
      * sluice). Wrong credentials, an unknown database or a server still down after {@code wait} throw.
      */
-    public static BoltSink connect(Options o, Duration wait, Time time) throws SinkException {
+    public static BoltSink connect(Options o, Duration wait, Time time) throws GraphException {
         Config config = Config.builder()
                 .withMaxConnectionPoolSize(o.maxConnections())
                 .withConnectionAcquisitionTimeout(30, TimeUnit.SECONDS)
@@ -150,13 +158,13 @@ public final class BoltSink implements Sink {
         try {
             sink.awaitServer(wait);
             return sink;
-        } catch (SinkException | RuntimeException e) {
+        } catch (GraphException | RuntimeException e) {
             sink.close();
             throw e;
         }
     }
 
-    private void awaitServer(Duration wait) throws SinkException {
+    private void awaitServer(Duration wait) throws GraphException {
         long deadline = time.nanos() + wait.toNanos();
         while (true) {
             try (Session s = driver.session(writeSession)) {
@@ -164,9 +172,9 @@ public final class BoltSink implements Sink {
                 log.info("connected to {} ({})", uri, serverAgent);
                 return;
             } catch (RuntimeException e) {
-                SinkException t = translate(e, false);
+                GraphException t = translate(e, false);
                 if (!t.isTransient() || time.nanos() > deadline) {
-                    throw new SinkException(new Neo4jError(t.error().code(),
+                    throw new GraphException(new Neo4jError(t.error().code(),
                             "cannot use Neo4j at " + uri + ": " + t.error().message()), e);
                 }
                 log.warn("Neo4j at {} not reachable yet ({}); retrying", uri, t.error().message());
@@ -176,16 +184,16 @@ public final class BoltSink implements Sink {
     }
 
     @Override
-    public <T> T inTransaction(TxWork<T> work) throws SinkException {
+    public <T> T inTransaction(TxWork<T> work) throws GraphException {
         return transact(work, writeSession, true);
     }
 
     @Override
-    public <T> T inReadTransaction(TxWork<T> work) throws SinkException {
+    public <T> T inReadTransaction(TxWork<T> work) throws GraphException {
         return transact(work, readSession, false);
     }
 
-    private <T> T transact(TxWork<T> work, SessionConfig config, boolean commit) throws SinkException {
+    private <T> T transact(TxWork<T> work, SessionConfig config, boolean commit) throws GraphException {
         Session session = null;
         Transaction tx = null;
         boolean committing = false;
@@ -198,7 +206,7 @@ public final class BoltSink implements Sink {
                 tx.commit();
             }
             return value;
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             throw e;
         } catch (RuntimeException e) {
             throw translate(e, committing);
@@ -210,7 +218,7 @@ public final class BoltSink implements Sink {
     }
 
     @Override
-    public OpenTx begin(boolean write) throws SinkException {
+    public OpenTx begin(boolean write) throws GraphException {
         Session session = null;
         try {
             session = driver.session(write ? writeSession : readSession);
@@ -236,21 +244,21 @@ public final class BoltSink implements Sink {
         }
 
         @Override
-        public StatementResult run(String cypher, Map<String, Object> params) throws SinkException {
+        public StatementResult run(String cypher, Map<String, Object> params) throws GraphException {
             if (finished) {
                 throw EmbeddedSink.finishedError();
             }
             try {
                 return materialise(tx.run(cypher, BoltValues.params(params)), ResultBudget.forTransaction());
             } catch (RuntimeException e) {
-                SinkException failure = translate(e, false);
+                GraphException failure = translate(e, false);
                 rollback(); // an error inside an explicit transaction ends it, as in Neo4j's HTTP APIs
                 throw failure;
             }
         }
 
         @Override
-        public void commit() throws SinkException {
+        public void commit() throws GraphException {
             if (finished) {
                 throw EmbeddedSink.finishedError();
             }
@@ -294,7 +302,7 @@ public final class BoltSink implements Sink {
     }
 
     @Override
-    public StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException {
+    public StatementResult runImplicit(String cypher, Map<String, Object> params) throws GraphException {
         try (Session s = driver.session(writeSession)) {
             return runWhole(s, cypher, params);
         } catch (RuntimeException e) {
@@ -304,7 +312,7 @@ public final class BoltSink implements Sink {
     }
 
     /** One auto-commit statement in {@code s}, its result materialised within the bound on its size. */
-    private static StatementResult runWhole(Session s, String cypher, Map<String, Object> params) throws SinkException {
+    private static StatementResult runWhole(Session s, String cypher, Map<String, Object> params) throws GraphException {
         ResultBudget budget = ResultBudget.draining();
         StatementResult r = materialise(s.run(cypher, BoltValues.params(params)), budget);
         if (budget.exceeded()) {
@@ -319,15 +327,15 @@ public final class BoltSink implements Sink {
      * after the user changes their own password, the next statement fails until they log in again.
      */
     @Override
-    public SystemSession system(io.sluice.security.Credentials as) {
+    public SystemSession system(Credentials as) {
         SessionConfig system = SessionConfig.forDatabase("system");
         return (cypher, params) -> {
             try (Session s = switch (as) {
                 case null -> driver.session(system);
-                case io.sluice.security.Credentials.Basic b -> driver.session(Session.class, system,
-                        org.neo4j.driver.AuthTokens.basic(b.user(), b.password()));
-                case io.sluice.security.Credentials.Bearer b -> driver.session(Session.class, system,
-                        org.neo4j.driver.AuthTokens.bearer(b.token()));
+                case Credentials.Basic b -> driver.session(Session.class, system,
+                        AuthTokens.basic(b.user(), b.password()));
+                case Credentials.Bearer b -> driver.session(Session.class, system,
+                        AuthTokens.bearer(b.token()));
             }) {
                 return runWhole(s, cypher, params);
             } catch (RuntimeException e) {
@@ -337,7 +345,7 @@ public final class BoltSink implements Sink {
     }
 
     @Override
-    public QueryKind classify(String cypher) throws SinkException {
+    public QueryKind classify(String cypher) throws GraphException {
         try (Session s = driver.session(writeSession)) {
             QueryType type = s.run("EXPLAIN " + cypher).consume().queryType();
             if (type == null) {
@@ -349,8 +357,8 @@ public final class BoltSink implements Sink {
                 case SCHEMA_WRITE -> QueryKind.ALONE;
             };
         } catch (RuntimeException e) {
-            SinkException t = translate(e, false);
-            throw new SinkException(new Neo4jError(t.error().code(), EmbeddedSink.withoutExplain(t.error().message())), e);
+            GraphException t = translate(e, false);
+            throw new GraphException(new Neo4jError(t.error().code(), EmbeddedSink.withoutExplain(t.error().message())), e);
         }
     }
 
@@ -358,7 +366,7 @@ public final class BoltSink implements Sink {
      * The server's users: HTTP callers are checked against them (writes still run as sluice's own account). A
      * server whose authentication is off accepts any credentials, which is logged as a warning here.
      */
-    public io.sluice.security.UserStore users() {
+    public UserStore users() {
         return new RemoteUsers(driver);
     }
 
@@ -418,7 +426,7 @@ public final class BoltSink implements Sink {
 
     private record BoltTx(Transaction tx, ResultBudget budget) implements SinkTx {
         @Override
-        public StatementResult run(String cypher, Map<String, Object> params) throws SinkException {
+        public StatementResult run(String cypher, Map<String, Object> params) throws GraphException {
             try {
                 return materialise(tx.run(cypher, BoltValues.params(params)), budget);
             } catch (RuntimeException e) {
@@ -427,7 +435,7 @@ public final class BoltSink implements Sink {
         }
 
         @Override
-        public void runDiscarding(String cypher, Map<String, Object> params) throws SinkException {
+        public void runDiscarding(String cypher, Map<String, Object> params) throws GraphException {
             try {
                 tx.run(cypher, BoltValues.params(params)).consume();
             } catch (RuntimeException e) {
@@ -476,10 +484,10 @@ public final class BoltSink implements Sink {
      * A driver failure in Neo4j's terms. {@code committing}: the failure came from a commit (or an auto-commit
      * statement), so a lost connection means the outcome is unknown.
      */
-    static SinkException translate(RuntimeException e, boolean committing) {
+    static GraphException translate(RuntimeException e, boolean committing) {
         ResultBudget.Exceeded big = ResultBudget.Exceeded.in(e);
         if (big != null) {
-            return new SinkException(big.error(), e);
+            return new GraphException(big.error(), e);
         }
         String message = e.getMessage() == null ? e.toString() : e.getMessage();
         if (e instanceof ServiceUnavailableException || e instanceof SessionExpiredException
@@ -488,25 +496,25 @@ public final class BoltSink implements Sink {
         }
         String code = e instanceof Neo4jException n ? n.code() : null;
         if (code != null && code.startsWith(Neo4jStatus.PREFIX)) {
-            return new SinkException(new Neo4jError(code, message), e); // the server said so: the outcome is known
+            return new GraphException(new Neo4jError(code, message), e); // the server said so: the outcome is known
         }
         if (e instanceof RetryableException) {
-            return new SinkException(new Neo4jError(Neo4jStatus.Sluice.TRANSIENT_FAILURE, message), e);
+            return new GraphException(new Neo4jError(Neo4jStatus.Sluice.TRANSIENT_FAILURE, message), e);
         }
         if (e instanceof ClientException) {
-            return new SinkException(Neo4jError.invalid(message), e); // refused by the driver, e.g. a parameter type
+            return new GraphException(Neo4jError.invalid(message), e); // refused by the driver, e.g. a parameter type
         }
         if (committing) {
             return lostConnection(e, message, true); // no word from the server about the commit: assume the worst
         }
-        return new SinkException(Neo4jError.unknown(message), e);
+        return new GraphException(Neo4jError.unknown(message), e);
     }
 
-    private static SinkException lostConnection(RuntimeException e, String message, boolean committing) {
+    private static GraphException lostConnection(RuntimeException e, String message, boolean committing) {
         if (committing) {
-            return new SinkException(Neo4jError.commitOutcomeUnknown("the connection to Neo4j was lost while"
+            return new GraphException(Neo4jError.commitOutcomeUnknown("the connection to Neo4j was lost while"
                     + " committing: " + message), e, true);
         }
-        return new SinkException(new Neo4jError(UNAVAILABLE, "Neo4j is not reachable: " + message), e);
+        return new GraphException(new Neo4jError(UNAVAILABLE, "Neo4j is not reachable: " + message), e);
     }
 }

@@ -1,10 +1,10 @@
 package io.sluice.sink;
 
-import io.sluice.sink.Values.GraphDuration;
-import io.sluice.sink.Values.GraphNode;
-import io.sluice.sink.Values.GraphPath;
-import io.sluice.sink.Values.GraphPoint;
-import io.sluice.sink.Values.GraphRelationship;
+import io.sluice.vocab.GraphValues.GraphDuration;
+import io.sluice.vocab.GraphValues.GraphNode;
+import io.sluice.vocab.GraphValues.GraphPath;
+import io.sluice.vocab.GraphValues.GraphPoint;
+import io.sluice.vocab.GraphValues.GraphRelationship;
 import java.time.temporal.TemporalAccessor;
 import java.util.ArrayList;
 import java.util.List;

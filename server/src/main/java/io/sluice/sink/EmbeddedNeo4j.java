@@ -1,14 +1,20 @@
 package io.sluice.sink;
 
 import io.sluice.config.HostPort;
+import io.sluice.security.UserStore;
+import io.sluice.time.Time;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
-import io.sluice.time.Time;
-import org.neo4j.io.locker.FileLockException;
+import org.neo4j.cli.ExecutionContext;
+import org.neo4j.commandline.admin.security.SetInitialPasswordCommand;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.configuration.helpers.SocketAddress;
@@ -18,6 +24,9 @@ import org.neo4j.configuration.ssl.SslPolicyScope;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.io.fs.DefaultFileSystemAbstraction;
+import org.neo4j.io.locker.FileLockException;
+import org.neo4j.kernel.internal.Version;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -165,7 +174,7 @@ public final class EmbeddedNeo4j implements AutoCloseable {
      * docs/BENCHMARKS.md, "Neo4j's settings").
      */
     static String properties(Map<String, String> settings) {
-        Map<String, String> all = new java.util.LinkedHashMap<>();
+        Map<String, String> all = new LinkedHashMap<>();
         all.put("internal.dbms.bolt.netty_server_shutdown_quiet_period_duration", "0s");
         all.put(GraphDatabaseSettings.keep_logical_logs.name(), "1 files");
         all.put(GraphDatabaseSettings.auth_max_failed_attempts.name(), "3");
@@ -191,22 +200,22 @@ public final class EmbeddedNeo4j implements AutoCloseable {
      * ({@code neo4j-admin dbms set-initial-password}, in-process: {@code DATA/data/dbms/auth.ini}).
      */
     public static void setInitialPassword(Path dataDir, String password, boolean requireChange) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        java.io.PrintStream print = new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
         Path home = dataDir.toAbsolutePath();
-        var command = new org.neo4j.commandline.admin.security.SetInitialPasswordCommand(
-                new org.neo4j.cli.ExecutionContext(home, home.resolve("conf"), print, print,
-                        new org.neo4j.io.fs.DefaultFileSystemAbstraction()));
+        var command = new SetInitialPasswordCommand(
+                new ExecutionContext(home, home.resolve("conf"), print, print,
+                        new DefaultFileSystemAbstraction()));
         String[] args = requireChange ? new String[] {password, "--require-password-change"} : new String[] {password};
         int rc = new picocli.CommandLine(command).execute(args);
         if (rc != 0) {
             throw new IllegalArgumentException("cannot set the initial password: "
-                    + out.toString(java.nio.charset.StandardCharsets.UTF_8).replace(password, "...").strip());
+                    + out.toString(StandardCharsets.UTF_8).replace(password, "...").strip());
         }
     }
 
     /** Neo4j's users, for checking HTTP callers' credentials (the same ones Bolt checks). */
-    public io.sluice.security.UserStore users() {
+    public UserStore users() {
         return new EmbeddedUsers(dbms);
     }
 
@@ -221,7 +230,7 @@ public final class EmbeddedNeo4j implements AutoCloseable {
 
     public Sink sink() {
         return new EmbeddedSink(db, dbms.database("system"), "embedded neo4j "
-                + org.neo4j.kernel.internal.Version.getNeo4jVersion() + " (" + options.dataDir() + ")");
+                + Version.getNeo4jVersion() + " (" + options.dataDir() + ")");
     }
 
     @Override

@@ -1,8 +1,23 @@
 package io.sluice.sink;
 
+import io.sluice.security.Credentials;
+import io.sluice.vocab.Counter;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
+import io.sluice.vocab.QueryKind;
+import io.sluice.vocab.StatementResult;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.QueryExecutionException;
 import org.neo4j.graphdb.QueryExecutionType;
@@ -10,11 +25,23 @@ import org.neo4j.graphdb.QueryStatistics;
 import org.neo4j.graphdb.Result;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.graphdb.TransientFailureException;
+import org.neo4j.internal.kernel.api.security.LoginContext;
+import org.neo4j.io.pagecache.PageCache;
+import org.neo4j.io.pagecache.PagedFile;
+import org.neo4j.io.pagecache.context.CursorContext;
+import org.neo4j.kernel.api.KernelTransaction;
 import org.neo4j.kernel.api.exceptions.Status;
+import org.neo4j.kernel.api.security.AuthManager;
+import org.neo4j.kernel.api.security.exception.InvalidAuthTokenException;
+import org.neo4j.kernel.internal.GraphDatabaseAPI;
+import org.neo4j.kernel.internal.Version;
+import org.neo4j.storageengine.api.TransactionIdStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** A {@link Sink} over an embedded {@link GraphDatabaseService}. Thread-safe; transactions are thread-confined. */
 public final class EmbeddedSink implements Sink {
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(EmbeddedSink.class);
+    private static final Logger log = LoggerFactory.getLogger(EmbeddedSink.class);
     private final GraphDatabaseService db;
     private final GraphDatabaseService system;
     private final String description;
@@ -33,7 +60,7 @@ public final class EmbeddedSink implements Sink {
 
     /** One statement as an implicit transaction of {@code on}, its result materialised within the bound. */
     private static StatementResult runWhole(GraphDatabaseService on, String cypher, Map<String, Object> params)
-            throws SinkException {
+            throws GraphException {
         try {
             ResultBudget budget = ResultBudget.draining();
             StatementResult r = on.executeTransactionally(cypher, Values.embeddedParams(params),
@@ -48,50 +75,50 @@ public final class EmbeddedSink implements Sink {
     }
 
     @Override
-    public java.util.Optional<Committed> lastCommitted() {
+    public Optional<Committed> lastCommitted() {
         // asked after every Bolt commit: the store and the id are resolved once
         if (transactionIds == null) {
-            var api = (org.neo4j.kernel.internal.GraphDatabaseAPI) db;
+            var api = (GraphDatabaseAPI) db;
             databaseId = api.databaseId().databaseId().uuid();
             transactionIds = api.getDependencyResolver().resolveDependency(
-                    org.neo4j.storageengine.api.TransactionIdStore.class);
+                    TransactionIdStore.class);
         }
-        return java.util.Optional.of(new Committed(databaseId, transactionIds.getLastCommittedTransactionId()));
+        return Optional.of(new Committed(databaseId, transactionIds.getLastCommittedTransactionId()));
     }
 
-    private volatile org.neo4j.storageengine.api.TransactionIdStore transactionIds;
-    private volatile java.util.UUID databaseId;
+    private volatile TransactionIdStore transactionIds;
+    private volatile UUID databaseId;
 
     /**
      * Logs {@code as} in once, with Neo4j's own login (the user's security context, as Neo4j's Bolt server holds
      * it for a connection): the session then needs no password, and survives the user's own password change.
      */
     @Override
-    public SystemSession system(io.sluice.security.Credentials as) throws SinkException {
+    public SystemSession system(Credentials as) throws GraphException {
         if (system == null) {
             return Sink.super.system(as);
         }
         if (as == null) {
             return (cypher, params) -> runWhole(system, cypher, params);
         }
-        var api = (org.neo4j.kernel.internal.GraphDatabaseAPI) system;
-        org.neo4j.internal.kernel.api.security.LoginContext login;
+        var api = (GraphDatabaseAPI) system;
+        LoginContext login;
         try {
             login = EmbeddedUsers.login(api.getDependencyResolver().resolveDependency(
-                    org.neo4j.kernel.api.security.AuthManager.class), as);
-        } catch (org.neo4j.kernel.api.security.exception.InvalidAuthTokenException e) {
-            throw new SinkException(new Neo4jError(Neo4jStatus.Security.UNAUTHORIZED, e.getMessage()), e);
+                    AuthManager.class), as);
+        } catch (InvalidAuthTokenException e) {
+            throw new GraphException(new Neo4jError(Neo4jStatus.Security.UNAUTHORIZED, e.getMessage()), e);
         }
         return (cypher, params) -> onSystem(cypher, params, login);
     }
 
     private StatementResult onSystem(String cypher, Map<String, Object> params,
-            org.neo4j.internal.kernel.api.security.LoginContext login) throws SinkException {
+            LoginContext login) throws GraphException {
         try {
             ResultBudget budget = ResultBudget.draining();
             StatementResult r;
-            var api = (org.neo4j.kernel.internal.GraphDatabaseAPI) system;
-            try (var tx = api.beginTransaction(org.neo4j.kernel.api.KernelTransaction.Type.IMPLICIT, login)) {
+            var api = (GraphDatabaseAPI) system;
+            try (var tx = api.beginTransaction(KernelTransaction.Type.IMPLICIT, login)) {
                 try (var result = tx.execute(cypher, Values.embeddedParams(params))) {
                     r = materialise(result, budget);
                 }
@@ -107,23 +134,23 @@ public final class EmbeddedSink implements Sink {
     }
 
     @Override
-    public <T> T inTransaction(TxWork<T> work) throws SinkException {
+    public <T> T inTransaction(TxWork<T> work) throws GraphException {
         return transact(work, true);
     }
 
     @Override
-    public <T> T inReadTransaction(TxWork<T> work) throws SinkException {
+    public <T> T inReadTransaction(TxWork<T> work) throws GraphException {
         return transact(work, false);
     }
 
-    private <T> T transact(TxWork<T> work, boolean commit) throws SinkException {
+    private <T> T transact(TxWork<T> work, boolean commit) throws GraphException {
         try (Transaction tx = db.beginTx()) {
             T value = work.run(new EmbeddedTx(tx));
             if (commit) {
                 tx.commit();
             }
             return value;
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             throw e;
         } catch (RuntimeException e) {
             // begin, commit and close fail here: deadlocks found at commit, constraint checks, database down
@@ -132,7 +159,7 @@ public final class EmbeddedSink implements Sink {
     }
 
     @Override
-    public OpenTx begin(boolean write) throws SinkException {
+    public OpenTx begin(boolean write) throws GraphException {
         try {
             return new EmbeddedOpenTx(db.beginTx(), write);
         } catch (RuntimeException e) {
@@ -156,15 +183,15 @@ public final class EmbeddedSink implements Sink {
         }
 
         @Override
-        public StatementResult run(String cypher, Map<String, Object> params) throws SinkException {
+        public StatementResult run(String cypher, Map<String, Object> params) throws GraphException {
             if (finished) {
                 throw finishedError();
             }
-            SinkException failure;
+            GraphException failure;
             try (Result r = tx.execute(cypher, Values.embeddedParams(params))) {
                 if (!write && writes(r.getQueryExecutionType().queryType())) {
                     // as a Bolt READ session on a server refuses it (the plan's type, before a row is read)
-                    failure = new SinkException(new Neo4jError(ACCESS_MODE, "Writing in read access mode not allowed."),
+                    failure = new GraphException(new Neo4jError(ACCESS_MODE, "Writing in read access mode not allowed."),
                             null);
                 } else {
                     return materialise(r, ResultBudget.forTransaction());
@@ -177,7 +204,7 @@ public final class EmbeddedSink implements Sink {
         }
 
         @Override
-        public void commit() throws SinkException {
+        public void commit() throws GraphException {
             if (finished) {
                 throw finishedError();
             }
@@ -213,17 +240,17 @@ public final class EmbeddedSink implements Sink {
     static final String ACCESS_MODE = Neo4jStatus.Statement.ACCESS_MODE;
 
     /** A call on a transaction already committed or rolled back (a caller's bug: the registry forgets those). */
-    static SinkException finishedError() {
-        return new SinkException(Neo4jError.invalid("the transaction has already been committed or rolled back"), null);
+    static GraphException finishedError() {
+        return new GraphException(Neo4jError.invalid("the transaction has already been committed or rolled back"), null);
     }
 
     @Override
-    public StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException {
+    public StatementResult runImplicit(String cypher, Map<String, Object> params) throws GraphException {
         return runWhole(db, cypher, params);
     }
 
     @Override
-    public QueryKind classify(String cypher) throws SinkException {
+    public QueryKind classify(String cypher) throws GraphException {
         try (Transaction tx = db.beginTx(); Result r = tx.execute("EXPLAIN " + cypher)) {
             QueryExecutionType.QueryType type = r.getQueryExecutionType().queryType();
             return switch (type) {
@@ -232,19 +259,19 @@ public final class EmbeddedSink implements Sink {
                 case SCHEMA_WRITE, DBMS -> QueryKind.ALONE;
             };
         } catch (RuntimeException e) {
-            SinkException t = translate(e);
-            throw new SinkException(new Neo4jError(t.error().code(), withoutExplain(t.error().message())), e);
+            GraphException t = translate(e);
+            throw new GraphException(new Neo4jError(t.error().code(), withoutExplain(t.error().message())), e);
         }
     }
 
-    private static final java.util.regex.Pattern POSITION =
-            java.util.regex.Pattern.compile("\\(line 1, column (\\d+) \\(offset: (\\d+)\\)\\)");
+    private static final Pattern POSITION =
+            Pattern.compile("\\(line 1, column (\\d+) \\(offset: (\\d+)\\)\\)");
 
     /** Error positions as the client wrote the statement, without the EXPLAIN sluice put in front. */
     static String withoutExplain(String message) {
         int shift = "EXPLAIN ".length();
         String m = message.replace("\"EXPLAIN ", "\"");
-        java.util.regex.Matcher pos = POSITION.matcher(m);
+        Matcher pos = POSITION.matcher(m);
         if (pos.find()) {
             m = pos.replaceFirst("(line 1, column " + (Integer.parseInt(pos.group(1)) - shift) + " (offset: "
                     + (Integer.parseInt(pos.group(2)) - shift) + "))");
@@ -270,33 +297,33 @@ public final class EmbeddedSink implements Sink {
      * Enterprise warmer does. A file unmapped meanwhile (a database stopping) is skipped.
      */
     @Override
-    public Warmed warmUp(java.util.function.BooleanSupplier stop) throws SinkException {
-        org.neo4j.kernel.internal.GraphDatabaseAPI api = (org.neo4j.kernel.internal.GraphDatabaseAPI) db;
-        java.nio.file.Path dir = api.databaseLayout().databaseDirectory().toAbsolutePath();
-        List<org.neo4j.io.pagecache.PagedFile> files;
+    public Warmed warmUp(BooleanSupplier stop) throws GraphException {
+        GraphDatabaseAPI api = (GraphDatabaseAPI) db;
+        Path dir = api.databaseLayout().databaseDirectory().toAbsolutePath();
+        List<PagedFile> files;
         try {
-            files = new ArrayList<>(api.getDependencyResolver().resolveDependency(org.neo4j.io.pagecache.PageCache.class)
+            files = new ArrayList<>(api.getDependencyResolver().resolveDependency(PageCache.class)
                     .listExistingMappings());
-        } catch (java.io.IOException | RuntimeException e) {
-            throw new SinkException(Neo4jError.unknown("cannot list the page cache's files: " + e), e);
+        } catch (IOException | RuntimeException e) {
+            throw new GraphException(Neo4jError.unknown("cannot list the page cache's files: " + e), e);
         }
         files.removeIf(f -> !f.path().toAbsolutePath().startsWith(dir));
-        files.sort(java.util.Comparator.comparing(f -> dir.relativize(f.path().toAbsolutePath()).toString()
+        files.sort(Comparator.comparing(f -> dir.relativize(f.path().toAbsolutePath()).toString()
                 .startsWith("schema")));
         int touchedFiles = 0;
         long pages = 0;
         long bytes = 0;
-        for (org.neo4j.io.pagecache.PagedFile f : files) {
+        for (PagedFile f : files) {
             try {
                 long last = f.getLastPageId();
                 for (long p = 0; p <= last && !stop.getAsBoolean(); p += TOUCH_PAGES) {
                     int n = f.touch(p, (int) Math.min(TOUCH_PAGES, last - p + 1),
-                            org.neo4j.io.pagecache.context.CursorContext.NULL_CONTEXT);
+                            CursorContext.NULL_CONTEXT);
                     pages += n;
                     bytes += (long) n * f.pageSize();
                 }
                 touchedFiles++;
-            } catch (java.io.IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException e) {
                 log.debug("warm-up skipped {}: {}", f.path(), e.toString());
             }
             if (stop.getAsBoolean()) {
@@ -316,7 +343,7 @@ public final class EmbeddedSink implements Sink {
 
     @Override
     public String neo4jVersion() {
-        return org.neo4j.kernel.internal.Version.getNeo4jVersion();
+        return Version.getNeo4jVersion();
     }
 
     private record EmbeddedTx(Transaction tx, ResultBudget budget) implements SinkTx {
@@ -325,7 +352,7 @@ public final class EmbeddedSink implements Sink {
         }
 
         @Override
-        public StatementResult run(String cypher, Map<String, Object> params) throws SinkException {
+        public StatementResult run(String cypher, Map<String, Object> params) throws GraphException {
             try (Result r = tx.execute(cypher, Values.embeddedParams(params))) {
                 return materialise(r, budget);
             } catch (RuntimeException e) {
@@ -334,7 +361,7 @@ public final class EmbeddedSink implements Sink {
         }
 
         @Override
-        public void runDiscarding(String cypher, Map<String, Object> params) throws SinkException {
+        public void runDiscarding(String cypher, Map<String, Object> params) throws GraphException {
             try (Result r = tx.execute(cypher, Values.embeddedParams(params))) {
                 r.accept(row -> true);
             } catch (RuntimeException e) {
@@ -393,10 +420,10 @@ public final class EmbeddedSink implements Sink {
      * Neo4j's status code for a failure, found by walking the cause chain: a transient code anywhere in the
      * chain wins (a deadlock inside {@code CALL {} IN TRANSACTIONS} arrives wrapped in a non-transient one).
      */
-    static SinkException translate(Throwable e) {
+    static GraphException translate(Throwable e) {
         ResultBudget.Exceeded big = ResultBudget.Exceeded.in(e);
         if (big != null) {
-            return new SinkException(big.error(), e);
+            return new GraphException(big.error(), e);
         }
         Neo4jError first = null;
         for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
@@ -413,7 +440,7 @@ public final class EmbeddedSink implements Sink {
             }
             Neo4jError err = new Neo4jError(code, c.getMessage());
             if (err.isTransient()) {
-                return new SinkException(err, e);
+                return new GraphException(err, e);
             }
             if (first == null) {
                 first = err;
@@ -423,7 +450,7 @@ public final class EmbeddedSink implements Sink {
             // LOAD CSV of a malformed file: Neo4j's CSV reader throws without a status; the file is the client's
             first = new Neo4jError(Neo4jStatus.Statement.EXTERNAL_RESOURCE_FAILED, String.valueOf(e.getMessage()));
         }
-        return new SinkException(first != null ? first
+        return new GraphException(first != null ? first
                 : Neo4jError.unknown(String.valueOf(e)), e);
     }
 }

@@ -8,7 +8,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.neo4j.configuration.GraphDatabaseSettings;
+import org.neo4j.configuration.connectors.ConnectorPortRegister;
+import org.neo4j.configuration.connectors.ConnectorType;
 import org.neo4j.dbms.api.DatabaseManagementService;
+import org.neo4j.kernel.internal.GraphDatabaseAPI;
 import org.neo4j.server.CommunityBootstrapper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -117,18 +121,18 @@ public final class Neo4jServer implements AutoCloseable {
      * (Neo4j registers each connector's bound address as it starts).
      */
     public HostPort httpAddress() {
-        return bound(org.neo4j.configuration.connectors.ConnectorType.HTTP);
+        return bound(ConnectorType.HTTP);
     }
 
     /** Where Bolt listens, the port as bound ({@link #httpAddress}). */
     public HostPort boltAddress() {
-        return bound(org.neo4j.configuration.connectors.ConnectorType.BOLT);
+        return bound(ConnectorType.BOLT);
     }
 
-    private HostPort bound(org.neo4j.configuration.connectors.ConnectorType type) {
-        var register = ((org.neo4j.kernel.internal.GraphDatabaseAPI) dbms.database(
-                org.neo4j.configuration.GraphDatabaseSettings.SYSTEM_DATABASE_NAME)).getDependencyResolver()
-                .resolveDependency(org.neo4j.configuration.connectors.ConnectorPortRegister.class);
+    private HostPort bound(ConnectorType type) {
+        var register = ((GraphDatabaseAPI) dbms.database(
+                GraphDatabaseSettings.SYSTEM_DATABASE_NAME)).getDependencyResolver()
+                .resolveDependency(ConnectorPortRegister.class);
         var bound = register.getLocalAddress(type);
         if (bound == null) {
             throw new IllegalStateException("the Neo4j server has no " + type + " connector bound");

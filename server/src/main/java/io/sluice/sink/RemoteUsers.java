@@ -2,6 +2,8 @@ package io.sluice.sink;
 
 import io.sluice.security.Credentials;
 import io.sluice.security.UserStore;
+import io.sluice.vocab.Neo4jStatus;
+import java.util.UUID;
 import org.neo4j.driver.AuthToken;
 import org.neo4j.driver.AuthTokens;
 import org.neo4j.driver.Driver;
@@ -45,7 +47,7 @@ final class RemoteUsers implements UserStore {
      * locked out by Neo4j, so asking costs nothing.
      */
     boolean acceptsAnything() {
-        String random = java.util.UUID.randomUUID().toString();
+        String random = UUID.randomUUID().toString();
         try {
             return driver.verifyAuthentication(AuthTokens.basic("sluice-probe-" + random, random));
         } catch (Neo4jException e) {

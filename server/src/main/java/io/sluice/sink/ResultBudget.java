@@ -1,8 +1,10 @@
 package io.sluice.sink;
 
-import io.sluice.sink.Values.GraphNode;
-import io.sluice.sink.Values.GraphPath;
-import io.sluice.sink.Values.GraphRelationship;
+import io.sluice.vocab.GraphValues.GraphNode;
+import io.sluice.vocab.GraphValues.GraphPath;
+import io.sluice.vocab.GraphValues.GraphRelationship;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.GraphException;
 import java.util.List;
 import java.util.Map;
 
@@ -121,8 +123,8 @@ final class ResultBudget {
      * finished, but was too large to keep. Failing it as if nothing had happened would invite a retry that applies
      * it twice, so the message says it ran.
      */
-    static SinkException ranButTooLarge(long max) {
-        return new SinkException(Neo4jError.invalid("the statement ran to completion (its effects are committed), but"
+    static GraphException ranButTooLarge(long max) {
+        return new GraphException(Neo4jError.invalid("the statement ran to completion (its effects are committed), but"
                 + " its result holds more than " + String.format("%,d", max) + " values and was dropped; add LIMIT"
                 + " or return less"), null);
     }

@@ -1,6 +1,8 @@
 package io.sluice.sink;
 
 import io.sluice.time.Time;
+import io.sluice.vocab.Counter;
+import io.sluice.vocab.GraphException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -25,12 +27,12 @@ public final class SchemaStatements {
      * after a pause (attempt × 20 ms), up to {@link #ATTEMPTS} times. Returns whether it changed the schema (an
      * index or constraint added or removed), false when it was there already.
      */
-    public static boolean ensure(Sink sink, String statement, Time time) throws SinkException {
+    public static boolean ensure(Sink sink, String statement, Time time) throws GraphException {
         for (int attempt = 1; ; attempt++) {
             try {
                 Map<String, Object> counters = sink.runImplicit(statement, Map.of()).counters();
                 return SCHEMA_COUNTERS.stream().anyMatch(c -> counters.get(c.key()) instanceof Number n && n.longValue() > 0);
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 if (e.error().isAlreadyExists()) {
                     return false;
                 }

@@ -1,7 +1,17 @@
 package io.sluice.sink;
 
+import io.sluice.security.Credentials;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
+import io.sluice.vocab.QueryKind;
+import io.sluice.vocab.StatementResult;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
 
 /**
  * Where writes land: a Neo4j database, embedded or over Bolt. The one seam between sluice's write path and
@@ -12,16 +22,16 @@ public interface Sink extends AutoCloseable {
     /** Work done inside one explicit transaction; it commits when the work returns normally. */
     @FunctionalInterface
     interface TxWork<T> {
-        T run(SinkTx tx) throws SinkException;
+        T run(SinkTx tx) throws GraphException;
     }
 
     /** One open transaction. Not thread-safe: used by the thread that opened it. */
     interface SinkTx {
         /** Runs a statement and materialises its result (it is consumed before this returns). */
-        StatementResult run(String cypher, Map<String, Object> params) throws SinkException;
+        StatementResult run(String cypher, Map<String, Object> params) throws GraphException;
 
         /** Runs a statement whose result is not needed, only its effect. */
-        void runDiscarding(String cypher, Map<String, Object> params) throws SinkException;
+        void runDiscarding(String cypher, Map<String, Object> params) throws GraphException;
     }
 
     /**
@@ -38,10 +48,10 @@ public interface Sink extends AutoCloseable {
          * Runs a statement and materialises its result, detached as {@link SinkTx#run}'s; each result has a budget
          * of its own (it is released when the client has it, not kept to the commit).
          */
-        StatementResult run(String cypher, Map<String, Object> params) throws SinkException;
+        StatementResult run(String cypher, Map<String, Object> params) throws GraphException;
 
         /** Commits; a failure leaves the transaction rolled back (or, remote, possibly committed: see the error). */
-        void commit() throws SinkException;
+        void commit() throws GraphException;
 
         /** Rolls back, if not finished yet; never throws (a failure to roll back is logged, the work is lost anyway). */
         void rollback();
@@ -51,32 +61,32 @@ public interface Sink extends AutoCloseable {
      * Opens an explicit transaction, read or write. A read transaction refuses writes with Neo4j's
      * {@code Neo.ClientError.Statement.AccessMode} (and rolls back, like any failed statement).
      */
-    OpenTx begin(boolean write) throws SinkException;
+    OpenTx begin(boolean write) throws GraphException;
 
     /** Runs {@code work} in a new write transaction and commits it; any failure rolls it back. */
-    <T> T inTransaction(TxWork<T> work) throws SinkException;
+    <T> T inTransaction(TxWork<T> work) throws GraphException;
 
     /** Runs {@code work} in a new read transaction (never commits anything). */
-    <T> T inReadTransaction(TxWork<T> work) throws SinkException;
+    <T> T inReadTransaction(TxWork<T> work) throws GraphException;
 
     /** Runs one statement as an implicit (auto-commit) transaction: schema, {@code CALL {} IN TRANSACTIONS}. */
-    StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException;
+    StatementResult runImplicit(String cypher, Map<String, Object> params) throws GraphException;
 
     /** Where a database's committed history stands: its id and its last committed transaction. */
-    record Committed(java.util.UUID database, long transaction) {}
+    record Committed(UUID database, long transaction) {}
 
     /**
      * Where the database's committed history stands now (what a bookmark names: a transaction a later one reads
      * after); empty where the sink cannot tell (a remote Neo4j, whose driver keeps its own bookmarks).
      */
-    default java.util.Optional<Committed> lastCommitted() {
-        return java.util.Optional.empty();
+    default Optional<Committed> lastCommitted() {
+        return Optional.empty();
     }
 
     /** Statements on the DBMS's {@code system} database as one user, one implicit transaction each. */
     @FunctionalInterface
     interface SystemSession {
-        StatementResult run(String cypher, Map<String, Object> params) throws SinkException;
+        StatementResult run(String cypher, Map<String, Object> params) throws GraphException;
     }
 
     /**
@@ -84,8 +94,8 @@ public interface Sink extends AutoCloseable {
      * session on {@code system}) as the user {@code as} names (null: as the sink's own account, when
      * authentication is off), so that {@code ALTER CURRENT USER} is theirs; a sink without one refuses.
      */
-    default SystemSession system(io.sluice.security.Credentials as) throws SinkException {
-        throw new SinkException(new Neo4jError(Neo4jStatus.Database.DATABASE_NOT_FOUND, "Graph not found: system"),
+    default SystemSession system(Credentials as) throws GraphException {
+        throw new GraphException(new Neo4jError(Neo4jStatus.Database.DATABASE_NOT_FOUND, "Graph not found: system"),
                 null);
     }
 
@@ -94,7 +104,7 @@ public interface Sink extends AutoCloseable {
      * syntax error throws. {@code CALL {} IN TRANSACTIONS} is the caller's to recognise: it plans only outside
      * an explicit transaction.
      */
-    QueryKind classify(String cypher) throws SinkException;
+    QueryKind classify(String cypher) throws GraphException;
 
     /** The Neo4j version behind this sink, e.g. {@code 2026.08.1} (for the discovery document). */
     String neo4jVersion();
@@ -118,8 +128,8 @@ public interface Sink extends AutoCloseable {
      * an index scan; the embedded sink touches the mapped files' pages directly. Stops early, between steps,
      * once {@code stop} says so. May take minutes on a large store; writes go on meanwhile.
      */
-    default Warmed warmUp(java.util.function.BooleanSupplier stop) throws SinkException {
-        List<String> statements = new java.util.ArrayList<>(List.of(
+    default Warmed warmUp(BooleanSupplier stop) throws GraphException {
+        List<String> statements = new ArrayList<>(List.of(
                 "MATCH (n) WHERE size(keys(n)) >= 0 RETURN count(*)", // keys(): the property store too
                 "MATCH ()-[r]->() WHERE size(keys(r)) >= 0 RETURN count(*)"));
         StatementResult indexes = inReadTransaction(tx -> tx.run("SHOW INDEXES YIELD type, entityType, labelsOrTypes,"

@@ -1,5 +1,13 @@
 package io.sluice.sink;
 
+import io.sluice.vocab.GraphValues.GraphDuration;
+import io.sluice.vocab.GraphValues.GraphNode;
+import io.sluice.vocab.GraphValues.GraphPath;
+import io.sluice.vocab.GraphValues.GraphPoint;
+import io.sluice.vocab.GraphValues.GraphRelationship;
+import java.lang.reflect.Array;
+import java.time.Duration;
+import java.time.Period;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
@@ -8,9 +16,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.neo4j.graphdb.Entity;
 import org.neo4j.graphdb.Label;
 import org.neo4j.graphdb.Node;
+import org.neo4j.graphdb.Path;
 import org.neo4j.graphdb.Relationship;
 import org.neo4j.graphdb.spatial.Point;
 import org.neo4j.values.storable.CoordinateReferenceSystem;
@@ -29,82 +39,6 @@ import org.neo4j.values.storable.DurationValue;
 public final class Values {
     private Values() {}
 
-    /** A node, detached from its transaction. */
-    public record GraphNode(long id, String elementId, List<String> labels, Map<String, Object> properties) {}
-
-    /** A relationship, detached from its transaction. */
-    public record GraphRelationship(long id, String elementId, String type, String startNodeElementId,
-            String endNodeElementId, Map<String, Object> properties, long startNodeId, long endNodeId) {}
-
-    /** A path: its nodes and relationships in order. */
-    public record GraphPath(List<GraphNode> nodes, List<GraphRelationship> relationships) {}
-
-    /** A spatial point: its coordinate reference system (by SRID) and its 2 or 3 coordinates. */
-    public record GraphPoint(int srid, List<Double> coordinates) {
-        public GraphPoint {
-            coordinates = List.copyOf(coordinates);
-            CoordinateReferenceSystem crs = crsOf(srid);
-            if (coordinates.size() != crs.getDimension()) {
-                throw new IllegalArgumentException("SRID " + srid + " (" + crs.getName() + ") needs "
-                        + crs.getDimension() + " coordinates, got " + coordinates);
-            }
-        }
-
-        /** Neo4j's name for the kind of the reference system: {@code cartesian}, {@code wgs-84}, ... */
-        public String crs() {
-            return crsOf(srid).getType();
-        }
-
-        /** Neo4j's name of the reference system itself: {@code cartesian}, {@code wgs-84-3d}, ... */
-        public String crsName() {
-            return crsOf(srid).getName();
-        }
-
-        /** Where the reference system is described (spatialreference.org), as Neo4j's classic format links it. */
-        public String crsHref() {
-            return crsOf(srid).getHref();
-        }
-
-        private static CoordinateReferenceSystem crsOf(int srid) {
-            try {
-                return CoordinateReferenceSystem.get(srid);
-            } catch (RuntimeException e) {
-                throw new IllegalArgumentException("unknown SRID " + srid + "; Neo4j knows 4326, 4979, 7203, 9157");
-            }
-        }
-    }
-
-    /**
-     * A Cypher duration in Neo4j's model: months, days, seconds and nanoseconds, each kept apart (a month is not
-     * a number of days). {@link #toString} is Neo4j's own text, e.g. {@code P1Y2M3DT4H5M6.7S}.
-     */
-    public record GraphDuration(long months, long days, long seconds, int nanos) {
-        public GraphDuration {
-            if (nanos < 0 || nanos > 999_999_999) {
-                throw new IllegalArgumentException("nanos must be in 0..999999999, got " + nanos);
-            }
-        }
-
-        /** Parses Neo4j's duration text (ISO-8601 and Neo4j's extensions), as Neo4j does. */
-        public static GraphDuration parse(String text) {
-            return of(DurationValue.parse(text));
-        }
-
-        static GraphDuration of(DurationValue d) {
-            return new GraphDuration(d.get(ChronoUnit.MONTHS), d.get(ChronoUnit.DAYS), d.get(ChronoUnit.SECONDS),
-                    (int) d.get(ChronoUnit.NANOS));
-        }
-
-        DurationValue value() {
-            return DurationValue.duration(months, days, seconds, nanos);
-        }
-
-        @Override
-        public String toString() {
-            return value().toString();
-        }
-    }
-
     /** Converts one value returned by the embedded database. Must run inside the transaction. */
     public static Object detach(Object v) {
         return switch (v) {
@@ -114,12 +48,12 @@ public final class Values {
             case Boolean b -> b;
             case Node n -> node(n);
             case Relationship r -> relationship(r);
-            case org.neo4j.graphdb.Path p -> path(p);
+            case Path p -> path(p);
             case Point p -> point(p);
             case DurationValue d -> GraphDuration.of(d);
             case TemporalAccessor t -> temporal(t);
-            case java.time.Duration d -> GraphDuration.of(DurationValue.duration(d));
-            case java.time.Period d -> GraphDuration.of(DurationValue.duration(d));
+            case Duration d -> GraphDuration.of(DurationValue.duration(d));
+            case Period d -> GraphDuration.of(DurationValue.duration(d));
             case List<?> l -> list(l);
             case Map<?, ?> m -> map(m);
             case Object[] a -> list(List.of(a));
@@ -144,7 +78,7 @@ public final class Values {
                 r.getEndNode().getId());
     }
 
-    private static GraphPath path(org.neo4j.graphdb.Path p) {
+    private static GraphPath path(Path p) {
         List<GraphNode> nodes = new ArrayList<>();
         p.nodes().forEach(n -> nodes.add(node(n)));
         List<GraphRelationship> rels = new ArrayList<>();
@@ -187,11 +121,11 @@ public final class Values {
      * when nothing changed, so ordinary parameters cost one walk and no copy.
      */
     @SuppressWarnings("unchecked")
-    static Map<String, Object> params(Map<String, Object> params, java.util.function.UnaryOperator<Object> leaf) {
+    static Map<String, Object> params(Map<String, Object> params, UnaryOperator<Object> leaf) {
         return (Map<String, Object>) convert(params, leaf);
     }
 
-    private static Object convert(Object v, java.util.function.UnaryOperator<Object> leaf) {
+    private static Object convert(Object v, UnaryOperator<Object> leaf) {
         switch (v) {
             case Map<?, ?> m -> {
                 Map<Object, Object> out = null;
@@ -241,7 +175,7 @@ public final class Values {
     }
 
     /** A list's elements, each converted by {@code detach} (this class's, or {@link BoltValues}'s). */
-    static List<Object> list(List<?> l, java.util.function.UnaryOperator<Object> detach) {
+    static List<Object> list(List<?> l, UnaryOperator<Object> detach) {
         List<Object> out = new ArrayList<>(l.size());
         for (Object o : l) {
             out.add(detach.apply(o));
@@ -250,17 +184,17 @@ public final class Values {
     }
 
     /** A map with string keys, its values converted by {@code detach}, in its order. */
-    static Map<String, Object> map(Map<?, ?> m, java.util.function.UnaryOperator<Object> detach) {
+    static Map<String, Object> map(Map<?, ?> m, UnaryOperator<Object> detach) {
         Map<String, Object> out = new LinkedHashMap<>();
         m.forEach((k, val) -> out.put(String.valueOf(k), detach.apply(val)));
         return out;
     }
 
     private static List<Object> primitiveArray(Object array) {
-        int n = java.lang.reflect.Array.getLength(array);
+        int n = Array.getLength(array);
         List<Object> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            out.add(detach(java.lang.reflect.Array.get(array, i)));
+            out.add(detach(Array.get(array, i)));
         }
         return out;
     }

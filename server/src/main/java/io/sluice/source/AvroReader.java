@@ -7,11 +7,13 @@ import io.sluice.durable.RecordApplier;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -174,7 +176,7 @@ public final class AvroReader {
                 return e.getClass().getSimpleName() + ": " + t.getMessage();
             }
         }
-        return e instanceof java.net.ConnectException ? "cannot connect (ConnectException)" : e.toString();
+        return e instanceof ConnectException ? "cannot connect (ConnectException)" : e.toString();
     }
 
     private static JsonNode parsed(String body) {
@@ -273,7 +275,7 @@ public final class AvroReader {
                     yield value(v, s.getTypes().get(branch), at);
                 }
             };
-        } catch (ClassCastException | AvroRuntimeException | java.time.DateTimeException e) {
+        } catch (ClassCastException | AvroRuntimeException | DateTimeException e) {
             throw new Formats.Unreadable("Avro value " + (at.isEmpty() ? "" : "at " + at + " ") + "of type "
                     + s.getType().getName() + ": " + e.getMessage());
         }

@@ -1,6 +1,7 @@
 package io.sluice.source;
 
-import io.sluice.config.Sources;
+import io.sluice.config.ConfigLoader;
+import io.sluice.config.SluiceConfig;
 import io.sluice.config.Sources.Binding;
 import io.sluice.config.Sources.Cypher;
 import io.sluice.config.Sources.DeadLetter;
@@ -10,7 +11,7 @@ import io.sluice.config.Sources.OnError;
 import io.sluice.config.Sources.PatternStrategy;
 import io.sluice.config.Sources.Start;
 import io.sluice.config.Sources.Topic;
-import io.sluice.config.SluiceConfig;
+import io.sluice.config.Sources;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -199,7 +200,7 @@ public final class ConnectorConfig {
     /**
      * The equivalent sluice YAML: the {@code sources} section, {@code neo4j.database} and {@code batch.max_rows}
      * when the connector sets them, and, as comments, the Neo4j URI and user for the command line (never the
-     * password) and the notes. {@link io.sluice.config.ConfigLoader} reads it back into an equal {@link #kafka()}.
+     * password) and the notes. {@link ConfigLoader} reads it back into an equal {@link #kafka()}.
      */
     public String yaml() {
         return ConnectorYaml.of(this);

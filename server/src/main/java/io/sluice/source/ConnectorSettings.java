@@ -1,6 +1,7 @@
 package io.sluice.source;
 
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -65,7 +66,7 @@ final class ConnectorSettings {
         try {
             root = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION).readTree(text);
         } catch (IOException e) {
-            throw new IllegalArgumentException("not JSON: " + (e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()), e);
+            throw new IllegalArgumentException("not JSON: " + (e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()), e);
         }
         if (root == null || !root.isObject()) {
             throw new IllegalArgumentException("the JSON is not an object of settings");

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -137,7 +138,7 @@ public final class CypherStrategy implements Strategy {
         row.put("h", m.headers());
         row.put("t", Instant.ofEpochMilli(m.timestamp()).atOffset(ZoneOffset.UTC));
         // the lock order's check compares keys by value: bytes as their hex text (an array equals only itself)
-        row.put("key", m.key() instanceof byte[] b ? java.util.HexFormat.of().formatHex(b) : m.key());
+        row.put("key", m.key() instanceof byte[] b ? HexFormat.of().formatHex(b) : m.key());
         if (!lockPaths.isEmpty()) {
             List<Object> lock = new ArrayList<>(lockPaths.size());
             for (String[] p : lockPaths) {

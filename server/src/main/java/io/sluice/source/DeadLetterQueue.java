@@ -1,8 +1,8 @@
 package io.sluice.source;
 
 import io.sluice.config.Sources;
-import io.sluice.sink.Neo4jError;
 import io.sluice.time.Time;
+import io.sluice.vocab.Neo4jError;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -15,6 +15,7 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
@@ -104,7 +105,7 @@ final class DeadLetterQueue {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return "interrupted";
-        } catch (ExecutionException | TimeoutException | org.apache.kafka.common.KafkaException e) {
+        } catch (ExecutionException | TimeoutException | KafkaException e) {
             String why = e instanceof ExecutionException x && x.getCause() != null ? x.getCause().toString()
                     : e.toString();
             log.warn("cannot dead-letter {}[{}]@{} to {}: {}", r.topic(), r.partition(), r.offset(), config.topic(),

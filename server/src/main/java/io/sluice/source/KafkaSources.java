@@ -3,28 +3,38 @@ package io.sluice.source;
 import io.sluice.config.Sources;
 import io.sluice.durable.RecordApplier;
 import io.sluice.metrics.Metrics;
+import io.sluice.metrics.PrometheusMetrics;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
 import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
@@ -46,7 +56,7 @@ public final class KafkaSources implements AutoCloseable {
     private final Map<String, SourceTopic> routes = new ConcurrentHashMap<>();
     private final Pattern subscription;
     private final Thread lag;
-    private final java.util.concurrent.CountDownLatch closing = new java.util.concurrent.CountDownLatch(1);
+    private final CountDownLatch closing = new CountDownLatch(1);
     private final AvroReader avro;
 
     private KafkaSources(Sources.KafkaSource config, Admin admin, KafkaProducer<byte[], byte[]> producer) {
@@ -66,7 +76,7 @@ public final class KafkaSources implements AutoCloseable {
     private void refreshEnds() {
         try {
             while (!closing.await(1, TimeUnit.SECONDS)) {
-                Map<TopicPartition, SourceConsumer.Owned> owned = new java.util.HashMap<>();
+                Map<TopicPartition, SourceConsumer.Owned> owned = new HashMap<>();
                 for (SourceConsumer c : consumers) {
                     for (SourceConsumer.Owned o : c.owned()) {
                         owned.put(o.tp, o);
@@ -75,11 +85,11 @@ public final class KafkaSources implements AutoCloseable {
                 if (owned.isEmpty()) {
                     continue;
                 }
-                Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
-                owned.keySet().forEach(tp -> latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()));
+                Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+                owned.keySet().forEach(tp -> latest.put(tp, OffsetSpec.latest()));
                 try {
-                    admin.listOffsets(latest, new org.apache.kafka.clients.admin.ListOffsetsOptions(
-                            org.apache.kafka.common.IsolationLevel.READ_COMMITTED)).all().get(5, TimeUnit.SECONDS)
+                    admin.listOffsets(latest, new ListOffsetsOptions(
+                            IsolationLevel.READ_COMMITTED)).all().get(5, TimeUnit.SECONDS)
                             .forEach((tp, info) -> owned.get(tp).end = info.offset());
                 } catch (ExecutionException | TimeoutException e) {
                     log.debug("reading the sources' end offsets: {}", e.toString()); // the next second tries again
@@ -95,7 +105,7 @@ public final class KafkaSources implements AutoCloseable {
      * constraint and starts the consumers. {@code parts}: the apply loop's runner and row limits.
      */
     public static KafkaSources start(Sources.KafkaSource config, Sink sink, RecordApplier.Parts parts,
-            Metrics metrics, Time time, String instance) throws SinkException {
+            Metrics metrics, Time time, String instance) throws GraphException {
         if (config.bootstrap() == null) {
             throw new IllegalArgumentException("sources.kafka needs bootstrap: HOST:PORT[,HOST:PORT...] (or --kafka)");
         }
@@ -128,9 +138,9 @@ public final class KafkaSources implements AutoCloseable {
             positions.createSchema(time);
             DeadLetterQueue dlq = producer == null ? null
                     : new DeadLetterQueue(config.deadLetter(), config.group(), producer, time, Duration.ofSeconds(20));
-            if (metrics instanceof io.sluice.metrics.PrometheusMetrics p) {
+            if (metrics instanceof PrometheusMetrics p) {
                 p.knownSources(config.topics().stream().map(Sources.Topic::topic)
-                        .filter(java.util.Objects::nonNull).toList());
+                        .filter(Objects::nonNull).toList());
             }
             SourceConsumer.Topics topics = s.topics();
             for (int i = 0; i < config.consumers(); i++) {
@@ -156,7 +166,7 @@ public final class KafkaSources implements AutoCloseable {
                     config.bootstrap(), config.group(), config.consumers(), config.consumers() == 1 ? "" : "s",
                     s.avro == null ? "" : ", Avro schemas from " + s.avro.url());
             return s;
-        } catch (SinkException | RuntimeException e) {
+        } catch (GraphException | RuntimeException e) {
             if (s != null) {
                 s.close();
             } else {
@@ -175,11 +185,11 @@ public final class KafkaSources implements AutoCloseable {
             if (admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic)) {
                 return; // there: no CREATE permission needed
             }
-            admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, java.util.Optional.of(1),
-                    java.util.Optional.empty()))).all().get(30, TimeUnit.SECONDS);
+            admin.createTopics(List.of(new NewTopic(topic, Optional.of(1),
+                    Optional.empty()))).all().get(30, TimeUnit.SECONDS);
             log.info("created the dead-letter topic {}", topic);
         } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
                 throw new IllegalStateException("cannot create the dead-letter topic " + topic + ": " + e.getCause(),
                         e);
             }

@@ -2,8 +2,8 @@ package io.sluice.source;
 
 import io.sluice.config.Sources;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
-import io.sluice.sink.StatementResult;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.StatementResult;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -44,7 +44,7 @@ public final class SourceChecks {
      * Checks every topic entry's strategy (a regex entry's is made for the regex itself: its statements do not
      * depend on the topic's name).
      */
-    public static Report run(Sources.KafkaSource config, Sink sink) throws SinkException {
+    public static Report run(Sources.KafkaSource config, Sink sink) throws GraphException {
         List<String> errors = new ArrayList<>();
         List<String> warnings = new ArrayList<>();
         Set<List<Object>> constraints = constraints(sink);
@@ -82,13 +82,13 @@ public final class SourceChecks {
         try {
             sink.inReadTransaction(tx -> tx.run("EXPLAIN " + statement, Map.of()));
             return null;
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             return e.error().code() + ": " + e.error().message();
         }
     }
 
     /** Each node uniqueness or key constraint as (label, set of properties). */
-    private static Set<List<Object>> constraints(Sink sink) throws SinkException {
+    private static Set<List<Object>> constraints(Sink sink) throws GraphException {
         StatementResult r = sink.inReadTransaction(tx -> tx.run("SHOW CONSTRAINTS YIELD type, entityType,"
                 + " labelsOrTypes, properties WHERE entityType = 'NODE' AND (type CONTAINS 'UNIQUENESS'"
                 + " OR type CONTAINS 'KEY') RETURN labelsOrTypes, properties", Map.of()));

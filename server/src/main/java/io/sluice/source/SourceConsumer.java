@@ -4,22 +4,27 @@ import io.sluice.config.Sources;
 import io.sluice.durable.RecordApplier;
 import io.sluice.durable.RecordCodec;
 import io.sluice.metrics.Metrics;
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.SinkException;
 import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
 import io.sluice.write.WriteRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
@@ -66,7 +71,7 @@ final class SourceConsumer implements AutoCloseable {
         SourceTopic route(String topic);
 
         /** The subscription: the named topics and every regex, as one pattern. */
-        java.util.regex.Pattern subscription();
+        Pattern subscription();
     }
 
     /** A partition this consumer owns, and where it stands. Written by the thread; read by status from others. */
@@ -167,7 +172,7 @@ final class SourceConsumer implements AutoCloseable {
                 } catch (OffsetOutOfRangeException e) {
                     outOfRange(e);
                     continue;
-                } catch (org.apache.kafka.clients.consumer.InvalidOffsetException e) {
+                } catch (InvalidOffsetException e) {
                     // a partition paused before its first seek (its position could not be read): it has no
                     // fetch position, and sluice's group commits none; its resume seeks it to the graph's
                     for (TopicPartition tp : e.partitions()) {
@@ -193,7 +198,7 @@ final class SourceConsumer implements AutoCloseable {
             }
         } finally {
             try {
-                consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(10)));
+                consumer.close(CloseOptions.timeout(Duration.ofSeconds(10)));
             } catch (RuntimeException e) {
                 log.warn("closing source consumer {}: {}", task, e.toString());
             }
@@ -224,7 +229,7 @@ final class SourceConsumer implements AutoCloseable {
             o.next = next;
             consumer.seek(o.tp, next);
             return true;
-        } catch (SinkException | RuntimeException e) { // Neo4j away, or Kafka's offsets not answered in time
+        } catch (GraphException | RuntimeException e) { // Neo4j away, or Kafka's offsets not answered in time
             o.pausedFor = "reading its position: " + e.getMessage();
             log.warn("{}: reading where it stands: {} (retrying)", o.tp, e.getMessage());
             return false;
@@ -323,8 +328,8 @@ final class SourceConsumer implements AutoCloseable {
      */
     static boolean recordsFault(Neo4jError error) {
         String code = error.code();
-        return code.startsWith(io.sluice.sink.Neo4jStatus.Statement.PREFIX)
-                || code.equals(io.sluice.sink.Neo4jStatus.Schema.CONSTRAINT_VALIDATION_FAILED)
+        return code.startsWith(Neo4jStatus.Statement.PREFIX)
+                || code.equals(Neo4jStatus.Schema.CONSTRAINT_VALIDATION_FAILED)
                 || code.equals(Neo4jError.invalidFormat("").code());
     }
 
@@ -428,7 +433,7 @@ final class SourceConsumer implements AutoCloseable {
                     }
                     positions.of(entry.getKey().topic()).advanceAlone(entry.getKey().partition(), o.next, start);
                     o.next = start;
-                } catch (SinkException | RuntimeException ex) {
+                } catch (GraphException | RuntimeException ex) {
                     pause(o, o.backoff, "moving past deleted records");
                 }
             }
@@ -462,7 +467,7 @@ final class SourceConsumer implements AutoCloseable {
 
     /** A partition's standing, for /health and status. */
     static Map<String, Object> status(Owned o, Number lagRecords, Number lagSeconds) {
-        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        Map<String, Object> m = new LinkedHashMap<>();
         m.put("topic", o.tp.topic());
         m.put("partition", o.tp.partition());
         m.put("next", o.next);

@@ -3,13 +3,14 @@ package io.sluice.source;
 import io.sluice.config.Sources;
 import io.sluice.durable.GraphPositions;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
-import io.sluice.sink.StatementResult;
 import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.StatementResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -56,12 +57,12 @@ final class SourcePositions {
         return byTopic.computeIfAbsent(topic, t -> new GraphPositions(sink, source(t), UNSET_AT_FIRST));
     }
 
-    void createSchema(Time time) throws SinkException {
+    void createSchema(Time time) throws GraphException {
         new GraphPositions(sink, source(""), UNSET_AT_FIRST).createSchema(time); // one constraint for every source
     }
 
     /** The next offset of {@code tp} to apply, fixing its start first when no owner has yet. */
-    long resolve(TopicPartition tp, Consumer<byte[], byte[]> consumer) throws SinkException {
+    long resolve(TopicPartition tp, Consumer<byte[], byte[]> consumer) throws GraphException {
         GraphPositions positions = of(tp.topic());
         long next = positions.readLocked(tp.partition());
         if (next != UNSET) {
@@ -84,7 +85,7 @@ final class SourcePositions {
             positions.advanceAlone(tp.partition(), UNSET, start);
             log.info("{} starts at offset {}: {}", tp, start, from);
             return start;
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             if (GraphPositions.FENCED.equals(e.error().code())) {
                 return positions.readLocked(tp.partition()); // another owner fixed it first
             }
@@ -92,7 +93,7 @@ final class SourcePositions {
         }
     }
 
-    private Long eosOffset(TopicPartition tp) throws SinkException {
+    private Long eosOffset(TopicPartition tp) throws GraphException {
         if (config.eosOffsetLabel() == null) {
             return null;
         }
@@ -109,7 +110,7 @@ final class SourcePositions {
         if (config.fromGroup() == null) {
             return tp -> null;
         }
-        var once = new java.util.concurrent.atomic.AtomicReference<Map<TopicPartition, OffsetAndMetadata>>();
+        var once = new AtomicReference<Map<TopicPartition, OffsetAndMetadata>>();
         return tp -> {
             synchronized (once) {
                 if (once.get() == null) {

@@ -1,6 +1,6 @@
 package io.sluice.txn;
 
-import io.sluice.sink.Neo4jError;
+import io.sluice.vocab.Neo4jError;
 import java.time.Duration;
 import java.util.random.RandomGenerator;
 

@@ -1,10 +1,10 @@
 package io.sluice.txn;
 
 import io.sluice.config.Access;
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.Neo4jStatus;
-import io.sluice.sink.SinkException;
-import io.sluice.sink.StatementResult;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.StatementResult;
 import io.sluice.write.Caller;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.Statement;
@@ -24,9 +24,9 @@ public final class RegistryTransactions implements ExplicitTransactions {
     }
 
     @Override
-    public Step open(List<Statement> statements, Caller caller) throws SinkException {
+    public Step open(List<Statement> statements, Caller caller) throws GraphException {
         if (caller.access() == Access.TEMPLATES) {
-            throw new SinkException(new Neo4jError(Neo4jStatus.Security.FORBIDDEN,
+            throw new GraphException(new Neo4jError(Neo4jStatus.Security.FORBIDDEN,
                     "this user may send the named templates only (/db/{db}/write/{template}), not Cypher"), null);
         }
         TxRegistry.Opened opened = registry.open(caller.access() != Access.READ, caller.owner());
@@ -37,14 +37,14 @@ public final class RegistryTransactions implements ExplicitTransactions {
     }
 
     @Override
-    public Step run(String id, List<Statement> statements, Caller caller) throws SinkException {
+    public Step run(String id, List<Statement> statements, Caller caller) throws GraphException {
         try (TxRegistry.Held held = registry.acquire(id, caller.owner())) {
             return runIn(held, statements);
         }
     }
 
     @Override
-    public Step commit(String id, List<Statement> statements, Caller caller) throws SinkException {
+    public Step commit(String id, List<Statement> statements, Caller caller) throws GraphException {
         try (TxRegistry.Held held = registry.acquire(id, caller.owner())) {
             Step ran = runIn(held, statements);
             if (ran.failed()) {
@@ -52,7 +52,7 @@ public final class RegistryTransactions implements ExplicitTransactions {
             }
             try {
                 held.commit();
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 return new Step(ran.results(), e.error(), id, ran.expires());
             }
             return ran;
@@ -65,7 +65,7 @@ public final class RegistryTransactions implements ExplicitTransactions {
         for (Statement s : statements) {
             try {
                 results.add(held.run(s.cypher(), s.params()));
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 return new Step(results, e.error(), held.id(), held.expires());
             }
         }
@@ -73,7 +73,7 @@ public final class RegistryTransactions implements ExplicitTransactions {
     }
 
     @Override
-    public void rollback(String id, Caller caller) throws SinkException {
+    public void rollback(String id, Caller caller) throws GraphException {
         registry.rollback(id, caller.owner());
     }
 

@@ -1,10 +1,10 @@
 package io.sluice.txn;
 
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.Neo4jStatus;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
-import io.sluice.sink.StatementResult;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.StatementResult;
 import io.sluice.time.Time;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -84,7 +84,7 @@ public final class TxRegistry implements AutoCloseable {
 
     /**
      * What an open transaction occupies outside the registry (the write path's pending bound): {@link #enter} before
-     * a transaction is begun (it may wait, and refuses with a {@link SinkException} when there is no room),
+     * a transaction is begun (it may wait, and refuses with a {@link GraphException} when there is no room),
      * {@link #leave} exactly once when it ends, however it ends. Called without the registry's lock held.
      */
     public interface Gate {
@@ -96,7 +96,7 @@ public final class TxRegistry implements AutoCloseable {
             public void leave() {}
         };
 
-        void enter() throws SinkException;
+        void enter() throws GraphException;
 
         void leave();
     }
@@ -147,14 +147,14 @@ public final class TxRegistry implements AutoCloseable {
      * Begins a transaction for {@code owner} (whatever identifies the caller, compared with {@code equals}: only
      * the same owner finds it again, as Neo4j compares the opener's credentials).
      */
-    public Opened open(boolean write, Object owner) throws SinkException {
+    public Opened open(boolean write, Object owner) throws GraphException {
         lock.lock();
         try {
             if (closed) {
-                throw new SinkException(closed(), null);
+                throw new GraphException(closed(), null);
             }
             if (open.size() + beginning >= options.maxOpen()) {
-                throw new SinkException(limitReached(options.maxOpen()), null);
+                throw new GraphException(limitReached(options.maxOpen()), null);
             }
             beginning++;
         } finally {
@@ -166,7 +166,7 @@ public final class TxRegistry implements AutoCloseable {
             gate.enter();
             entered = true;
             tx = sink.begin(write);
-        } catch (SinkException | RuntimeException e) {
+        } catch (GraphException | RuntimeException e) {
             if (entered) {
                 gate.leave();
             }
@@ -200,26 +200,26 @@ public final class TxRegistry implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        throw new SinkException(closed(), null);
+        throw new GraphException(closed(), null);
     }
 
     /**
      * Takes transaction {@code id} for one request, until {@link Held#close}: unknown, expired, finished or
      * another owner's is {@code notFound}; in use by another request is refused, not waited for.
      */
-    public Held acquire(String id, Object owner) throws SinkException {
+    public Held acquire(String id, Object owner) throws GraphException {
         Entry expired;
         lock.lock();
         try {
             if (closed) {
-                throw new SinkException(closed(), null);
+                throw new GraphException(closed(), null);
             }
             Entry e = open.get(id);
             if (e == null || !Objects.equals(e.owner, owner)) {
-                throw new SinkException(options.ids().notFound(id), null);
+                throw new GraphException(options.ids().notFound(id), null);
             }
             if (e.held) {
-                throw new SinkException(options.ids().inUse(), null);
+                throw new GraphException(options.ids().inUse(), null);
             }
             if (time.nanos() - e.deadline < 0) {
                 e.held = true;
@@ -231,18 +231,18 @@ public final class TxRegistry implements AutoCloseable {
             lock.unlock();
         }
         rollBackExpired(expired); // the sweeper has not come by yet
-        throw new SinkException(options.ids().notFound(id), null);
+        throw new GraphException(options.ids().notFound(id), null);
     }
 
     /** Commits transaction {@code id} (one request: acquire, commit). */
-    public void commit(String id, Object owner) throws SinkException {
+    public void commit(String id, Object owner) throws GraphException {
         try (Held h = acquire(id, owner)) {
             h.commit();
         }
     }
 
     /** Rolls back transaction {@code id} (one request: acquire, roll back). */
-    public void rollback(String id, Object owner) throws SinkException {
+    public void rollback(String id, Object owner) throws GraphException {
         try (Held h = acquire(id, owner)) {
             h.rollback();
         }
@@ -479,21 +479,21 @@ public final class TxRegistry implements AutoCloseable {
             return TxRegistry.this.expires();
         }
 
-        public StatementResult run(String cypher, Map<String, Object> params) throws SinkException {
+        public StatementResult run(String cypher, Map<String, Object> params) throws GraphException {
             if (finished) {
                 throw new IllegalStateException("transaction " + entry.id + " already finished by this request");
             }
             try {
                 return entry.tx.run(cypher, params);
-            } catch (SinkException | RuntimeException e) {
+            } catch (GraphException | RuntimeException e) {
                 finished = true;
-                entry.tx.rollback(); // the sink has already, for a SinkException; a bug's exception too
+                entry.tx.rollback(); // the sink has already, for a GraphException; a bug's exception too
                 forget(entry);
                 throw e;
             }
         }
 
-        public void commit() throws SinkException {
+        public void commit() throws GraphException {
             finish();
             try {
                 entry.tx.commit();

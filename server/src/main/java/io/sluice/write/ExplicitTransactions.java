@@ -1,8 +1,8 @@
 package io.sluice.write;
 
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.SinkException;
-import io.sluice.sink.StatementResult;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.StatementResult;
 import java.time.Instant;
 import java.util.List;
 
@@ -36,15 +36,15 @@ public interface ExplicitTransactions {
      * Opens one for {@code caller} and runs {@code statements} in it; the caller's access decides read or write.
      * Throws when none could be opened (the bound, shutdown, a user who may not).
      */
-    Step open(List<Statement> statements, Caller caller) throws SinkException;
+    Step open(List<Statement> statements, Caller caller) throws GraphException;
 
     /** Runs {@code statements} in it (none: only keeps it alive). Throws when it is not found or in use. */
-    Step run(String id, List<Statement> statements, Caller caller) throws SinkException;
+    Step run(String id, List<Statement> statements, Caller caller) throws GraphException;
 
     /** Runs {@code statements}, then commits unless one failed (a failed commit is the step's failure). */
-    Step commit(String id, List<Statement> statements, Caller caller) throws SinkException;
+    Step commit(String id, List<Statement> statements, Caller caller) throws GraphException;
 
-    void rollback(String id, Caller caller) throws SinkException;
+    void rollback(String id, Caller caller) throws GraphException;
 
     /** Whether {@code e} says the transaction is unknown, expired, finished or another caller's (HTTP 404). */
     boolean isNotFound(Neo4jError e);

@@ -1,10 +1,12 @@
 package io.sluice.write;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The write path's state, as /health reports it: {@code status} first (what a load balancer reads), then the
@@ -32,8 +34,8 @@ public record Health(Status status, String sink, long pendingRows, long pendingB
 
     public Health {
         batchLimitRows = List.copyOf(batchLimitRows);
-        templates = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(templates));
-        journal = journal == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(journal));
+        templates = Collections.unmodifiableSortedSet(new TreeSet<>(templates));
+        journal = journal == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(journal));
     }
 
     /** The /health document: its field names and order as sluice has always answered them. */

@@ -2,6 +2,8 @@ package io.sluice.write;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -25,7 +27,7 @@ public interface Operations {
     /** What {@link #warmUp} did: whether this call started it, and the warm-up's state. */
     record WarmUp(boolean started, Map<String, Object> state) {
         public WarmUp {
-            state = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(state));
+            state = Collections.unmodifiableMap(new LinkedHashMap<>(state));
         }
     }
 

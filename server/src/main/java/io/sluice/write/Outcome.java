@@ -1,7 +1,7 @@
 package io.sluice.write;
 
-import io.sluice.sink.Neo4jError;
-import io.sluice.sink.StatementResult;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.StatementResult;
 import java.time.Duration;
 import java.util.List;
 

@@ -3,10 +3,13 @@ package io.sluice.write;
 import io.sluice.config.FieldType;
 import io.sluice.config.TemplateConfig;
 import io.sluice.cypher.CypherText;
-import io.sluice.sink.Neo4jError;
+import io.sluice.vocab.Neo4jError;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -32,7 +35,7 @@ public record Template(String name, String cypher, String unwindCypher, List<Str
         }
         List<String> lockOrder = c.lockOrder();
         if (lockOrder == null) {
-            Set<String> derived = new java.util.LinkedHashSet<>(CypherText.nodeKeyFields(c.cypher(), "row"));
+            Set<String> derived = new LinkedHashSet<>(CypherText.nodeKeyFields(c.cypher(), "row"));
             derived.removeAll(c.key());
             lockOrder = List.copyOf(derived);
         }
@@ -59,7 +62,7 @@ public record Template(String name, String cypher, String unwindCypher, List<Str
             if (v != null && !e.getValue().accepts(v)) {
                 return Optional.of(Neo4jError.typeError("row " + index + " of template '" + name + "': field '"
                         + e.getKey() + "' must be " + e.getValue().jsonName() + ", got "
-                        + (v instanceof String ? "string" : v.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT))
+                        + (v instanceof String ? "string" : v.getClass().getSimpleName().toLowerCase(Locale.ROOT))
                         + " " + abbreviate(v)));
             }
         }
@@ -78,7 +81,7 @@ public record Template(String name, String cypher, String unwindCypher, List<Str
         }
         int h = 1;
         for (String k : key) {
-            h = 31 * h + java.util.Objects.hashCode(firstRow.get(k));
+            h = 31 * h + Objects.hashCode(firstRow.get(k));
         }
         return Math.floorMod(mix(h), partitions);
     }

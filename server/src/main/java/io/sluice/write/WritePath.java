@@ -1,7 +1,7 @@
 package io.sluice.write;
 
 import io.sluice.config.Mode;
-import io.sluice.sink.QueryKind;
+import io.sluice.vocab.QueryKind;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;

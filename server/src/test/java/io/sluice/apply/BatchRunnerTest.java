@@ -8,9 +8,9 @@ import io.sluice.time.ManualTime;
 import io.sluice.config.TemplateConfig;
 import io.sluice.metrics.Metrics;
 import io.sluice.sink.EmbeddedNeo4j;
-import io.sluice.sink.Neo4jError;
+import io.sluice.vocab.Neo4jError;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
+import io.sluice.vocab.GraphException;
 import io.sluice.support.ForwardingSink;
 import io.sluice.support.TestServer;
 import io.sluice.write.Outcome;
@@ -50,14 +50,14 @@ class BatchRunnerTest {
         }
 
         @Override
-        public <T> T inTransaction(TxWork<T> work) throws SinkException {
+        public <T> T inTransaction(TxWork<T> work) throws GraphException {
             if (failures.getAndDecrement() > 0 | failCall.test(calls.incrementAndGet())) {
-                throw new SinkException(new Neo4jError("Neo.TransientError.Transaction.DeadlockDetected",
+                throw new GraphException(new Neo4jError("Neo.TransientError.Transaction.DeadlockDetected",
                         "injected deadlock"), null);
             }
             T value = real.inTransaction(work);
             if (ambiguous.getAndDecrement() > 0) {
-                throw new SinkException(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
+                throw new GraphException(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
                         "injected: connection lost while committing"), null, true);
             }
             return value;

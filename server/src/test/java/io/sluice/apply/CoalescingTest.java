@@ -6,14 +6,15 @@ import io.sluice.batch.Pending;
 import io.sluice.cypher.Coalescing;
 import io.sluice.metrics.Metrics;
 import io.sluice.sink.EmbeddedNeo4j;
-import io.sluice.sink.QueryKind;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
-import io.sluice.sink.StatementResult;
 import io.sluice.support.ForwardingSink;
 import io.sluice.support.TestServer;
 import io.sluice.time.Jitter;
 import io.sluice.time.ManualTime;
+import io.sluice.vocab.Counter;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.QueryKind;
+import io.sluice.vocab.StatementResult;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
 import io.sluice.write.WriteRequest.CypherRequest;
@@ -54,16 +55,16 @@ class CoalescingTest {
         }
 
         @Override
-        public <T> T inTransaction(TxWork<T> work) throws SinkException {
+        public <T> T inTransaction(TxWork<T> work) throws GraphException {
             return real.inTransaction(tx -> work.run(new SinkTx() {
                 @Override
-                public StatementResult run(String cypher, Map<String, Object> params) throws SinkException {
+                public StatementResult run(String cypher, Map<String, Object> params) throws GraphException {
                     statements.add(cypher);
                     return tx.run(cypher, params);
                 }
 
                 @Override
-                public void runDiscarding(String cypher, Map<String, Object> params) throws SinkException {
+                public void runDiscarding(String cypher, Map<String, Object> params) throws GraphException {
                     statements.add(cypher);
                     tx.runDiscarding(cypher, params);
                 }
@@ -71,7 +72,7 @@ class CoalescingTest {
         }
 
         @Override
-        public QueryKind classify(String cypher) throws SinkException {
+        public QueryKind classify(String cypher) throws GraphException {
             plans.incrementAndGet();
             return real.classify(cypher);
         }

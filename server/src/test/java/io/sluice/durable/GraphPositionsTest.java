@@ -44,7 +44,7 @@ class GraphPositionsTest {
             return pair.embedded.runImplicit("SHOW TRANSACTIONS YIELD currentQuery, status "
                     + "WHERE currentQuery CONTAINS 'SluicePosition' AND status STARTS WITH 'Blocked' RETURN count(*) AS n",
                     Map.of()).rows().getFirst().getFirst().equals(1L);
-        } catch (io.sluice.sink.SinkException e) {
+        } catch (io.sluice.vocab.GraphException e) {
             throw new AssertionError(e);
         }
     }
@@ -61,13 +61,13 @@ class GraphPositionsTest {
         Sink.OpenTx batch = sink.begin(true); // a batch applying, its commit not yet done
         positions.advance(new Sink.SinkTx() {
             @Override
-            public io.sluice.sink.StatementResult run(String cypher, Map<String, Object> params)
-                    throws io.sluice.sink.SinkException {
+            public io.sluice.vocab.StatementResult run(String cypher, Map<String, Object> params)
+                    throws io.sluice.vocab.GraphException {
                 return batch.run(cypher, params);
             }
 
             @Override
-            public void runDiscarding(String cypher, Map<String, Object> params) throws io.sluice.sink.SinkException {
+            public void runDiscarding(String cypher, Map<String, Object> params) throws io.sluice.vocab.GraphException {
                 batch.run(cypher, params);
             }
         }, partition, 0, 41);
@@ -88,8 +88,8 @@ class GraphPositionsTest {
         positions.createSchema(io.sluice.time.Time.SYSTEM);
         assertThat(positions.readLocked(3)).isZero();
         positions.advanceAlone(3, 0, 10);
-        assertThatThrownBy(() -> positions.advanceAlone(3, 0, 5)).isInstanceOf(io.sluice.sink.SinkException.class)
-                .satisfies(e -> assertThat(((io.sluice.sink.SinkException) e).error().code())
+        assertThatThrownBy(() -> positions.advanceAlone(3, 0, 5)).isInstanceOf(io.sluice.vocab.GraphException.class)
+                .satisfies(e -> assertThat(((io.sluice.vocab.GraphException) e).error().code())
                         .isEqualTo(GraphPositions.FENCED));
         assertThat(positions.all()).containsEntry(3, 10L);
     }

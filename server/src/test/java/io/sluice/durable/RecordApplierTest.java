@@ -7,9 +7,9 @@ import io.sluice.apply.RetryPolicy;
 import io.sluice.config.TemplateConfig;
 import io.sluice.metrics.Metrics;
 import io.sluice.sink.EmbeddedNeo4j;
-import io.sluice.sink.Neo4jError;
+import io.sluice.vocab.Neo4jError;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
+import io.sluice.vocab.GraphException;
 import io.sluice.support.ForwardingSink;
 import io.sluice.time.Jitter;
 import io.sluice.time.Time;
@@ -57,9 +57,9 @@ class RecordApplierTest {
         }
 
         @Override
-        public <T> T inTransaction(TxWork<T> work) throws SinkException {
+        public <T> T inTransaction(TxWork<T> work) throws GraphException {
             if (calls.incrementAndGet() == failAt) {
-                throw new SinkException(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
+                throw new GraphException(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
                         "injected: unavailable for one transaction"), null);
             }
             return real.inTransaction(work);

@@ -6,9 +6,9 @@ import io.sluice.apply.RetryPolicy;
 import io.sluice.time.Time;
 import io.sluice.config.TemplateConfig;
 import io.sluice.sink.EmbeddedNeo4j;
-import io.sluice.sink.Neo4jError;
+import io.sluice.vocab.Neo4jError;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
+import io.sluice.vocab.GraphException;
 import io.sluice.support.Await;
 import io.sluice.support.ForwardingSink;
 import io.sluice.support.TestServer;
@@ -47,15 +47,15 @@ class UnavailableSinkTest {
         }
 
         @Override
-        public <T> T inTransaction(TxWork<T> work) throws SinkException {
+        public <T> T inTransaction(TxWork<T> work) throws GraphException {
             if (down.get()) {
                 refused.incrementAndGet();
-                throw new SinkException(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
+                throw new GraphException(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
                         "injected: database unavailable"), null);
             }
             T value = real.inTransaction(work);
             if (ambiguous.getAndDecrement() > 0) {
-                throw new SinkException(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
+                throw new GraphException(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
                         "injected: connection lost while committing"), null, true);
             }
             return value;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
+import io.sluice.vocab.GraphException;
 import io.sluice.support.Await;
 import io.sluice.support.ForwardingSink;
 import io.sluice.support.TestServer;
@@ -87,7 +87,7 @@ class WarmupTest {
             TestServer s = shared;
             Sink held = new ForwardingSink(s.server.sink()) {
                 @Override
-                public Warmed warmUp(BooleanSupplier stop) throws SinkException {
+                public Warmed warmUp(BooleanSupplier stop) throws GraphException {
                     entered.countDown();
                     try {
                         assertThat(release.await(60, TimeUnit.SECONDS)).isTrue();

@@ -3,11 +3,11 @@ package io.sluice.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.sink.Values.GraphDuration;
-import io.sluice.sink.Values.GraphNode;
-import io.sluice.sink.Values.GraphPath;
-import io.sluice.sink.Values.GraphPoint;
-import io.sluice.sink.Values.GraphRelationship;
+import io.sluice.vocab.GraphValues.GraphDuration;
+import io.sluice.vocab.GraphValues.GraphNode;
+import io.sluice.vocab.GraphValues.GraphPath;
+import io.sluice.vocab.GraphValues.GraphPoint;
+import io.sluice.vocab.GraphValues.GraphRelationship;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
 import java.time.LocalDateTime;

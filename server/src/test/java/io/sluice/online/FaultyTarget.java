@@ -1,6 +1,6 @@
 package io.sluice.online;
 
-import io.sluice.sink.Neo4jError;
+import io.sluice.vocab.Neo4jError;
 import io.sluice.write.Statement;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

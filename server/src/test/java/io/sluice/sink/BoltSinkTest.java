@@ -1,10 +1,15 @@
 package io.sluice.sink;
 
-import io.sluice.config.HostPort;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.config.HostPort;
 import io.sluice.support.TestServer;
+import io.sluice.time.Time;
+import io.sluice.vocab.GraphValues;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.QueryKind;
+import io.sluice.vocab.StatementResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,7 +18,6 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import io.sluice.time.Time;
 import org.neo4j.driver.AuthTokens;
 import org.neo4j.driver.GraphDatabase;
 import org.neo4j.driver.exceptions.ServiceUnavailableException;
@@ -73,8 +77,8 @@ class BoltSinkTest {
         for (int i = 0; i < viaEmbedded.columns().size(); i++) {
             byName.put(viaEmbedded.columns().get(i), viaEmbedded.rows().getFirst().get(i));
         }
-        assertThat(byName.get("cartesian3d")).isEqualTo(new Values.GraphPoint(9157, List.of(1.0, 2.0, 3.0)));
-        assertThat(byName.get("wgs84")).isEqualTo(new Values.GraphPoint(4326, List.of(2.5, 1.5)));
+        assertThat(byName.get("cartesian3d")).isEqualTo(new GraphValues.GraphPoint(9157, List.of(1.0, 2.0, 3.0)));
+        assertThat(byName.get("wgs84")).isEqualTo(new GraphValues.GraphPoint(4326, List.of(2.5, 1.5)));
         assertThat(byName.get("date")).isEqualTo(java.time.LocalDate.of(2020, 1, 2));
         assertThat(byName.get("time")).isEqualTo(java.time.OffsetTime.parse("12:34:56.789+01:00"));
         assertThat(byName.get("localtime")).isEqualTo(java.time.LocalTime.of(12, 34));
@@ -82,8 +86,8 @@ class BoltSinkTest {
                 .isEqualTo(java.time.ZonedDateTime.parse("2020-01-02T03:04:05.006+01:00[Europe/Berlin]"));
         assertThat(byName.get("offset")).isEqualTo(java.time.OffsetDateTime.parse("2020-01-02T03:04+02:00"));
         assertThat(byName.get("local")).isEqualTo(java.time.LocalDateTime.parse("2020-01-02T03:04:05"));
-        assertThat(byName.get("duration")).isEqualTo(new Values.GraphDuration(14, 3, 14706, 7_000_000));
-        assertThat(byName.get("negative")).isEqualTo(new Values.GraphDuration(0, 0, -90, 0));
+        assertThat(byName.get("duration")).isEqualTo(new GraphValues.GraphDuration(14, 3, 14706, 7_000_000));
+        assertThat(byName.get("negative")).isEqualTo(new GraphValues.GraphDuration(0, 0, -90, 0));
         assertThat(byName.get("duration")).hasToString("P1Y2M3DT4H5M6.007S");
     }
 
@@ -98,11 +102,11 @@ class BoltSinkTest {
         params.put("offset", java.time.OffsetDateTime.parse("2024-02-29T12:34:56.5+01:00"));
         params.put("zoned", java.time.ZonedDateTime.parse("2024-02-29T12:34:56+01:00[Europe/Stockholm]"));
         params.put("local", java.time.LocalDateTime.parse("2024-02-29T12:34:56.000000001"));
-        params.put("duration", new Values.GraphDuration(14, -1, 30, 500));
-        params.put("p2", new Values.GraphPoint(7203, List.of(1.5, 2.0)));
-        params.put("p3", new Values.GraphPoint(4979, List.of(12.5, 56.1, 100.0)));
-        params.put("nested", Map.of("l", List.of(new Values.GraphPoint(4326, List.of(1.0, 2.0)),
-                new Values.GraphDuration(0, 0, 1, 0))));
+        params.put("duration", new GraphValues.GraphDuration(14, -1, 30, 500));
+        params.put("p2", new GraphValues.GraphPoint(7203, List.of(1.5, 2.0)));
+        params.put("p3", new GraphValues.GraphPoint(4979, List.of(12.5, 56.1, 100.0)));
+        params.put("nested", Map.of("l", List.of(new GraphValues.GraphPoint(4326, List.of(1.0, 2.0)),
+                new GraphValues.GraphDuration(0, 0, 1, 0))));
         String read = "RETURN " + String.join(", ", params.keySet().stream().map(k -> "$" + k + " AS " + k).toList());
         StatementResult viaBolt = bolt.inReadTransaction(tx -> tx.run(read, params));
         StatementResult viaEmbedded = embedded.inReadTransaction(tx -> tx.run(read, params));
@@ -136,15 +140,15 @@ class BoltSinkTest {
     @Test
     void errorsKeepNeo4jsCodesAndTheClientsPositions() {
         String bad = "MATCH (n RETURN n";
-        SinkException viaBolt = thrown(() -> bolt.classify(bad));
-        SinkException viaEmbedded = thrown(() -> embedded.classify(bad));
+        GraphException viaBolt = thrown(() -> bolt.classify(bad));
+        GraphException viaEmbedded = thrown(() -> embedded.classify(bad));
         assertThat(viaBolt.error()).isEqualTo(viaEmbedded.error());
         assertThat(viaBolt.error().code()).isEqualTo("Neo.ClientError.Statement.SyntaxError");
 
-        SinkException missing = thrown(() -> bolt.inTransaction(tx -> tx.run("CREATE (n {a: $a})", Map.of())));
+        GraphException missing = thrown(() -> bolt.inTransaction(tx -> tx.run("CREATE (n {a: $a})", Map.of())));
         assertThat(missing.error().code()).isEqualTo("Neo.ClientError.Statement.ParameterMissing");
 
-        SinkException typeError = thrown(() -> bolt.inTransaction(tx -> tx.run("RETURN 1 - 'a'", Map.of())));
+        GraphException typeError = thrown(() -> bolt.inTransaction(tx -> tx.run("RETURN 1 - 'a'", Map.of())));
         assertThat(typeError.error().isClientError()).isTrue();
         assertThat(typeError.isTransient()).isFalse();
     }
@@ -156,7 +160,7 @@ class BoltSinkTest {
                 "UNWIND range(1, 10) AS i CALL (i) { CREATE (:SinkCit {i: i}) } IN TRANSACTIONS OF 3 ROWS", Map.of());
         assertThat(cit.counters().get("nodes_created")).isEqualTo(10);
         bolt.inTransaction(tx -> tx.run("CREATE (:SinkU {id: 1})", Map.of()));
-        SinkException dup = thrown(() -> bolt.inTransaction(tx -> tx.run("CREATE (:SinkU {id: 1})", Map.of())));
+        GraphException dup = thrown(() -> bolt.inTransaction(tx -> tx.run("CREATE (:SinkU {id: 1})", Map.of())));
         assertThat(dup.error().code()).isEqualTo("Neo.ClientError.Schema.ConstraintValidationFailed");
         assertThat(count("MATCH (u:SinkU) RETURN count(u)")).as("the failed transaction rolled back").isEqualTo(1);
     }
@@ -177,12 +181,12 @@ class BoltSinkTest {
     @Test
     void anUnreachableServerIsATransientErrorAndUnavailable() throws Exception {
         String nowhere = "bolt://127.0.0.1:" + TestServer.freePort();
-        SinkException atStart = thrown(() -> BoltSink.connect(new BoltSink.Options(nowhere, null, null, "neo4j"), Duration.ZERO, Time.SYSTEM));
+        GraphException atStart = thrown(() -> BoltSink.connect(new BoltSink.Options(nowhere, null, null, "neo4j"), Duration.ZERO, Time.SYSTEM));
         assertThat(atStart.isTransient()).isTrue();
         assertThat(atStart.error().message()).contains(nowhere);
 
         try (BoltSink down = new BoltSink(GraphDatabase.driver(nowhere, AuthTokens.none()), nowhere, "neo4j", Time.SYSTEM)) {
-            SinkException e = thrown(() -> down.inTransaction(tx -> tx.run("CREATE ()", Map.of())));
+            GraphException e = thrown(() -> down.inTransaction(tx -> tx.run("CREATE ()", Map.of())));
             assertThat(e.error().code()).isEqualTo("Neo.TransientError.General.DatabaseUnavailable");
             assertThat(e.commitOutcomeUnknown()).as("it never got to commit").isFalse();
             assertThat(down.isAvailable()).isFalse();
@@ -191,7 +195,7 @@ class BoltSinkTest {
 
     @Test
     void aConnectionLostWhileCommittingLeavesTheOutcomeUnknown() {
-        SinkException e = BoltSink.translate(new ServiceUnavailableException("connection reset"), true);
+        GraphException e = BoltSink.translate(new ServiceUnavailableException("connection reset"), true);
         assertThat(e.isTransient()).isTrue();
         assertThat(e.commitOutcomeUnknown()).isTrue();
         assertThat(e.error().message()).contains("may or may not have been committed");
@@ -202,12 +206,12 @@ class BoltSinkTest {
 
     @Test
     void anUnknownDatabaseFailsAtStartWithoutWaiting() {
-        SinkException e = thrown(() -> BoltSink.connect(new BoltSink.Options(uri, null, null, "nosuchdb"), Duration.ofSeconds(30), Time.SYSTEM));
+        GraphException e = thrown(() -> BoltSink.connect(new BoltSink.Options(uri, null, null, "nosuchdb"), Duration.ofSeconds(30), Time.SYSTEM));
         assertThat(e.isTransient()).isFalse();
         assertThat(e.error().code()).isEqualTo("Neo.ClientError.Database.DatabaseNotFound");
     }
 
-    static long count(String cypher) throws SinkException {
+    static long count(String cypher) throws GraphException {
         return ((Number) embedded.inReadTransaction(tx -> tx.run(cypher, Map.of())).rows().getFirst().getFirst()).longValue();
     }
 
@@ -216,15 +220,15 @@ class BoltSinkTest {
         void run() throws Exception;
     }
 
-    static SinkException thrown(Failing f) {
+    static GraphException thrown(Failing f) {
         try {
             f.run();
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             return e;
         } catch (Exception e) {
-            throw new AssertionError("expected a SinkException, got " + e, e);
+            throw new AssertionError("expected a GraphException, got " + e, e);
         }
-        throw new AssertionError("expected a SinkException, nothing was thrown");
+        throw new AssertionError("expected a GraphException, nothing was thrown");
     }
 
     @Test

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.support.OnThread;
 import io.sluice.support.SinkPair;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.StatementResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +49,7 @@ class OpenTxTest {
         return pair.sink(name);
     }
 
-    static long count(String label) throws SinkException {
+    static long count(String label) throws GraphException {
         return (Long) embedded.inReadTransaction(tx -> tx.run("MATCH (n:" + label + ") RETURN count(n)", Map.of()))
                 .rows().getFirst().getFirst();
     }
@@ -77,7 +79,7 @@ class OpenTxTest {
         tx.run("CREATE (:" + label + ")", Map.of());
         tx.rollback();
         assertThat(count(label)).isZero();
-        assertThatThrownBy(tx::commit).isInstanceOf(SinkException.class);
+        assertThatThrownBy(tx::commit).isInstanceOf(GraphException.class);
     }
 
     @ParameterizedTest
@@ -86,15 +88,15 @@ class OpenTxTest {
         String label = "Failed_" + name;
         Sink.OpenTx tx = sink(name).begin(true);
         tx.run("CREATE (:" + label + ")", Map.of());
-        assertThatThrownBy(() -> tx.run("RETRUN 1", Map.of())).isInstanceOfSatisfying(SinkException.class,
+        assertThatThrownBy(() -> tx.run("RETRUN 1", Map.of())).isInstanceOfSatisfying(GraphException.class,
                 e -> assertThat(e.error().code()).isEqualTo("Neo.ClientError.Statement.SyntaxError"));
-        assertThatThrownBy(tx::commit).as("finished by the error").isInstanceOf(SinkException.class);
+        assertThatThrownBy(tx::commit).as("finished by the error").isInstanceOf(GraphException.class);
         assertThat(count(label)).isZero();
 
         Sink.OpenTx runtime = sink(name).begin(true);
         runtime.run("CREATE (:" + label + ")", Map.of());
         assertThatThrownBy(() -> runtime.run("UNWIND [1, 0] AS x RETURN 1 / x", Map.of()))
-                .isInstanceOfSatisfying(SinkException.class,
+                .isInstanceOfSatisfying(GraphException.class,
                         e -> assertThat(e.error().code()).isEqualTo("Neo.ClientError.Statement.ArithmeticError"));
         assertThat(count(label)).isZero();
     }
@@ -132,7 +134,7 @@ class OpenTxTest {
         String label = "ReadOnly_" + name;
         Sink.OpenTx tx = sink(name).begin(false);
         assertThat(tx.run("RETURN 1 AS one", Map.of()).rows()).isEqualTo(List.of(List.of(1L)));
-        assertThatThrownBy(() -> tx.run("CREATE (:" + label + ")", Map.of())).isInstanceOfSatisfying(SinkException.class,
+        assertThatThrownBy(() -> tx.run("CREATE (:" + label + ")", Map.of())).isInstanceOfSatisfying(GraphException.class,
                 e -> assertThat(e.error().code()).isEqualTo("Neo.ClientError.Statement.AccessMode"));
         tx.rollback();
         assertThat(count(label)).isZero();

@@ -142,15 +142,15 @@ class CypherStrategyTest {
 
     @Test
     void onlyTheRecordsOwnErrorsAreItsFault() {
-        assertThat(SourceConsumer.recordsFault(new io.sluice.sink.Neo4jError("Neo.ClientError.Statement.TypeError",
+        assertThat(SourceConsumer.recordsFault(new io.sluice.vocab.Neo4jError("Neo.ClientError.Statement.TypeError",
                 "x"))).isTrue();
-        assertThat(SourceConsumer.recordsFault(new io.sluice.sink.Neo4jError(
+        assertThat(SourceConsumer.recordsFault(new io.sluice.vocab.Neo4jError(
                 "Neo.ClientError.Schema.ConstraintValidationFailed", "x"))).isTrue();
-        assertThat(SourceConsumer.recordsFault(io.sluice.sink.Neo4jError.invalidFormat("x"))).isTrue();
+        assertThat(SourceConsumer.recordsFault(io.sluice.vocab.Neo4jError.invalidFormat("x"))).isTrue();
         for (String environment : List.of("Neo.ClientError.General.ForbiddenOnReadOnlyDatabase",
                 "Neo.ClientError.Security.Forbidden", "Neo.ClientError.Database.DatabaseNotFound", "N/A",
                 "Neo.ClientError.Security.AuthorizationExpired")) {
-            assertThat(SourceConsumer.recordsFault(new io.sluice.sink.Neo4jError(environment, "x")))
+            assertThat(SourceConsumer.recordsFault(new io.sluice.vocab.Neo4jError(environment, "x")))
                     .as("%s: retried as an outage, never dead-lettered", environment).isFalse();
         }
     }

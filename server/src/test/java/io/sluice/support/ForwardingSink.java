@@ -1,9 +1,9 @@
 package io.sluice.support;
 
-import io.sluice.sink.QueryKind;
+import io.sluice.vocab.QueryKind;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
-import io.sluice.sink.StatementResult;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.StatementResult;
 import java.util.Map;
 
 /** A {@link Sink} that passes everything to a real one; tests override what they want to break. */
@@ -15,37 +15,37 @@ public class ForwardingSink implements Sink {
     }
 
     @Override
-    public Warmed warmUp(java.util.function.BooleanSupplier stop) throws SinkException {
+    public Warmed warmUp(java.util.function.BooleanSupplier stop) throws GraphException {
         return real.warmUp(stop);
     }
 
     /** {@link Sink}'s own warm-up (Cypher scans, as over Bolt), whatever the real sink does. */
-    public Warmed warmUpByCypher(java.util.function.BooleanSupplier stop) throws SinkException {
+    public Warmed warmUpByCypher(java.util.function.BooleanSupplier stop) throws GraphException {
         return Sink.super.warmUp(stop);
     }
 
     @Override
-    public <T> T inTransaction(TxWork<T> work) throws SinkException {
+    public <T> T inTransaction(TxWork<T> work) throws GraphException {
         return real.inTransaction(work);
     }
 
     @Override
-    public <T> T inReadTransaction(TxWork<T> work) throws SinkException {
+    public <T> T inReadTransaction(TxWork<T> work) throws GraphException {
         return real.inReadTransaction(work);
     }
 
     @Override
-    public OpenTx begin(boolean write) throws SinkException {
+    public OpenTx begin(boolean write) throws GraphException {
         return real.begin(write);
     }
 
     @Override
-    public StatementResult runImplicit(String cypher, Map<String, Object> params) throws SinkException {
+    public StatementResult runImplicit(String cypher, Map<String, Object> params) throws GraphException {
         return real.runImplicit(cypher, params);
     }
 
     @Override
-    public QueryKind classify(String cypher) throws SinkException {
+    public QueryKind classify(String cypher) throws GraphException {
         return real.classify(cypher);
     }
 

@@ -26,7 +26,7 @@ public final class Layering {
 
     private Layering() {}
 
-    /** Each package's uses of sluice's other packages ({@code time}, a leaf every package may use, left out). */
+    /** Each package's uses of sluice's other packages ({@code time} and {@code vocab}, leaves every package may use, left out). */
     public static Map<String, Set<String>> uses(Path main) throws IOException {
         Map<String, Set<String>> uses = new TreeMap<>();
         try (Stream<Path> files = Files.walk(main)) {
@@ -36,7 +36,7 @@ public final class Layering {
                 Set<String> used = uses.computeIfAbsent(pkg, k -> new TreeSet<>());
                 for (Matcher m : new Matcher[] {IMPORT.matcher(src), QUALIFIED.matcher(src)}) {
                     while (m.find()) {
-                        if (!m.group(1).equals(pkg) && !m.group(1).equals("time")) {
+                        if (!m.group(1).equals(pkg) && !m.group(1).equals("time") && !m.group(1).equals("vocab")) {
                             used.add(m.group(1));
                         }
                     }

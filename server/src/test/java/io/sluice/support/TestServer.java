@@ -5,8 +5,8 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.security.InitialAuth;
 import io.sluice.server.SluiceServer;
 import io.sluice.sink.BoltSink;
-import io.sluice.sink.SinkException;
-import io.sluice.sink.StatementResult;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.StatementResult;
 import io.sluice.config.HostPort;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -177,7 +177,7 @@ public final class TestServer implements AutoCloseable {
         try {
             StatementResult r = server.sink().inReadTransaction(tx -> tx.run(cypher, params));
             return ((Number) r.rows().getFirst().getFirst()).longValue();
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             throw new IllegalStateException(e);
         }
     }

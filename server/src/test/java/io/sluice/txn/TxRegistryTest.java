@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.sink.BoltSink;
 import io.sluice.sink.EmbeddedNeo4j;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
+import io.sluice.vocab.GraphException;
 import io.sluice.support.Await;
 import io.sluice.support.OnThread;
 import io.sluice.support.SinkPair;
@@ -64,9 +64,9 @@ class TxRegistryTest {
         volatile boolean full;
 
         @Override
-        public void enter() throws SinkException {
+        public void enter() throws GraphException {
             if (full) {
-                throw new SinkException(new io.sluice.sink.Neo4jError("Neo.TransientError.Request.ResourceExhaustion",
+                throw new GraphException(new io.sluice.vocab.Neo4jError("Neo.TransientError.Request.ResourceExhaustion",
                         "full"), null);
             }
             inside.incrementAndGet();
@@ -92,7 +92,7 @@ class TxRegistryTest {
         return TxRegistry.start(sink, gate, options, time, new Random(42), Thread.ofPlatform().name("test-txn-sweeper").factory());
     }
 
-    static long count(String label) throws SinkException {
+    static long count(String label) throws GraphException {
         return (Long) embedded.inReadTransaction(tx -> tx.run("MATCH (n:" + label + ") RETURN count(n)", Map.of()))
                 .rows().getFirst().getFirst();
     }
@@ -100,14 +100,14 @@ class TxRegistryTest {
     static String code(ThrowingCall call) {
         try {
             call.run();
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             return e.error().code();
         }
-        throw new AssertionError("expected a SinkException");
+        throw new AssertionError("expected a GraphException");
     }
 
     interface ThrowingCall {
-        void run() throws SinkException;
+        void run() throws GraphException;
     }
 
     @ParameterizedTest
@@ -147,7 +147,7 @@ class TxRegistryTest {
             }
             r.rollback(tx.id(), ALICE);
             assertThat(count(label)).isZero();
-            SinkException gone = org.junit.jupiter.api.Assertions.assertThrows(SinkException.class,
+            GraphException gone = org.junit.jupiter.api.Assertions.assertThrows(GraphException.class,
                     () -> r.acquire(tx.id(), ALICE));
             assertThat(gone.error().code()).isEqualTo("Neo.ClientError.Request.Invalid");
             assertThat(gone.error().message()).contains("\"" + tx.id() + "\"", "neo4j-cluster-affinity");
@@ -283,7 +283,7 @@ class TxRegistryTest {
         try (TxRegistry r = registry(embedded, Flavour.QUERY_API, 2)) {
             String first = r.open(true, ALICE).id();
             r.open(false, ALICE);
-            SinkException full = org.junit.jupiter.api.Assertions.assertThrows(SinkException.class, () -> r.open(true, ALICE));
+            GraphException full = org.junit.jupiter.api.Assertions.assertThrows(GraphException.class, () -> r.open(true, ALICE));
             assertThat(full.error().code()).isEqualTo("Neo.TransientError.Transaction.MaximumTransactionLimitReached");
             assertThat(full.isTransient()).isTrue();
             r.commit(first, ALICE);

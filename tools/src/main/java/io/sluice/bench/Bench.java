@@ -1,9 +1,13 @@
 package io.sluice.bench;
 
 import io.sluice.time.Time;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 
@@ -44,8 +48,8 @@ public final class Bench {
     }
 
     private static String basic(String user, String password) {
-        return "Basic " + java.util.Base64.getEncoder().encodeToString((user + ":" + password)
-                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password)
+                .getBytes(StandardCharsets.UTF_8));
     }
 
     private final BenchOptions options;
@@ -140,7 +144,7 @@ public final class Bench {
     private BenchBroker startBroker() throws InterruptedException {
         try {
             return BenchBroker.start(options.workDir(), progress);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new UncheckedIOException("cannot start the bench's Kafka broker", e);
         }
     }
@@ -148,12 +152,12 @@ public final class Bench {
     private LoadProcess startLoadProcess() throws InterruptedException {
         try {
             return LoadProcess.start(options.loadJavaOptions(), progress);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new UncheckedIOException("cannot start the load process", e);
         }
     }
 
-    static java.net.http.HttpRequest.Builder authorized(java.net.http.HttpRequest.Builder b, String authorization) {
+    static HttpRequest.Builder authorized(HttpRequest.Builder b, String authorization) {
         return authorization == null ? b : b.header("Authorization", authorization);
     }
 }

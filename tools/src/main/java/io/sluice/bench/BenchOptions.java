@@ -1,11 +1,17 @@
 package io.sluice.bench;
 
 import io.sluice.config.Apply;
+import io.sluice.config.HostPort;
 import io.sluice.config.SluiceConfig;
+import io.sluice.server.SluiceServer;
+import io.sluice.sink.BoltSink;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * What to run.
@@ -54,13 +60,13 @@ import java.util.Objects;
  */
 public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration,
         Duration warmup, Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed,
-        LoadClient client, List<Integer> appliers, io.sluice.sink.BoltSink.Options remote, List<Boolean> auth,
+        LoadClient client, List<Integer> appliers, BoltSink.Options remote, List<Boolean> auth,
         List<BenchApi> apis, boolean loadProcess, List<String> loadJavaOptions, int rounds, List<Boolean> coalesce,
-        String kafka, List<Rate> rates, List<BenchPeer> peers, List<java.util.Map<String, String>> neo4jSettings) {
+        String kafka, List<Rate> rates, List<BenchPeer> peers, List<Map<String, String>> neo4jSettings) {
 
     public BenchOptions(Scenario scenario, List<BenchMode> modes, int clients, Duration duration, Duration warmup,
             Duration prime, int rowsPerRequest, SluiceConfig config, Path workDir, long seed, LoadClient client,
-            List<Integer> appliers, io.sluice.sink.BoltSink.Options remote, List<Boolean> auth) {
+            List<Integer> appliers, BoltSink.Options remote, List<Boolean> auth) {
         this(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir, seed, client,
                 appliers, remote, auth, List.of(BenchApi.TEMPLATE), false, List.of(), 1, null, null, List.of(), null,
                 null);
@@ -94,8 +100,8 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
         kafka = kafka == null || kafka.isBlank() ? null : kafka.strip();
         rates = rates == null ? List.of() : List.copyOf(rates);
         peers = peers == null || peers.isEmpty() ? List.of(BenchPeer.PROCESS) : List.copyOf(peers);
-        neo4jSettings = neo4jSettings == null || neo4jSettings.isEmpty() ? List.of(java.util.Map.of())
-                : neo4jSettings.stream().map(java.util.Map::copyOf).toList();
+        neo4jSettings = neo4jSettings == null || neo4jSettings.isEmpty() ? List.of(Map.of())
+                : neo4jSettings.stream().map(Map::copyOf).toList();
         if (neo4jSettings.size() > 1 && remote != null) {
             throw new IllegalArgumentException("--neo4j-settings are the embedded Neo4j's: not with --neo4j");
         }
@@ -117,8 +123,8 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
         if (remote != null && modes.contains(BenchMode.SYNC) && apis.stream().anyMatch(BenchApi::bolt)) {
             // whether sluice takes a Bolt listener beside a Neo4j of one's own is the server's rule: asked here, so
             // that a refusal comes before the prime rather than at the first Bolt measurement
-            new io.sluice.server.SluiceServer.Options(config, workDir, null,
-                    new io.sluice.config.HostPort("127.0.0.1", 0), remote, null);
+            new SluiceServer.Options(config, workDir, null,
+                    new HostPort("127.0.0.1", 0), remote, null);
         }
         if (apis.contains(BenchApi.QUERY_V2) && rowsPerRequest != 1) {
             throw new IllegalArgumentException("the Query API takes one statement per request: --api query-v2 needs"
@@ -203,7 +209,7 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
      * The same, every measurement of sluice's modes run once per entry of {@code variants}, each entry Neo4j
      * settings on top of the config's ({@code neo4j.settings}; an empty one: the config's alone).
      */
-    public BenchOptions withNeo4jSettings(List<java.util.Map<String, String>> variants) {
+    public BenchOptions withNeo4jSettings(List<Map<String, String>> variants) {
         return new BenchOptions(scenario, modes, clients, duration, warmup, prime, rowsPerRequest, config, workDir,
                 seed, client, appliers, remote, auth, apis, loadProcess, loadJavaOptions, rounds, coalesce, kafka, rates,
                 peers, variants);
@@ -213,8 +219,8 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
      * A variant of {@link #neo4jSettings} from {@code --neo4j-settings}' {@code text}: {@code config} (none added), or
      * {@code k=v;k=v}, its names checked as {@code config}'s own {@code neo4j.settings} are.
      */
-    public static java.util.Map<String, String> settingsVariant(SluiceConfig config, String text) {
-        java.util.Map<String, String> settings = new java.util.LinkedHashMap<>();
+    public static Map<String, String> settingsVariant(SluiceConfig config, String text) {
+        Map<String, String> settings = new LinkedHashMap<>();
         if (!text.strip().equals("config")) {
             for (String pair : text.split(";")) {
                 int eq = pair.indexOf('=');
@@ -230,13 +236,13 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
     }
 
     /** How a variant of {@link #neo4jSettings} is named in the report: its settings, {@code k=v,k=v}. */
-    public static String label(java.util.Map<String, String> variant) {
-        return String.join(",", new java.util.TreeMap<>(variant).entrySet().stream()
+    public static String label(Map<String, String> variant) {
+        return String.join(",", new TreeMap<>(variant).entrySet().stream()
                 .map(e -> e.getKey() + "=" + e.getValue()).toList());
     }
 
     /** The server config of {@link #serverConfig(int, boolean)} with {@code variant}'s Neo4j settings on top. */
-    public SluiceConfig serverConfig(int n, boolean coalesceCypher, java.util.Map<String, String> variant) {
+    public SluiceConfig serverConfig(int n, boolean coalesceCypher, Map<String, String> variant) {
         SluiceConfig c = serverConfig(n, coalesceCypher);
         return variant.isEmpty() ? c : c.with(c.neo4j().withSettings(variant));
     }
@@ -248,7 +254,7 @@ public record BenchOptions(Scenario scenario, List<BenchMode> modes, int clients
 
     /** The server config for this scenario: its one template and its schema. */
     public SluiceConfig serverConfig() {
-        return config.withTemplates(java.util.Map.of(scenario.name(), scenario.template()), scenario.schema());
+        return config.withTemplates(Map.of(scenario.name(), scenario.template()), scenario.schema());
     }
 
     /** The same with {@code n} appliers. */

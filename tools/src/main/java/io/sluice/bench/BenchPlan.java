@@ -1,6 +1,7 @@
 package io.sluice.bench;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
@@ -56,7 +57,7 @@ final class BenchPlan {
                             for (String journal : mode == BenchMode.ASYNC ? options.journals()
                                     : List.of(ModeResult.LOCAL)) {
                                 for (BenchPeer peer : mode == BenchMode.NEO4J ? options.peers()
-                                        : java.util.Collections.<BenchPeer>singletonList(null)) {
+                                        : Collections.<BenchPeer>singletonList(null)) {
                                     plan.add(new Run(auth, coalesce, mode, api, appliers, journal, peer,
                                             settings));
                                 }

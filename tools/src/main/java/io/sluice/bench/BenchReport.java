@@ -3,6 +3,8 @@ package io.sluice.bench;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,8 +41,8 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
     public BenchReport {
         results = List.copyOf(results);
         openLoop = openLoop == null ? List.of() : List.copyOf(openLoop);
-        ratios = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(ratios));
-        ratiosByRound = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(ratiosByRound));
+        ratios = Collections.unmodifiableMap(new LinkedHashMap<>(ratios));
+        ratiosByRound = Collections.unmodifiableMap(new LinkedHashMap<>(ratiosByRound));
     }
 
     public static BenchReport of(String scenario, List<ModeResult> results) {
@@ -200,7 +202,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
 
     private static double median(double[] v) {
         double[] s = v.clone();
-        java.util.Arrays.sort(s);
+        Arrays.sort(s);
         return s.length == 0 ? 0 : s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
     }
 
@@ -209,7 +211,7 @@ public record BenchReport(String scenario, List<ModeResult> results, Map<String,
      * {@code mode (api): N writes, M errors (status: count ...)}: a table of them measures nothing.
      */
     public List<String> failed() {
-        List<String> out = new java.util.ArrayList<>();
+        List<String> out = new ArrayList<>();
         for (ModeResult r : results) {
             if (r.errors() > 0 && r.errors() >= r.writes()) {
                 out.add(r.mode().label() + " (" + r.api().label() + "): " + r.writes() + " writes, " + r.errors()

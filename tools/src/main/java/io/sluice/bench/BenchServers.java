@@ -1,18 +1,24 @@
 package io.sluice.bench;
 
 import io.sluice.config.HostPort;
+import io.sluice.config.SluiceConfig;
 import io.sluice.security.InitialAuth;
 import io.sluice.server.SluiceServer;
+import io.sluice.sink.BoltSink;
 import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,8 +50,8 @@ final class BenchServers {
      * The run's server config; on Kafka, a topic and consumer group of the run's own, so that no run reads what
      * another wrote (the broker outlives the servers).
      */
-    io.sluice.config.SluiceConfig config(BenchPlan.Run run) {
-        io.sluice.config.SluiceConfig c = options.serverConfig(run.appliers(), run.coalesce(), run.settings());
+    SluiceConfig config(BenchPlan.Run run) {
+        SluiceConfig c = options.serverConfig(run.appliers(), run.coalesce(), run.settings());
         if (!ModeResult.KAFKA.equals(run.journal())) {
             return c;
         }
@@ -83,7 +89,7 @@ final class BenchServers {
      * A fresh sluice, given {@code work}, stopped, its directory deleted; with {@code bolt}, started with a Bolt
      * listener on a free loopback port ({@link #freeLoopbackPort}), whatever sluice serves there.
      */
-    <T> T onFreshServer(BenchMode mode, io.sluice.config.SluiceConfig config, boolean auth, boolean bolt,
+    <T> T onFreshServer(BenchMode mode, SluiceConfig config, boolean auth, boolean bolt,
             OnServer<T> work) throws InterruptedException {
         Path dir = tempDir(mode);
         // the bench warms the JIT itself (the prime), and measures from the first request: no rehearsal
@@ -111,7 +117,7 @@ final class BenchServers {
      * then the start fails, saying so.
      */
     static HostPort freeLoopbackPort() {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return new HostPort("127.0.0.1", s.getLocalPort());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot find a free loopback port for sluice's Bolt listener", e);
@@ -120,9 +126,9 @@ final class BenchServers {
 
     /** Empties the remote database (data and sluice's offset node; the schema stays) so each mode starts fresh. */
     private void wipeRemote() {
-        try (io.sluice.sink.BoltSink sink = io.sluice.sink.BoltSink.connect(options.remote(), Duration.ofSeconds(60), time)) {
-            sink.runImplicit("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS", java.util.Map.of());
-        } catch (io.sluice.sink.SinkException e) {
+        try (BoltSink sink = BoltSink.connect(options.remote(), Duration.ofSeconds(60), time)) {
+            sink.runImplicit("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS", Map.of());
+        } catch (GraphException e) {
             throw new IllegalStateException("cannot empty the Neo4j at " + options.remote().uri() + ": " + e.getMessage(), e);
         }
     }

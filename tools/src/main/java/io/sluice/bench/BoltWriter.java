@@ -4,6 +4,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Map;
+import java.util.SplittableRandom;
 import org.neo4j.driver.AuthToken;
 import org.neo4j.driver.AuthTokens;
 import org.neo4j.driver.Config;
@@ -12,6 +13,7 @@ import org.neo4j.driver.GraphDatabase;
 import org.neo4j.driver.QueryConfig;
 import org.neo4j.driver.Session;
 import org.neo4j.driver.SessionConfig;
+import org.neo4j.driver.TransactionConfig;
 import org.neo4j.driver.exceptions.Neo4jException;
 
 /**
@@ -46,8 +48,8 @@ final class BoltWriter implements AutoCloseable {
     /** The driver's own default pool size. */
     static final int DRIVER_DEFAULT_POOL = 100;
     /** The metadata of {@link BenchApi#BOLT_RUN_UNCOUNTED}'s transactions: sluice need not keep their counters. */
-    private static final org.neo4j.driver.TransactionConfig UNCOUNTED = org.neo4j.driver.TransactionConfig.builder()
-            .withMetadata(java.util.Map.of("sluice", java.util.Map.of("counters", false))).build();
+    private static final TransactionConfig UNCOUNTED = TransactionConfig.builder()
+            .withMetadata(Map.of("sluice", Map.of("counters", false))).build();
 
     private final Driver driver;
     private final BenchApi style;
@@ -119,7 +121,7 @@ final class BoltWriter implements AutoCloseable {
     /** A client's session; {@code seed}: its own draws of which transactions roll back (the rollback style). */
     Worker worker(long seed) {
         return new Worker(style == BenchApi.BOLT_EXECUTABLE_QUERY ? null : driver.session(sessions),
-                new java.util.SplittableRandom(seed));
+                new SplittableRandom(seed));
     }
 
     /** What a transaction of the rollback style throws so that the driver rolls it back (and does not retry it). */
@@ -159,9 +161,9 @@ final class BoltWriter implements AutoCloseable {
     /** One client's way to write: its session, kept for the run. Used by one thread at a time. */
     final class Worker implements AutoCloseable {
         private final Session session;
-        private final java.util.SplittableRandom random;
+        private final SplittableRandom random;
 
-        private Worker(Session session, java.util.SplittableRandom random) {
+        private Worker(Session session, SplittableRandom random) {
             this.session = session;
             this.random = random;
         }

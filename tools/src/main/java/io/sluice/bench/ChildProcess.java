@@ -1,8 +1,14 @@
 package io.sluice.bench;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * What the bench does alike with the child processes it owns (the load process, Neo4j's server, the Kafka
@@ -20,15 +26,15 @@ final class ChildProcess {
      * Starts a daemon thread named {@code name} that hands each line of the child's {@code stream} to {@code each},
      * then runs {@code atEnd} (null: nothing) when the stream ends or fails: the child is gone.
      */
-    static Thread readLines(String name, java.io.InputStream stream, java.util.function.Consumer<String> each,
+    static Thread readLines(String name, InputStream stream, Consumer<String> each,
             Runnable atEnd) {
         return Thread.ofPlatform().name(name).daemon(true).start(() -> {
-            try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(stream,
-                    java.nio.charset.StandardCharsets.UTF_8))) {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(stream,
+                    StandardCharsets.UTF_8))) {
                 for (String line; (line = r.readLine()) != null; ) {
                     each.accept(line);
                 }
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 // the child is gone: atEnd says so
             } finally {
                 if (atEnd != null) {

@@ -1,13 +1,12 @@
 package io.sluice.bench;
 
-import io.sluice.csv.Datasets;
-
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.sluice.config.Neo4j;
 import io.sluice.config.SluiceConfig;
 import io.sluice.csv.CsvFormat;
 import io.sluice.csv.CsvSource;
+import io.sluice.csv.Datasets;
 import io.sluice.csv.EntityKind;
 import io.sluice.csv.Header;
 import io.sluice.csv.InputGroup;
@@ -18,27 +17,30 @@ import io.sluice.importer.ImportProgress;
 import io.sluice.importer.ImportSummary;
 import io.sluice.online.OnlineImport;
 import io.sluice.server.SluiceServer;
-import io.sluice.sink.SinkException;
 import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import org.neo4j.cli.AdminTool;
 
 /**
  * {@code sluice import-bench}: the import paths against their baselines, on the same generated data, in one run;
  * ratios are what counts (absolute figures depend on the machine and what else runs on it).
  * <ul>
  *   <li>{@code offline}: {@code sluice import --into} against Neo4j's importer called bare ({@code NEO4J_HOME=DIR
- *       java -cp lib/* org.neo4j.cli.AdminTool database import full ...}), each a fresh JVM with the same flags;</li>
+ *       java -cp lib/* AdminTool database import full ...}), each a fresh JVM with the same flags;</li>
  *   <li>{@code create}: customers (the 2024 article's shape) into the embedded database with a uniqueness
  *       constraint on the ID: {@code LOAD CSV ... CALL {} IN TRANSACTIONS}, {@code ... IN CONCURRENT TRANSACTIONS},
  *       and {@code sluice import --online};</li>
@@ -222,7 +224,7 @@ public final class ImportBench {
     private static Path withHeader(Path data, Path to, String header) throws IOException {
         try (OutputStream out = Files.newOutputStream(to)) {
             if (header != null) {
-                out.write((header + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                out.write((header + "\n").getBytes(StandardCharsets.UTF_8));
             }
             Files.copy(data, out);
         }
@@ -254,7 +256,7 @@ public final class ImportBench {
                     s.sink().runImplicit(st, params);
                 }
                 return new Result(mode, rows, (time.nanos() - t0) / 1e9, true, null, 0);
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 err.println("import-bench: " + mode + " failed: " + e.getMessage());
                 return new Result(mode, rows, (time.nanos() - t0) / 1e9, false, e.error().code() + ": "
                         + abbreviate(e.error().message()), 0);
@@ -380,7 +382,7 @@ public final class ImportBench {
             return;
         }
         try (var s = Files.walk(dir)) {
-            s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 }

@@ -1,8 +1,11 @@
 package io.sluice.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.cli.Main;
 import io.sluice.time.Time;
 import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -19,11 +22,11 @@ public final class LoadMain {
     private LoadMain() {}
 
     public static void main(String[] args) throws IOException, InterruptedException {
-        // as io.sluice.cli.Main: Logback, not the SLF4J provider Neo4j's server jar also ships (nor SLF4J's warning)
+        // as Main: Logback, not the SLF4J provider Neo4j's server jar also ships (nor SLF4J's warning)
         System.setProperty("slf4j.provider", "ch.qos.logback.classic.spi.LogbackServiceProvider");
         System.setProperty("slf4j.internal.verbosity", "WARN");
         ObjectMapper json = new ObjectMapper();
-        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
+        PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true,
                 StandardCharsets.UTF_8);
         System.setOut(System.err); // stdout carries the answers alone; anything else printing goes to stderr
         // the bench gone (killed), a run in progress has no one to answer: stop now rather than at its end

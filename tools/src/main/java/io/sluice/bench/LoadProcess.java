@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The load generator (HTTP, or Bolt through the driver) in a JVM of its own ({@code --load-process}), so that the
@@ -136,7 +137,7 @@ final class LoadProcess implements AutoCloseable {
         }
     }
 
-    private void read(String name, InputStream stream, boolean signalsEnd, java.util.function.Consumer<String> each) {
+    private void read(String name, InputStream stream, boolean signalsEnd, Consumer<String> each) {
         readers.add(ChildProcess.readLines(name, stream, each, signalsEnd ? () -> answers.add(GONE) : null));
     }
 

@@ -1,5 +1,6 @@
 package io.sluice.bench;
 
+import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -44,10 +45,10 @@ record LoadSummary(int clients, long writes, long acknowledged, long uncertain, 
     }
 
     LoadSummary {
-        errorsByStatus = java.util.Collections.unmodifiableMap(new TreeMap<>(errorsByStatus));
+        errorsByStatus = Collections.unmodifiableMap(new TreeMap<>(errorsByStatus));
         open = open == null ? OpenFigures.NONE : open;
         errorsByCode = errorsByCode == null ? Map.of()
-                : java.util.Collections.unmodifiableMap(new TreeMap<>(errorsByCode));
+                : Collections.unmodifiableMap(new TreeMap<>(errorsByCode));
     }
 
     long errors() {

@@ -3,12 +3,14 @@ package io.sluice.bench;
 import io.sluice.server.SluiceServer;
 import io.sluice.time.Time;
 import io.sluice.write.Template;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -116,7 +118,7 @@ final class ModeMeasurement {
             r = r.withSeconds(r.seconds() + drainSeconds);
         }
         return new Measured(note.isEmpty() ? checkStored(r, load.uncertain(), cypher -> server.sink().inReadTransaction(
-                tx -> ((Number) tx.run(cypher, java.util.Map.of()).rows().getFirst().getFirst()).longValue())) : r,
+                tx -> ((Number) tx.run(cypher, Map.of()).rows().getFirst().getFirst()).longValue())) : r,
                 load);
     }
 
@@ -203,7 +205,7 @@ final class ModeMeasurement {
         }
         try {
             return loadProcess.start(spec)::await;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new UncheckedIOException("cannot hand the load to the load process", e);
         }
     }

@@ -1,5 +1,6 @@
 package io.sluice.bench;
 
+import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -43,11 +44,11 @@ public record ModeResult(BenchMode mode, BenchApi api, String client, boolean lo
     public static final String KAFKA = "kafka";
 
     public ModeResult {
-        errorsByStatus = java.util.Collections.unmodifiableMap(new TreeMap<>(errorsByStatus));
+        errorsByStatus = Collections.unmodifiableMap(new TreeMap<>(errorsByStatus));
         journal = journal == null ? LOCAL : journal;
         settings = settings == null ? "" : settings;
         errorsByCode = errorsByCode == null ? Map.of()
-                : java.util.Collections.unmodifiableMap(new TreeMap<>(errorsByCode));
+                : Collections.unmodifiableMap(new TreeMap<>(errorsByCode));
     }
 
     /** A result over HTTP (no errors by Neo4j code). */

@@ -2,9 +2,9 @@ package io.sluice.bench;
 
 import io.sluice.config.Sources;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
 import io.sluice.source.Formats;
 import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +13,7 @@ import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -112,7 +113,7 @@ final class NaiveConsumer implements AutoCloseable {
             }
         } catch (WakeupException e) {
             // close() woke it
-        } catch (RuntimeException | SinkException | Formats.Unreadable e) {
+        } catch (RuntimeException | GraphException | Formats.Unreadable e) {
             if (!stopping) {
                 failure.compareAndSet(null, e.toString());
                 log.error("naive consumer {} stopped: {}", Thread.currentThread().getName(), e.toString());
@@ -121,14 +122,14 @@ final class NaiveConsumer implements AutoCloseable {
             Thread.currentThread().interrupt();
         } finally {
             try {
-                consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(10)));
+                consumer.close(CloseOptions.timeout(Duration.ofSeconds(10)));
             } catch (RuntimeException e) {
                 log.warn("closing a naive consumer: {}", e.toString());
             }
         }
     }
 
-    private void apply(ConsumerRecord<byte[], byte[]> r) throws SinkException, Formats.Unreadable,
+    private void apply(ConsumerRecord<byte[], byte[]> r) throws GraphException, Formats.Unreadable,
             InterruptedException {
         Object event = Formats.read(r.value(), Sources.Format.JSON, true);
         for (int attempt = 1; ; attempt++) {
@@ -138,7 +139,7 @@ final class NaiveConsumer implements AutoCloseable {
                     return null;
                 });
                 break;
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 if (!e.isTransient() || attempt >= ATTEMPTS) {
                     throw e;
                 }

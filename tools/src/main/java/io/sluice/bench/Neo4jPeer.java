@@ -2,19 +2,22 @@ package io.sluice.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.config.HostPort;
 import io.sluice.config.SluiceConfig;
 import io.sluice.sink.EmbeddedNeo4j;
-import io.sluice.config.HostPort;
 import io.sluice.sink.Neo4jServer;
 import io.sluice.time.Time;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -123,10 +126,10 @@ final class Neo4jPeer implements AutoCloseable {
         Map<String, String> settings = new LinkedHashMap<>();
         Path userLogs = home.toAbsolutePath().resolve("conf").resolve("user-logs.xml");
         try {
-            java.nio.file.Files.createDirectories(userLogs.getParent());
-            java.nio.file.Files.writeString(userLogs, USER_LOGS);
+            Files.createDirectories(userLogs.getParent());
+            Files.writeString(userLogs, USER_LOGS);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException("cannot write " + userLogs, e);
+            throw new UncheckedIOException("cannot write " + userLogs, e);
         }
         settings.put("server.logs.user.config", userLogs.toString());
         settings.put("initial.dbms.default_database", n.database());
@@ -200,7 +203,7 @@ final class Neo4jPeer implements AutoCloseable {
                 "application/json").POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(Map.of(
                         "statements", List.of(Map.of("statement", statement)))))).build(),
                 HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() != 200 || Answers.reportErrors(r.body().getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
+        if (r.statusCode() != 200 || Answers.reportErrors(r.body().getBytes(StandardCharsets.UTF_8))) {
             throw new IOException(statement + ": " + r.statusCode() + " " + r.body());
         }
     }

@@ -23,13 +23,14 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.timeout.ReadTimeoutHandler;
-import io.sluice.time.Time;
 import io.sluice.bench.Scenario.RowSource;
 import io.sluice.bench.Scenario.Workload;
+import io.sluice.time.Time;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -99,7 +100,7 @@ final class NettyHttpLoad implements Load {
      * it cannot connect.
      */
     static void connect(EventLoop loop, HttpTarget target, ChannelHandler handler,
-            java.util.function.Consumer<Throwable> failed) {
+            Consumer<Throwable> failed) {
         new Bootstrap().group(loop).channel(NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)

@@ -1,5 +1,7 @@
 package io.sluice.bench;
 
+import java.util.Locale;
+
 /**
  * One open-loop measurement ({@code --rate}, {@link OpenLoop}): requests due at {@code targetPerS}, each latency
  * from its due time, so the time a request waited for a free connection counts.
@@ -42,7 +44,7 @@ public record OpenLoopResult(ModeResult run, Rate rate, double targetPerS, doubl
 
     /** The row label's suffix: {@code @50% (4123/s)}, or {@code @3000/s}. */
     String suffix() {
-        return rate.percent() ? String.format(java.util.Locale.ROOT, "@%s (%.0f/s)", rate.label(), targetPerS)
+        return rate.percent() ? String.format(Locale.ROOT, "@%s (%.0f/s)", rate.label(), targetPerS)
                 : "@" + rate.label();
     }
 }

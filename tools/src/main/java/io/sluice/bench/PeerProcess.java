@@ -1,5 +1,6 @@
 package io.sluice.bench;
 
+import io.sluice.cli.Main;
 import io.sluice.config.HostPort;
 import io.sluice.time.Time;
 import java.io.BufferedReader;
@@ -7,6 +8,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -45,7 +47,7 @@ import java.util.regex.Pattern;
  * JAVA_HOME/bin/java [the bench JVM's -Xms, -Xmx and GC flags] --add-opens=java.base/{java.nio,sun.nio.ch,
  *     java.io,java.lang}=ALL-UNNAMED --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow
  *     -Xlog:gc:file="HOME/gc.log"::filecount=0
- *     -cp CLASS_PATH io.sluice.cli.Main neo4j --http 127.0.0.1:0 --bolt 127.0.0.1:0 --data HOME
+ *     -cp CLASS_PATH Main neo4j --http 127.0.0.1:0 --bolt 127.0.0.1:0 --data HOME
  *     --pagecache BYTES --setting KEY=VALUE ...
  * </pre>
  * with {@code NEO4J_AUTH=neo4j/PASSWORD} (or {@code none}) in its environment. Port 0: the server binds ports
@@ -268,7 +270,7 @@ final class PeerProcess implements AutoCloseable {
         } catch (NoSuchFileException e) {
             return 0;
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException("cannot read the Neo4j peer's GC log " + gcLog, e);
+            throw new UncheckedIOException("cannot read the Neo4j peer's GC log " + gcLog, e);
         }
     }
 

@@ -1,7 +1,10 @@
 package io.sluice.bench;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.time.Time;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -39,7 +42,7 @@ public final class ProducerMain {
         System.setProperty("slf4j.provider", "ch.qos.logback.classic.spi.LogbackServiceProvider");
         System.setProperty("slf4j.internal.verbosity", "WARN");
         ObjectMapper json = new ObjectMapper();
-        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
+        PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true,
                 StandardCharsets.UTF_8);
         System.setOut(System.err); // stdout carries the answer alone
         // the bench gone (killed), no one waits for these rows: stop now
@@ -116,7 +119,7 @@ public final class ProducerMain {
             }
             producer.flush();
             end = time.nanos();
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot write a row as JSON: " + e.getMessage(), e);
         }
         double cpu = ProcessHandle.current().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(0.0);

@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * The sources bench's producer in a JVM of its own ({@link ProducerMain}), one per topic it fills: the bench's
@@ -131,7 +132,7 @@ final class ProducerProcess implements AutoCloseable {
     }
 
     /** A reader of the child's {@code stream}; {@code signalsEnd}: its end, with no answer yet, is the child's. */
-    private void read(String name, InputStream stream, boolean signalsEnd, java.util.function.Consumer<String> each) {
+    private void read(String name, InputStream stream, boolean signalsEnd, Consumer<String> each) {
         readers.add(ChildProcess.readLines(name, stream, each, signalsEnd
                 ? () -> answer.completeExceptionally(new IOException("the producer's output ended")) : null));
     }

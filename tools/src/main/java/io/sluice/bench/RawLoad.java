@@ -3,7 +3,7 @@ package io.sluice.bench;
 import io.sluice.time.Time;
 import io.sluice.bench.Scenario.RowSource;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
+import io.sluice.vocab.GraphException;
 import io.sluice.write.Template;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -89,7 +89,7 @@ final class RawLoad implements Load {
                     return null;
                 });
                 status = 200;
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 // counted as the HTTP API would answer it: transient 503, anything else 500
                 status = e.isTransient() ? 503 : 500;
                 firstError.compareAndSet(null, e.getMessage());

@@ -1,10 +1,13 @@
 package io.sluice.bench;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.server.SluiceServer;
 import io.sluice.time.Time;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,20 +37,20 @@ final class ServerReadings {
     double awaitApplied(HttpClient probe, SluiceServer server, long since, String authorization)
             throws InterruptedException {
         try {
-            var mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+            var mapper = new ObjectMapper();
             String db = options.serverConfig().neo4j().database();
-            long last = mapper.readTree(probe.send(Bench.authorized(java.net.http.HttpRequest.newBuilder(
+            long last = mapper.readTree(probe.send(Bench.authorized(HttpRequest.newBuilder(
                     URI.create(server.baseUrl() + "/health")), authorization).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString()).body()).get("journal_next_offset").asLong() - 1;
+                    HttpResponse.BodyHandlers.ofString()).body()).get("journal_next_offset").asLong() - 1;
             long deadline = time.nanos() + DRAIN_LIMIT.toNanos();
             while (last >= 0) {
                 if (time.nanos() > deadline) {
                     log.warn("the journal was not applied within {}; the figures count what was", DRAIN_LIMIT);
                     break;
                 }
-                var r = probe.send(Bench.authorized(java.net.http.HttpRequest.newBuilder(URI.create(server.baseUrl()
+                var r = probe.send(Bench.authorized(HttpRequest.newBuilder(URI.create(server.baseUrl()
                         + "/db/" + db + "/applied?offset=" + last + "&wait=30s")), authorization).build(),
-                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                        HttpResponse.BodyHandlers.ofString());
                 if (mapper.readTree(r.body()).get("applied").asBoolean()) {
                     break;
                 }
@@ -65,13 +68,13 @@ final class ServerReadings {
      */
     double awaitKafkaApplied(HttpClient probe, SluiceServer server, long since, String authorization)
             throws InterruptedException {
-        var mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        var mapper = new ObjectMapper();
         long deadline = time.nanos() + DRAIN_LIMIT.toNanos();
         try {
             while (time.nanos() < deadline) {
-                var health = mapper.readTree(probe.send(Bench.authorized(java.net.http.HttpRequest.newBuilder(
+                var health = mapper.readTree(probe.send(Bench.authorized(HttpRequest.newBuilder(
                         URI.create(server.baseUrl() + "/health")), authorization).build(),
-                        java.net.http.HttpResponse.BodyHandlers.ofString()).body());
+                        HttpResponse.BodyHandlers.ofString()).body());
                 if (health.path("journal_lag_rows").asLong(-1) == 0) {
                     break;
                 }

@@ -1,7 +1,8 @@
 package io.sluice.bench;
 
-import io.sluice.sink.Neo4jStatus;
+import io.sluice.vocab.Neo4jStatus;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -51,7 +52,7 @@ public record ServerStats(double batches, double rows, double commitSeconds, dou
      * the load generator's process (null: it runs in this one), and this JVM's compilation time.
      */
     public ServerStats withProcess(ProcessHandle load) {
-        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        var jit = ManagementFactory.getCompilationMXBean();
         double compiled = jit != null && jit.isCompilationTimeMonitoringSupported()
                 ? jit.getTotalCompilationTime() / 1e3 : 0;
         return new ServerStats(batches, rows, commitSeconds, gcPauseSeconds, deadlockRetries, maxRowsPerBatch,

@@ -12,14 +12,15 @@ import io.sluice.metrics.Metrics;
 import io.sluice.metrics.PrometheusMetrics;
 import io.sluice.server.SluiceServer;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
 import io.sluice.source.KafkaSources;
 import io.sluice.time.Jitter;
 import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
 import io.sluice.write.Template;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,6 +33,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -435,7 +437,7 @@ public final class SourcesBench {
                         Sources.Binding.DEFAULT, lockOrder()), null, false)));
         try {
             return KafkaSources.start(config, sink, parts(sink, metrics), metrics, time, "bench");
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             throw new IllegalStateException("cannot start the sources on " + topic + ": " + e.getMessage(), e);
         }
     }
@@ -589,7 +591,7 @@ public final class SourcesBench {
 
     /** The processes' clocks, dated {@code nanos} (the moment the phase's end was seen). */
     private Reading reading(long nanos) {
-        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        var jit = ManagementFactory.getCompilationMXBean();
         return new Reading(nanos, cpuSeconds(ProcessHandle.current()),
                 jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() / 1e3 : 0,
                 broker == null ? 0 : cpuSeconds(broker));
@@ -611,7 +613,7 @@ public final class SourcesBench {
         try {
             return sink.inReadTransaction(tx -> ((Number) tx.run(cypher, params).rows().getFirst().getFirst())
                     .longValue());
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             throw new IllegalStateException("cannot count what the phase left: " + e.getMessage(), e);
         }
     }
@@ -663,7 +665,7 @@ public final class SourcesBench {
             ask.put(new TopicPartition(topic, i), OffsetSpec.latest());
         }
         try {
-            Map<Integer, Long> ends = new java.util.TreeMap<>();
+            Map<Integer, Long> ends = new TreeMap<>();
             admin.listOffsets(ask).all().get(ADMIN.toMillis(), TimeUnit.MILLISECONDS)
                     .forEach((tp, info) -> ends.put(tp.partition(), info.offset()));
             return ends;

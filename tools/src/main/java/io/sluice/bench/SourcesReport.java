@@ -2,10 +2,12 @@ package io.sluice.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.sluice.source.KafkaSources;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -28,7 +30,7 @@ public record SourcesReport(String scenario, String command, long records, int p
 
     public SourcesReport {
         phases = List.copyOf(phases);
-        ratios = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(ratios));
+        ratios = Collections.unmodifiableMap(new LinkedHashMap<>(ratios));
         notes = List.copyOf(notes);
     }
 
@@ -107,7 +109,7 @@ public record SourcesReport(String scenario, String command, long records, int p
 
     /**
      * One lag sample, {@code at} seconds after the producer's process started: sluice's own figures
-     * ({@link io.sluice.source.KafkaSources#partitions}: every partition's {@code lag_records} summed, null unless
+     * ({@link KafkaSources#partitions}: every partition's {@code lag_records} summed, null unless
      * every partition's is known; the largest {@code lag_seconds}), and the backlog by the broker's end offsets
      * ({@code endLagRecords}: the topic's end offsets, read just after, minus sluice's positions; null when they
      * could not be read). Sluice's lag counts what its consumers have fetched the high watermark of (refreshed

@@ -1,7 +1,9 @@
 package io.sluice.bench;
 
+import io.sluice.time.Time;
+
 /**
- * The time line of one mode's run, in {@link io.sluice.time.Time} nanoseconds: warm-up from {@code start}
+ * The time line of one mode's run, in {@link Time} nanoseconds: warm-up from {@code start}
  * to {@code measureStart}, measurement from there to {@code end}. A request counts when it completes inside
  * the measurement; one still running at {@code end} does not count at all.
  */

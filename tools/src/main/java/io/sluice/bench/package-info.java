@@ -2,9 +2,9 @@
  * {@code sluice bench}: measures sluice's write modes against each other and against the raw limit, on the
  * machine at hand, and reports ratios (absolute numbers on a shared 2-core machine are noise; ratios of modes
  * measured in the same run are what to compare), and against Neo4j's own server ({@code neo4j} mode, the same rows
- * through its HTTP APIs). {@code sluice import-bench} ({@link io.sluice.bench.ImportBench},
- * on {@link io.sluice.bench.Datasets}) does the same for the import paths, and {@code sluice bench-sources}
- * ({@link io.sluice.bench.SourcesBench}) for application topics in: sluice's consumers against the raw limit and a
+ * through its HTTP APIs). {@code sluice import-bench} ({@link ImportBench},
+ * on {@link Datasets}) does the same for the import paths, and {@code sluice bench-sources}
+ * ({@link SourcesBench}) for application topics in: sluice's consumers against the raw limit and a
  * transaction per record, and their lag.
  *
  * <pre>
@@ -17,7 +17,7 @@
  *       recorded. Client and server share one JVM; without this the first mode is measured while C2 is still
  *       compiling the paths every mode shares, and the order of the modes changed the sync/direct ratio of
  *       create-indexed from 1.4 to 2.6.</li>
- *   <li>Per mode, a <b>fresh server</b> ({@link io.sluice.server.SluiceServer}: embedded Neo4j in a temporary
+ *   <li>Per mode, a <b>fresh server</b> ({@link SluiceServer}: embedded Neo4j in a temporary
  *       directory, HTTP on an ephemeral loopback port, no Bolt) with the scenario's one template and schema;
  *       <b>warm-up</b> ({@code --warmup}, 5 s, not counted); <b>measurement</b> ({@code --duration}); stop;
  *       delete the directory.</li>
@@ -26,11 +26,11 @@
  *       previous one is answered. A request counts when it completes inside the measured window; 2xx (with no
  *       errors in its body, below) adds its rows to {@code writes}, anything else is an error, by status
  *       (0: transport failure). With
- *       {@code --api} ({@link io.sluice.bench.BenchApi}) each HTTP mode runs once per api: the same rows as a
+ *       {@code --api} ({@link BenchApi}) each HTTP mode runs once per api: the same rows as a
  *       template write, or as the scenario's statement with {@code $parameters} (what an unchanged Neo4j client
  *       sends) through {@code POST /db/neo4j/tx/commit} (a statement per row) or {@code POST /db/neo4j/query/v2}
  *       (one row a request); the report compares each with the template in the same mode.</li>
- *   <li>After each mode, what the rows left in the database is counted ({@link io.sluice.bench.Scenario.Stored});
+ *   <li>After each mode, what the rows left in the database is counted ({@link Scenario.Stored});
  *       for the create scenarios it must equal the rows acknowledged over the whole run (a line says
  *       {@code WRONG} otherwise).</li>
  *   <li>{@code raw}: the same rows in {@code UNWIND $rows AS row ...} transactions of 1000 rows, one thread,
@@ -40,7 +40,7 @@
  *       applier was busy, for direct the number of concurrent transactions), JVM GC pause time; and the JVM's
  *       JIT compilation time ({@code jit s}).</li>
  *   <li>{@code neo4j}: not sluice but the peer it replaces, Neo4j's own Community server
- *       ({@link io.sluice.sink.Neo4jServer}, {@link io.sluice.bench.Neo4jPeer}), fresh per api on a temporary
+ *       ({@link Neo4jServer}, {@link Neo4jPeer}), fresh per api on a temporary
  *       home, in a JVM of its own by default ({@code --peer}, below), HTTP on an ephemeral loopback port, with
  *       the config's page cache, transaction memory limit and database name, the run's authentication (the
  *       same password) and the scenario's schema (through its Query API, then {@code db.awaitIndexes}); then
@@ -56,7 +56,7 @@
  *
  * <h2>Over Bolt ({@code --api bolt})</h2>
  * The same rows, as the scenario's statement with {@code $parameters} (what {@code tx-commit} and {@code query-v2}
- * send), through the official Java driver ({@link io.sluice.bench.BoltLoad}, {@link io.sluice.bench.BoltWriter}):
+ * send), through the official Java driver ({@link BoltLoad}, {@link BoltWriter}):
  * one driver per measurement, {@code --clients} threads each with its session, each row a transaction of its own,
  * in each of {@code --bolt-styles} in turn, a measurement each: {@code run} ({@code session.run(statement, row)},
  * consumed: auto-commit), {@code execute-write} ({@code session.executeWrite(tx -> tx.run(...).consume())}, which the
@@ -72,13 +72,13 @@
  * connections, at least the driver's default 100. A failed transaction is an error by its Neo4j status code (the
  * report's and the JSON's {@code errors_by_code}), or by the driver's exception where the server gave none (then its
  * rows count as lost in transport). With {@code --rate} sync's Bolt runs open loop too ({@link
- * io.sluice.bench.BoltOpenLoad}: the same schedule and pool, a slot a session); Neo4j's, as over HTTP, closed loop
+ * BoltOpenLoad}: the same schedule and pool, a slot a session); Neo4j's, as over HTTP, closed loop
  * only. One row per transaction: {@code --rows-per-request} must be 1.
  *
  * <h2>Where the load runs</h2>
  * In the bench's JVM by default, sharing it with the server: then the process CPU per write
  * ({@code cpu us/w}) is server and client together. With {@code --load-process} the HTTP load runs in a JVM of
- * its own ({@link io.sluice.bench.LoadProcess}: one child for the whole run, primed with the server, driven one
+ * its own ({@link LoadProcess}: one child for the whole run, primed with the server, driven one
  * mode at a time over its stdin and stdout), so the bench's process is the server alone: {@code cpu us/w} is
  * the server's own CPU per write from the OS, {@code load us/w} the client's, and neither's JIT or GC mixes
  * into the other. Both still share the machine's cores. Raw mode always runs in the bench's JVM (it has no
@@ -88,8 +88,8 @@
  * Closed-loop clients measure what the server can do, but not the latency a steady stream of writers would see:
  * a client waiting on a slow answer sends nothing meanwhile, so the slow moment is sampled once instead of by
  * every request that would have arrived during it (coordinated omission). {@code --rate R[,R...]} adds, after
- * each HTTP mode's (and api's) closed-loop run, one <b>open-loop</b> run per rate ({@link io.sluice.bench.OpenLoop},
- * {@link io.sluice.bench.OpenLoopLoad}):
+ * each HTTP mode's (and api's) closed-loop run, one <b>open-loop</b> run per rate ({@link OpenLoop},
+ * {@link OpenLoopLoad}):
  * <ul>
  *   <li>R is requests/s ({@code 3000}) or a percentage of the requests/s that the same mode and api reached
  *       closed loop in the same round ({@code 50%}; skipped, with a line, when that run wrote nothing).</li>
@@ -112,7 +112,7 @@
  *   <li>The latency includes the generator's own lateness: park wake-up slack (tens of microseconds on Linux)
  *       and the hand-off to the connection's event loop; the start lag shows it. Netty client only
  *       ({@code --http-client jdk} with {@code --rate} is rejected). In the load process too: the rate goes
- *       over in the {@link io.sluice.bench.LoadSpec} line.</li>
+ *       over in the {@link LoadSpec} line.</li>
  * </ul>
  *
  * <h2>Neo4j's server in a JVM of its own ({@code --peer process}, the default)</h2>
@@ -120,11 +120,11 @@
  * by sluice's runs (sluice embeds the same classes), on a heap and collector shared with everything else; sync
  * through {@code query/v2} measured ~5x that peer where the issue, against a separate server, measured 10-15x.
  * So by default the peer is {@code sluice neo4j --http} in a child JVM per measurement
- * ({@link io.sluice.bench.PeerProcess}: the bench JVM's heap and collector flags, ports the OS picks, read from
+ * ({@link PeerProcess}: the bench JVM's heap and collector flags, ports the OS picks, read from
  * its ready line), warmed in itself before it is measured: its apis' share of {@code --prime} and at least 20 s
  * of the same load, then {@code --warmup}, on its fresh store ({@code --prime 0}: no warming). Its {@code cpu us/w}
  * is the child's CPU from the OS, {@code gc s} from its GC log, {@code jit s} from its perf data
- * ({@link io.sluice.bench.PerfData}).
+ * ({@link PerfData}).
  *
  * <h2>Neo4j's server in the bench's JVM ({@code --peer in-jvm})</h2>
  * Like the sluice servers, and so with {@code --load-process} the process's CPU per write is Neo4j's server's
@@ -140,12 +140,12 @@
  *
  * <h2>Answers that are errors</h2>
  * A request is a write when it is answered 2xx and, for every api and mode, its body has no non-empty
- * {@code "errors"} array ({@link io.sluice.bench.Answers}, a scan of the bytes, no parse): Neo4j's classic API
+ * {@code "errors"} array ({@link Answers}, a scan of the bytes, no parse): Neo4j's classic API
  * answers a failed statement {@code 200} with its errors, and the transaction is rolled back. Such an answer
  * counts as an error under its status (2xx in the errors by status), and its rows are not acknowledged.
  *
  * <h2>Load generator</h2>
- * Netty by default ({@code --http-client netty}), the JDK's {@code java.net.http.HttpClient} on virtual threads
+ * Netty by default ({@code --http-client netty}), the JDK's {@code HttpClient} on virtual threads
  * with {@code --http-client jdk}. The JDK client was measurably the bottleneck: on this machine kind (client and
  * server sharing 2 cores), visited with 64 clients gave sync 6.8-8.2k writes/s with the JDK client against
  * 10.7-12.1k with Netty in interleaved runs (direct 7.2-7.6k against 8.6-9.0k). Out of process against
@@ -164,3 +164,7 @@
  * </ul>
  */
 package io.sluice.bench;
+
+import io.sluice.server.SluiceServer;
+import io.sluice.sink.Neo4jServer;
+import java.net.http.HttpClient;

@@ -1,6 +1,5 @@
 package io.sluice.tools;
 
-import io.sluice.time.Time;
 import io.sluice.bench.Bench;
 import io.sluice.bench.BenchApi;
 import io.sluice.bench.BenchMode;
@@ -12,8 +11,11 @@ import io.sluice.bench.Rate;
 import io.sluice.bench.Scenario;
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
+import io.sluice.sink.BoltSink;
+import io.sluice.time.Time;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -81,7 +83,7 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--appliers", split = ",", paramLabel = "N[,N...]",
             description = "applier counts of the server; sync and async run once per count (default: the config's)")
-    java.util.List<Integer> appliers;
+    List<Integer> appliers;
 
     @Option(names = "--neo4j", paramLabel = "URI",
             description = "bench against this Neo4j over Bolt (e.g. one started with ./sluice neo4j); it is EMPTIED before each mode")
@@ -96,7 +98,7 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--auth", split = ",", paramLabel = "on|off[,...]",
             description = "run every HTTP mode with authentication on, off, or both (on,off: its cost, same run);"
                     + " default: the config's (on)")
-    java.util.List<String> auth;
+    List<String> auth;
 
     @Option(names = "--api", defaultValue = "template", paramLabel = "API[,API...]",
             description = "how the modes send the rows, each in turn: template (write/{scenario}), tx-commit "
@@ -132,7 +134,7 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--coalesce", split = ",", paramLabel = "on|off[,...]",
             description = "run the raw-Cypher apis on servers that coalesce raw statements (apply.coalesce_cypher), "
                     + "that do not, or both (on,off: what it gains, same run); default: the config's (on)")
-    java.util.List<String> coalesce;
+    List<String> coalesce;
 
     @Option(names = "--kafka", paramLabel = "HOST:PORT[,...]|start",
             description = "also run async mode with its journal on Kafka at these bootstrap servers (start: a broker"
@@ -152,7 +154,7 @@ final class BenchCommand implements Callable<Integer> {
                     + " neo4j.settings ('config': none added); e.g. --neo4j-settings config --neo4j-settings"
                     + " dbms.memory.tracking.enable=false: what the setting gains, in one run (embedded Neo4j only;"
                     + " Neo4j's own server runs under the config's); repeatable")
-    java.util.List<String> neo4jSettings;
+    List<String> neo4jSettings;
 
     @Override
     public Integer call() throws Exception {
@@ -161,14 +163,14 @@ final class BenchCommand implements Callable<Integer> {
         BenchOptions o = new BenchOptions(Scenario.named(scenario), BenchMode.parseList(modes), clients,
                 seconds(duration, "--duration"), seconds(warmup, "--warmup"),
                 seconds(prime, "--prime"), rowsPerRequest, c, workDir, seed,
-                LoadClient.parse(httpClient), appliers == null ? java.util.List.of(c.apply().appliers()) : appliers,
-                neo4j == null ? null : new io.sluice.sink.BoltSink.Options(neo4j, user,
+                LoadClient.parse(httpClient), appliers == null ? List.of(c.apply().appliers()) : appliers,
+                neo4j == null ? null : new BoltSink.Options(neo4j, user,
                         password != null ? password : System.getenv("SLUICE_NEO4J_PASSWORD"), c.neo4j().database()),
                 auth == null ? null : auth.stream().map(BenchCommand::onOff).toList())
                 .withApis(BenchApi.parseList(api, boltStyles)).withRounds(rounds)
                 .withCoalesce(coalesce == null ? null : coalesce.stream().map(BenchCommand::onOff).toList())
-                .withKafka(kafka).withRates(rate == null ? null : Rate.parseList(rate)).withLoadProcess(loadProcess, loadJavaOptions == null || loadJavaOptions.isBlank() ? java.util.List.of()
-                        : java.util.List.of(loadJavaOptions.strip().split("\\s+")))
+                .withKafka(kafka).withRates(rate == null ? null : Rate.parseList(rate)).withLoadProcess(loadProcess, loadJavaOptions == null || loadJavaOptions.isBlank() ? List.of()
+                        : List.of(loadJavaOptions.strip().split("\\s+")))
                 .withPeers(BenchPeer.parseList(peer))
                 .withNeo4jSettings(neo4jSettings == null ? null : neo4jSettings.stream()
                         .map(v -> BenchOptions.settingsVariant(c, v)).toList());
@@ -176,7 +178,7 @@ final class BenchCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--load-java-options needs --load-process");
         }
         BenchReport report = new Bench(o, Time.SYSTEM, System.err).run();
-        java.util.List<String> failed = report.failed();
+        List<String> failed = report.failed();
         if (!failed.isEmpty()) { // a table of refused requests would read as a measurement
             System.err.println("sluice bench: most requests failed, so there is nothing to report: "
                     + String.join("; ", failed) + ". 401 or 429: the load's credentials were refused (with --neo4j,"

@@ -9,6 +9,7 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.time.Time;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -96,7 +97,7 @@ final class BenchSourcesCommand implements Callable<Integer> {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
         Path workDir = work != null ? work : Path.of(System.getProperty("java.io.tmpdir"));
         // the arguments as given: from the top of the command line, this command's name among them
-        java.util.List<String> args = spec.commandLine().getParseResult().originalArgs();
+        List<String> args = spec.commandLine().getParseResult().originalArgs();
         String command = "sluice " + (args.isEmpty() || !args.getFirst().equals(spec.name()) ? spec.name() + " " : "")
                 + String.join(" ", args);
         SourcesReport report = new SourcesBench(new SourcesBench.Options(Scenario.named(scenario), records, partitions,

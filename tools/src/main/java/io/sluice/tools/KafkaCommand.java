@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -57,7 +58,7 @@ final class KafkaCommand implements Callable<Integer> {
         } catch (Throwable t) {
             // Kafka may have left threads running that would keep the JVM alive: Main exits on a non-zero status
             System.err.println("sluice kafka: " + (t.getMessage() == null ? t : t.getMessage()));
-            org.slf4j.LoggerFactory.getLogger(KafkaCommand.class).debug("start failure", t);
+            LoggerFactory.getLogger(KafkaCommand.class).debug("start failure", t);
             return 1;
         }
         CountDownLatch stopped = new CountDownLatch(1);

@@ -3,7 +3,7 @@ package io.sluice.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.sink.BoltSink;
-import io.sluice.sink.SinkException;
+import io.sluice.vocab.GraphException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -29,7 +29,7 @@ final class FleetChecks {
     private FleetChecks() {}
 
     /** Fails on the first key whose history in the graph breaks a rule above; prints the totals. */
-    static void check(BoltSink graph, FleetLoad load) throws SinkException {
+    static void check(BoltSink graph, FleetLoad load) throws GraphException {
         Map<String, List<Object>> rows = new HashMap<>();
         for (List<Object> row : graph.inReadTransaction(tx -> tx.run("MATCH (k:Key) WHERE k.id STARTS WITH 'fleet-' "
                 + "RETURN k.id, k.c, k.seqs, k.tries", Map.of())).rows()) {

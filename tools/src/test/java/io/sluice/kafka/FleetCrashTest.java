@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.sluice.durable.GraphPositions;
 import io.sluice.sink.BoltSink;
-import io.sluice.sink.SinkException;
+import io.sluice.vocab.GraphException;
 import io.sluice.support.Await;
 import io.sluice.support.SluiceProcess;
 import io.sluice.time.Time;
@@ -350,7 +350,7 @@ class FleetCrashTest {
             try {
                 Map<Integer, Long> now = offsets.all();
                 return partitions.stream().anyMatch(p -> now.getOrDefault(p, 0L) > before.getOrDefault(p, 0L));
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 return false;
             }
         }
@@ -360,7 +360,7 @@ class FleetCrashTest {
             try {
                 Map<Integer, Long> at = offsets.all();
                 return ends.entrySet().stream().allMatch(e -> at.getOrDefault(e.getKey(), 0L) >= e.getValue());
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 return false; // Neo4j still starting
             }
         }

@@ -12,8 +12,8 @@ import io.sluice.durable.RecordCodec;
 import io.sluice.metrics.Metrics;
 import io.sluice.sink.BoltSink;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
-import io.sluice.sink.StatementResult;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.StatementResult;
 import io.sluice.support.Await;
 import io.sluice.support.ForwardingSink;
 import io.sluice.support.KafkaProcess;
@@ -160,7 +160,7 @@ class KafkaRebalanceTest {
             return ((Number) graph.runImplicit("SHOW TRANSACTIONS YIELD currentQuery, status WHERE status STARTS WITH "
                     + "'Blocked' AND currentQuery CONTAINS $q RETURN count(*)", Map.of("q", text))
                     .rows().getFirst().getFirst()).longValue();
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             throw new AssertionError(e);
         }
     }
@@ -169,7 +169,7 @@ class KafkaRebalanceTest {
         try {
             return ((Number) graph.inReadTransaction(tx -> tx.run(cypher, params)).rows().getFirst().getFirst())
                     .longValue();
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             throw new AssertionError(e);
         }
     }
@@ -242,7 +242,7 @@ class KafkaRebalanceTest {
         long position() {
             try {
                 return positions(graph, topic).all().getOrDefault(0, 0L);
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 return -1;
             }
         }
@@ -344,7 +344,7 @@ class KafkaRebalanceTest {
         }
 
         @Override
-        public <T> T inTransaction(TxWork<T> work) throws SinkException {
+        public <T> T inTransaction(TxWork<T> work) throws GraphException {
             Gate gate = new Gate();
             try {
                 T value = real.inTransaction(tx -> {
@@ -358,7 +358,7 @@ class KafkaRebalanceTest {
                     outcome.complete("committed");
                 }
                 return value;
-            } catch (SinkException e) {
+            } catch (GraphException e) {
                 if (e.error().code().equals(GraphPositions.FENCED)) {
                     fenced.add(e.error().message());
                 }
@@ -378,13 +378,13 @@ class KafkaRebalanceTest {
                 return new Sink.SinkTx() {
                     @Override
                     public StatementResult run(String cypher, Map<String, Object> params)
-                            throws SinkException {
+                            throws GraphException {
                         before(cypher);
                         return tx.run(cypher, params);
                     }
 
                     @Override
-                    public void runDiscarding(String cypher, Map<String, Object> params) throws SinkException {
+                    public void runDiscarding(String cypher, Map<String, Object> params) throws GraphException {
                         before(cypher);
                         tx.runDiscarding(cypher, params);
                     }

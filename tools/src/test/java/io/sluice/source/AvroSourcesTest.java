@@ -9,7 +9,7 @@ import io.sluice.config.Sources;
 import io.sluice.durable.RecordApplier;
 import io.sluice.metrics.Metrics;
 import io.sluice.sink.BoltSink;
-import io.sluice.sink.SinkException;
+import io.sluice.vocab.GraphException;
 import io.sluice.support.Await;
 import io.sluice.support.KafkaProcess;
 import io.sluice.support.Neo4jProcess;
@@ -131,7 +131,7 @@ class AvroSourcesTest {
     }
 
     @BeforeEach
-    void empty() throws SinkException {
+    void empty() throws GraphException {
         graph.inTransaction(tx -> {
             tx.runDiscarding("MATCH (n) WHERE NOT n:SluicePosition DETACH DELETE n", Map.of());
             return null;
@@ -187,7 +187,7 @@ class AvroSourcesTest {
                 .sources().kafka();
     }
 
-    static KafkaSources sources(Sources.KafkaSource config) throws SinkException {
+    static KafkaSources sources(Sources.KafkaSource config) throws GraphException {
         RecordApplier.Parts parts = new RecordApplier.Parts(clock -> new BatchRunner(graph,
                 new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(100)), clock, Jitter.fixed(0),
                 Metrics.NONE, true), null, 500);
@@ -197,7 +197,7 @@ class AvroSourcesTest {
     static List<List<Object>> rows(String cypher) {
         try {
             return graph.inReadTransaction(tx -> tx.run(cypher, Map.of())).rows();
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -3,7 +3,7 @@ package io.sluice.source;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.sink.BoltSink;
-import io.sluice.sink.SinkException;
+import io.sluice.vocab.GraphException;
 import io.sluice.support.Await;
 import io.sluice.support.KafkaProcess;
 import io.sluice.support.Neo4jProcess;
@@ -152,7 +152,7 @@ class ConnectorConfigRunTest {
     static List<List<Object>> rows(BoltSink graph, String cypher) {
         try {
             return graph.inReadTransaction(tx -> tx.run(cypher, Map.of())).rows();
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             throw new IllegalStateException(e);
         }
     }

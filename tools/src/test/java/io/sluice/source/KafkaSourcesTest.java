@@ -9,9 +9,7 @@ import io.sluice.config.Sources;
 import io.sluice.durable.RecordApplier;
 import io.sluice.metrics.Metrics;
 import io.sluice.sink.BoltSink;
-import io.sluice.sink.Neo4jError;
 import io.sluice.sink.Sink;
-import io.sluice.sink.SinkException;
 import io.sluice.support.Await;
 import io.sluice.support.ForwardingSink;
 import io.sluice.support.KafkaProcess;
@@ -19,6 +17,9 @@ import io.sluice.support.Neo4jProcess;
 import io.sluice.support.TestServer;
 import io.sluice.time.Jitter;
 import io.sluice.time.Time;
+import io.sluice.vocab.Counter;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.GraphException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -92,7 +93,7 @@ class KafkaSourcesTest {
     }
 
     @BeforeEach
-    void empty() throws SinkException {
+    void empty() throws GraphException {
         graph.inTransaction(tx -> {
             tx.runDiscarding("MATCH (n) WHERE NOT n:SluicePosition DETACH DELETE n", Map.of());
             return null;
@@ -121,12 +122,12 @@ class KafkaSourcesTest {
     }
 
     /** Started on a sink that may be away: the mapping checks run on the real database first. */
-    static KafkaSources sources0(Sources.KafkaSource config, Sink sink) throws SinkException {
+    static KafkaSources sources0(Sources.KafkaSource config, Sink sink) throws GraphException {
         return sources(config, new ForwardingSink(sink) {
             private boolean checked;
 
             @Override
-            public <T> T inReadTransaction(TxWork<T> work) throws SinkException {
+            public <T> T inReadTransaction(TxWork<T> work) throws GraphException {
                 if (!checked) { // SourceChecks reads first: answered by the real database
                     return graph.inReadTransaction(work);
                 }
@@ -134,14 +135,14 @@ class KafkaSourcesTest {
             }
 
             @Override
-            public <T> T inTransaction(TxWork<T> work) throws SinkException {
+            public <T> T inTransaction(TxWork<T> work) throws GraphException {
                 checked = true;
                 return super.inTransaction(work);
             }
         });
     }
 
-    static KafkaSources sources(Sources.KafkaSource config, Sink sink) throws SinkException {
+    static KafkaSources sources(Sources.KafkaSource config, Sink sink) throws GraphException {
         RecordApplier.Parts parts = new RecordApplier.Parts(clock -> new BatchRunner(sink,
                 new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(100)), clock, Jitter.fixed(0),
                 Metrics.NONE, true), null, 500);
@@ -151,7 +152,7 @@ class KafkaSourcesTest {
     static List<List<Object>> rows(String cypher) {
         try {
             return graph.inReadTransaction(tx -> tx.run(cypher, Map.of())).rows();
-        } catch (SinkException e) {
+        } catch (GraphException e) {
             throw new IllegalStateException(e);
         }
     }
@@ -539,22 +540,22 @@ class KafkaSourcesTest {
             super(real);
         }
 
-        private void check() throws SinkException {
+        private void check() throws GraphException {
             if (down.get()) {
                 refused.incrementAndGet();
-                throw new SinkException(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
+                throw new GraphException(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
                         "the database is unavailable (test)"), null, false);
             }
         }
 
         @Override
-        public <T> T inTransaction(TxWork<T> work) throws SinkException {
+        public <T> T inTransaction(TxWork<T> work) throws GraphException {
             check();
             return real.inTransaction(work);
         }
 
         @Override
-        public <T> T inReadTransaction(TxWork<T> work) throws SinkException {
+        public <T> T inReadTransaction(TxWork<T> work) throws GraphException {
             check();
             return real.inReadTransaction(work);
         }

@@ -1,4 +1,4 @@
-package io.sluice.sink;
+package io.sluice.vocab;
 
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -50,7 +50,7 @@ public enum Counter {
     }
 
     /** Every counter, read by {@code value}, keyed by {@link #key()}, in Neo4j's order. */
-    static Map<String, Object> read(Function<Counter, Object> value) {
+    public static Map<String, Object> read(Function<Counter, Object> value) {
         Map<String, Object> out = new LinkedHashMap<>();
         for (Counter c : values()) {
             out.put(c.key(), value.apply(c));

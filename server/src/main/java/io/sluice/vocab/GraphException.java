@@ -1,16 +1,17 @@
-package io.sluice.sink;
+package io.sluice.vocab;
+
 
 /** A statement or transaction failed in the sink; {@link #error()} says how, in Neo4j's terms. */
-public final class SinkException extends Exception {
+public final class GraphException extends Exception {
     private static final long serialVersionUID = 1L;
     private final transient Neo4jError error;
     private final boolean commitOutcomeUnknown;
 
-    public SinkException(Neo4jError error, Throwable cause) {
+    public GraphException(Neo4jError error, Throwable cause) {
         this(error, cause, false);
     }
 
-    public SinkException(Neo4jError error, Throwable cause, boolean commitOutcomeUnknown) {
+    public GraphException(Neo4jError error, Throwable cause, boolean commitOutcomeUnknown) {
         super(error.code() + ": " + error.message(), cause);
         this.error = error;
         this.commitOutcomeUnknown = commitOutcomeUnknown;

@@ -1,4 +1,4 @@
-package io.sluice.sink;
+package io.sluice.vocab;
 
 import java.util.Objects;
 

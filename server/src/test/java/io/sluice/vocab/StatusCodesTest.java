@@ -1,4 +1,4 @@
-package io.sluice.sink;
+package io.sluice.vocab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,7 +25,7 @@ import org.neo4j.kernel.api.exceptions.Status;
 /** {@link Neo4jStatus} is the one place sluice's main code spells out a Neo4j status code, and spells them right. */
 class StatusCodesTest {
     static final Path MAIN = Path.of("src/main/java");
-    static final Path VOCABULARY = MAIN.resolve("io/sluice/sink/Neo4jStatus.java");
+    static final Path VOCABULARY = MAIN.resolve("io/sluice/vocab/Neo4jStatus.java");
     /** A string literal that begins like a status code (or a prefix of one). */
     static final Pattern LITERAL = Pattern.compile("\"Neo\\.[^\"]*\"");
     static final Pattern CODE = Pattern.compile(

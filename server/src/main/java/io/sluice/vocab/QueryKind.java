@@ -1,4 +1,5 @@
-package io.sluice.sink;
+package io.sluice.vocab;
+
 
 /** What a statement does, from the plan Neo4j makes for it (EXPLAIN), which decides how sluice runs it. */
 public enum QueryKind {

@@ -1,8 +1,15 @@
-package io.sluice.sink;
+package io.sluice.vocab;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+import org.neo4j.kernel.api.exceptions.Status;
+
 
 /**
  * The Neo4j status codes sluice uses, each named here once: every code sluice emits or tests for. They are
- * Neo4j's codes as Neo4j 2026.08 sends them ({@code org.neo4j.kernel.api.exceptions.Status}), grouped and named
+ * Neo4j's codes as Neo4j 2026.08 sends them ({@code Status}), grouped and named
  * after Neo4j's own ({@code Status.Security.Forbidden} is {@link Security#FORBIDDEN}), plus, in {@link Sluice},
  * the few sluice makes up in the same shape where Neo4j has none. No other class spells a code out
  * ({@code StatusCodesTest} checks both). Named {@code Neo4jStatus}, not {@code Status}, so that it never hides
@@ -10,12 +17,12 @@ package io.sluice.sink;
  */
 public final class Neo4jStatus {
     /** Every code named here (each group's constants), for those that list them (the metrics' zero series). */
-    public static java.util.List<String> all() {
-        java.util.List<String> out = new java.util.ArrayList<>();
+    public static List<String> all() {
+        List<String> out = new ArrayList<>();
         for (Class<?> group : Neo4jStatus.class.getDeclaredClasses()) {
-            for (java.lang.reflect.Field f : group.getDeclaredFields()) {
+            for (Field f : group.getDeclaredFields()) {
                 int m = f.getModifiers();
-                if (java.lang.reflect.Modifier.isStatic(m) && java.lang.reflect.Modifier.isPublic(m)
+                if (Modifier.isStatic(m) && Modifier.isPublic(m)
                         && f.getType() == String.class) {
                     try {
                         String v = (String) f.get(null);

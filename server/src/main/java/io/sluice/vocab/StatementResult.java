@@ -1,5 +1,7 @@
-package io.sluice.sink;
+package io.sluice.vocab;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -13,6 +15,6 @@ public record StatementResult(List<String> columns, List<List<Object>> rows, Map
     public StatementResult {
         columns = List.copyOf(columns);
         rows = List.copyOf(rows);
-        counters = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(counters));
+        counters = Collections.unmodifiableMap(new LinkedHashMap<>(counters));
     }
 }
