@@ -33,10 +33,13 @@ class LayeringTest {
             Map.entry("csv", Set.of()),
             // a /status document as the terminal page of sluice status: Jackson only
             Map.entry("status", Set.of()),
-            // Bolt's wire formats (PackStream so far): sluice's own code, a leaf
-            // the Bolt front end: like http, it talks to the write path and its transactions, never to the parts
-            Map.entry("bolt", Set.of("write", "front", "txn", "group", "sink", "metrics", "config", "security", "time")),
-            Map.entry("group", Set.of("sink", "time", "txn")),
+            // the Bolt front end: translates its wire into the session layer's calls and back (and the write path's
+            // protocol-neutral types); never the sink, the registries or the groups
+            Map.entry("bolt", Set.of("session", "write", "front", "metrics", "config", "security")),
+            // the session layer between the front ends and the write path: sessions, their open transactions as one
+            // sealed state, grouping (over group's machine) and the DBMS's system database
+            Map.entry("session", Set.of("write", "txn", "group", "sink", "config", "security")),
+            Map.entry("group", Set.of("sink", "txn")),
             // the seam to Neo4j
             Map.entry("cypher", Set.of("sink")),
             Map.entry("sink", Set.of("config", "security")),
@@ -46,7 +49,7 @@ class LayeringTest {
             // the appliers; cypher for the coalesced form of raw statements (Coalescing)
             Map.entry("apply", Set.of("batch", "cypher", "write", "sink", "metrics")),
             // explicit transactions held open between a client's requests: over the sink, ids by the front end
-            Map.entry("txn", Set.of("config", "sink", "write")),
+            Map.entry("txn", Set.of("sink", "write")),
             // the journals' one apply loop, positions in the graph, the local journal
             Map.entry("durable", Set.of("journal", "apply", "batch", "write", "sink")),
             // Kafka as the journal of a fleet, through durable's apply loop
@@ -57,15 +60,16 @@ class LayeringTest {
             Map.entry("gateway", Set.of("apply", "batch", "config", "cypher", "durable", "sink", "txn", "write")),
             // what every front end shares: who is calling, the lifecycle
             Map.entry("front", Set.of("config", "security", "write")),
-            // the HTTP front end reaches the write path only through write (and its own txn registries' ids)
-            Map.entry("http", Set.of("write", "front", "txn", "sink", "metrics", "config", "security")),
+            // the HTTP front end reaches the write path only through write (its explicit transactions are the session
+            // layer's, behind write.ExplicitTransactions)
+            Map.entry("http", Set.of("write", "front", "metrics", "config", "security")),
             // the online import drives sluice like a client: through the write path (in-process) or over HTTP
             Map.entry("online", Set.of("csv", "config", "write", "sink")),
             // sluice import: the command over the online engine, and the offline path (Neo4j's importer)
             Map.entry("importer", Set.of("csv", "online", "config", "sink", "write")),
             // the one owner: builds every part of the product, and nothing of the tools
             Map.entry("server", Set.of("apply", "batch", "bolt", "config", "cypher", "durable", "front", "gateway", "http",
-                    "kafka", "metrics", "security", "sink", "source", "txn", "group", "write")),
+                    "kafka", "metrics", "security", "session", "sink", "source", "txn", "group", "write")),
             // the product's commands: the composition root of each
             Map.entry("cli", Set.of("config", "csv", "importer", "security", "server", "sink", "source", "status",
                     "write")));

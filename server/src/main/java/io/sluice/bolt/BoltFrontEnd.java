@@ -27,12 +27,10 @@ import io.sluice.config.HostPort;
 import io.sluice.front.Callers;
 import io.sluice.front.FrontEnd;
 import io.sluice.metrics.Metrics;
-import io.sluice.sink.Sink;
+import io.sluice.session.Sessions;
 import io.sluice.time.Time;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
-import io.sluice.write.ExplicitTransactions;
-import io.sluice.write.WritePath;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -103,18 +101,15 @@ public final class BoltFrontEnd implements FrontEnd {
      * A Bolt front end over {@code services}' parts; nothing listens until {@link #start}. {@code serverAgent}:
      * the Neo4j version behind sluice, as drivers require it ({@code Neo4j/2026.08.1}).
      */
-    public static BoltFrontEnd create(Options options, WritePath writes,
-            ExplicitTransactions transactions, Grouping grouping, Sink sink,
-            Callers callers,
-            Metrics metrics, String neo4jVersion, Time time) {
+    public static BoltFrontEnd create(Options options, Sessions sessions, Callers callers, Metrics metrics,
+            String neo4jVersion, Time time) {
         ExecutorService workers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-bolt-", 1)
                 .factory());
         ExecutorService blocking = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-bolt-write-", 1)
                 .factory());
         String advertised = options.listen().host() + ":" + options.listen().port();
-        BoltServices s = new BoltServices(writes, transactions, grouping, sink::system, callers, "Neo4j/" + neo4jVersion,
-                options.keepAlive(), advertised, new Bookmarks(sink::lastCommitted), time, blocking,
-                new BoltServices.Meter(metrics), log);
+        BoltServices s = new BoltServices(sessions, callers, "Neo4j/" + neo4jVersion, options.keepAlive(), advertised,
+                new Bookmarks(sessions::lastCommitted), time, blocking, new BoltServices.Meter(metrics), log);
         return new BoltFrontEnd(options, s, workers, blocking);
     }
 

@@ -1,6 +1,6 @@
 package io.sluice.bolt;
 
-import io.sluice.sink.Sink;
+import io.sluice.vocab.Committed;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
 import java.nio.ByteBuffer;
@@ -24,9 +24,9 @@ import java.util.function.Supplier;
  */
 final class Bookmarks {
     private static final String PREFIX = "FB:";
-    private final Supplier<Optional<Sink.Committed>> committed;
+    private final Supplier<Optional<Committed>> committed;
 
-    Bookmarks(Supplier<Optional<Sink.Committed>> committed) {
+    Bookmarks(Supplier<Optional<Committed>> committed) {
         this.committed = committed;
     }
 
@@ -35,7 +35,7 @@ final class Bookmarks {
         return committed.get().map(Bookmarks::format).orElse(null);
     }
 
-    static String format(Sink.Committed c) {
+    static String format(Committed c) {
         PackStream.Packer p = new PackStream.Packer();
         byte[] uuid = ByteBuffer.allocate(16).putLong(c.database().getMostSignificantBits())
                 .putLong(c.database().getLeastSignificantBits()).array();
@@ -64,7 +64,7 @@ final class Bookmarks {
     }
 
     /** The states a bookmark names, or null when it is not of Neo4j's form. */
-    static Sink.Committed parse(String bookmark) {
+    static Committed parse(String bookmark) {
         if (!bookmark.startsWith(PREFIX)) {
             return null;
         }
@@ -76,13 +76,13 @@ final class Bookmarks {
             int states = b[0] & 0x0F;
             PackStream.Unpacker u = new PackStream.Unpacker(Arrays.copyOfRange(b, 1, b.length),
                     PackStream.Limits.DEFAULT);
-            Sink.Committed last = new Sink.Committed(new UUID(0, 0), 0);
+            Committed last = new Committed(new UUID(0, 0), 0);
             for (int i = 0; i < states; i++) {
                 if (!(u.unpack() instanceof byte[] id) || id.length != 16 || !(u.unpack() instanceof Long tx)) {
                     return null;
                 }
                 ByteBuffer buf = ByteBuffer.wrap(id);
-                last = new Sink.Committed(new UUID(buf.getLong(), buf.getLong()), tx);
+                last = new Committed(new UUID(buf.getLong(), buf.getLong()), tx);
             }
             return u.unpack() instanceof List<?> && u.done() ? last : null;
         } catch (IllegalArgumentException | PackStream.PackStreamException e) {

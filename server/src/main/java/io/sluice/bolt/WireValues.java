@@ -1,7 +1,6 @@
 package io.sluice.bolt;
 
 import io.sluice.bolt.PackStream.Struct;
-import io.sluice.sink.Values;
 import io.sluice.vocab.GraphValues.GraphDuration;
 import io.sluice.vocab.GraphValues.GraphNode;
 import io.sluice.vocab.GraphValues.GraphPath;

@@ -85,7 +85,7 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
                     : executeTemplate(t, mode);
             case CypherRequest c -> access == Access.TEMPLATES
                     ? forbidden("this user may send the named templates only (/db/{db}/write/{template}), not Cypher")
-                    : executeCypher(c, mode, access);
+                    : executeCypher(c, mode, caller);
             case WriteRequest.Sequence s -> throw new IllegalArgumentException("a sequence comes from a source, which"
                     + " applies it itself");
         };
@@ -100,6 +100,9 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
      */
     @Override
     public CompletableFuture<Outcome> submit(WriteRequest request, Mode mode, Caller caller, Executor blocking) {
+        if (request instanceof CypherRequest c && mode == Mode.SYNC && caller.access() == Access.CYPHER && !closing) {
+            return submitCypher(c, caller, blocking);
+        }
         if (!(request instanceof TemplateRequest t) || mode == Mode.DIRECT || caller.access() == Access.READ
                 || closing || (mode == Mode.ASYNC && parts.async() == null)) {
             return WritePath.super.submit(request, mode, caller, blocking);
@@ -134,6 +137,44 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
         });
     }
 
+    /**
+     * A sync Cypher write (a Bolt auto-commit statement) classified on the caller's thread (from the cache; a
+     * statement not seen before is planned there once) and, when every statement writes and admission takes it at
+     * once, queued from there: its future completes when its batch commits, with the statements' kinds, and no
+     * thread waits for it in between. Reads, schema commands, refusals and a write that must wait for room run
+     * {@link #execute} on {@code blocking}.
+     */
+    private CompletableFuture<Outcome> submitCypher(CypherRequest c, Caller caller, Executor blocking) {
+        List<QueryKind> kinds = new ArrayList<>(c.statements().size());
+        for (Statement s : c.statements()) {
+            if (!(parts.classifier().classify(s.cypher()) instanceof Classified.Ok ok) || ok.kind() != QueryKind.WRITE
+                    || !s.params().keySet().containsAll(ok.parameters())) {
+                return WritePath.super.submit(c, Mode.SYNC, caller, blocking);
+            }
+            kinds.add(ok.kind());
+        }
+        Admission admission = parts.admission();
+        if (admission.tryAcquire(c.rows(), c.bytes()) != Admission.Result.ADMITTED) {
+            return WritePath.super.submit(c, Mode.SYNC, caller, blocking); // waits for room, or refuses
+        }
+        Pending p = new Pending(c, time.nanos());
+        boolean queued = false;
+        try {
+            queued = parts.partitions().enqueue(partitionOf(c), p);
+        } finally {
+            if (!queued) {
+                admission.release(c.rows(), c.bytes());
+            }
+        }
+        if (!queued) {
+            return CompletableFuture.completedFuture(Outcome.SHUTTING_DOWN);
+        }
+        return p.future().handle((o, e) -> {
+            admission.release(c.rows(), c.bytes());
+            return (e == null ? o : new Outcome.Failed(Neo4jError.unknown(e.toString()))).withKinds(kinds);
+        });
+    }
+
     private static Outcome forbidden(String message) {
         return new Outcome.Failed(new Neo4jError(Neo4jStatus.Security.FORBIDDEN, message));
     }
@@ -155,9 +196,10 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
         return Optional.empty();
     }
 
-    private Outcome executeCypher(CypherRequest c, Mode mode, Access access) {
+    private Outcome executeCypher(CypherRequest c, Mode mode, Caller caller) {
         boolean allRead = true;
         QueryKind alone = null;
+        List<QueryKind> kinds = new ArrayList<>(c.statements().size());
         for (Statement s : c.statements()) {
             switch (parts.classifier().classify(s.cypher())) {
                 case Classified.Invalid bad -> {
@@ -171,14 +213,24 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
                     }
                     allRead &= ok.kind() == QueryKind.READ;
                     alone = ok.kind() == QueryKind.ALONE ? ok.kind() : alone;
+                    kinds.add(ok.kind());
                 }
             }
         }
-        if (access == Access.READ && (alone != null || !allRead)) {
+        return classified(c, mode, caller, allRead, alone != null).withKinds(kinds);
+    }
+
+    /** A Cypher request whose statements all compile, routed by what they are. */
+    private Outcome classified(CypherRequest c, Mode mode, Caller caller, boolean allRead, boolean alone) {
+        if (caller.access() == Access.READ && (alone || !allRead)) {
+            if (caller.readSession()) { // a read transaction's refusal, as Neo4j words it
+                return new Outcome.Failed(new Neo4jError(Neo4jStatus.Statement.ACCESS_MODE,
+                        "Writing in read access mode not allowed. Attempted write to " + database()));
+            }
             return forbidden("this user may send read-only Cypher only; Neo4j plans this request as a "
-                    + (alone != null ? "schema command or CALL {} IN TRANSACTIONS" : "write"));
+                    + (alone ? "schema command or CALL {} IN TRANSACTIONS" : "write"));
         }
-        if (alone != null) {
+        if (alone) {
             if (c.statements().size() > 1) {
                 return new Outcome.Failed(new Neo4jError(Neo4jStatus.Transaction.FORBIDDEN_DUE_TO_TRANSACTION_TYPE,
                         "schema commands and CALL {} IN TRANSACTIONS must be sent alone, one statement per request"));

@@ -133,7 +133,7 @@ final class Api {
         // the outcome is handed to the I/O thread before it is encoded: the applier completing it does no more
         return handle(db, mode, caller, Shape.CLASSIC, () -> decodeRows(t.get(), body),
                 (d, o) -> Map.of("rows", o.rows()),
-                (r, m) -> writes.submit(r, m, caller, blocking).thenApplyAsync(o -> o, onIoThread));
+                (r, m, as) -> writes.submit(r, m, as, blocking).thenApplyAsync(o -> o, onIoThread));
     }
 
     /** An async write's 202: where it is in the journal ({@code partition} only on Kafka) and its rows. */
@@ -175,7 +175,7 @@ final class Api {
     private Reply handle(String db, String modeText, Caller caller, Shape shape, Decoder decoder, Encoder encoder) {
         try {
             return handle(db, modeText, caller, shape, decoder, encoder,
-                    (r, m) -> CompletableFuture.completedFuture(writes.execute(r, m, caller))).join();
+                    (r, m, as) -> CompletableFuture.completedFuture(writes.execute(r, m, as))).join();
         } catch (CompletionException e) { // completed already: the encoder's own failure
             throw e.getCause() instanceof RuntimeException re ? re : e;
         }
@@ -184,7 +184,7 @@ final class Api {
     /** How a decoded request is run: at once on the caller's thread, or submitted ({@link WritePath#submit}). */
     @FunctionalInterface
     private interface Runner {
-        CompletableFuture<Outcome> run(WriteRequest request, Mode mode);
+        CompletableFuture<Outcome> run(WriteRequest request, Mode mode, Caller as);
     }
 
     private CompletableFuture<Reply> handle(String db, String modeText, Caller caller, Shape shape, Decoder decoder,
@@ -204,17 +204,10 @@ final class Api {
         } catch (BadRequest e) {
             return CompletableFuture.completedFuture(shape.error(400, Neo4jError.invalidFormat(e.getMessage())));
         }
-        if (d.request() instanceof WriteRequest.CypherRequest c && readMode(d)) {
-            for (Statement s : c.statements()) {
-                QueryKind kind = writes.kind(s.cypher());
-                if (kind != null && kind != QueryKind.READ) {
-                    return CompletableFuture.completedFuture(shape.error(400,
-                            new Neo4jError(Neo4jStatus.Statement.ACCESS_MODE,
-                                    "Writing in read access mode not allowed. Attempted write to " + writes.database())));
-                }
-            }
-        }
-        return runner.run(d.request(), mode).thenApply(o -> switch (o) {
+        // a Query API read (accessMode READ) runs as a read session: the write path refuses a write as Neo4j's read
+        // transaction does
+        Caller as = readMode(d) ? caller.readOnly() : caller;
+        return runner.run(d.request(), mode, as).thenApply(o -> switch (o) {
             case Outcome.Committed c -> Reply.json(shape.success(), encoder.encode(d, c)).withRows(c.rows());
             case Outcome.Accepted a -> Reply.json(202, accepted(a)).withRows(a.rows());
             case Outcome.Failed f -> Reply.error(f.error(), shape.errorsOnly());
@@ -292,8 +285,7 @@ final class Api {
         StatementResult r = c.results().isEmpty() ? StatementResult.EMPTY : c.results().getFirst();
         Map<String, Object> out = queryResult(r, Boolean.TRUE.equals(d.statementOptions().getFirst().get("includeCounters")),
                 typed);
-        String cypher = ((WriteRequest.CypherRequest) d.request()).statements().getFirst().cypher();
-        summary(out, queryType(writes.kind(cypher), r), time.nanos() - start);
+        summary(out, queryType(c.kind(), r), time.nanos() - start);
         out.put("bookmarks", List.of());
         return out;
     }

@@ -2,7 +2,7 @@ package io.sluice.http;
 
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
-import io.sluice.txn.IdScheme;
+import io.sluice.write.IdScheme;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.random.RandomGenerator;

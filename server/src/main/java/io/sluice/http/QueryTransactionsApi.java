@@ -121,7 +121,7 @@ final class QueryTransactionsApi {
         }
         StatementResult result = s.results().getFirst();
         Map<String, Object> out = Api.queryResult(result, r.includeCounters(), media.typedResponse());
-        Api.summary(out, Api.queryType(writes.kind(r.statement().cypher()), result), time.nanos() - start);
+        Api.summary(out, Api.queryType(s.kind(0), result), time.nanos() - start);
         return out;
     }
 

@@ -45,6 +45,13 @@ public interface Metrics {
     default void boltTransaction(String event) {}
 
     /**
+     * An auto-commit statement over Bolt answered: its mode, Bolt's outcome ({@code committed}, {@code accepted},
+     * {@code failed}, {@code overloaded}), the rows it wrote and the time to its answer. Its rows and latency go to
+     * the same series as HTTP's requests (a dashboard's rates count both doors); its outcome to Bolt's own.
+     */
+    default void boltStatement(String mode, String outcome, int rows, long nanos) {}
+
+    /**
      * An application topic's partition this instance applies, its lag in records and in seconds read on scrape
      * (NaN while another instance owns it). Called again for the same partition (a consumer of this instance was
      * given it again, maybe another one): the gauges read the latest call's suppliers.

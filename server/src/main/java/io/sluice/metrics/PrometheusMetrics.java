@@ -142,6 +142,30 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
         }
     }
 
+    @Override
+    public void boltStatement(String mode, String outcome, int rows, long nanos) {
+        BoltMeters m = boltMeters.computeIfAbsent(new BoltKey(mode, outcome), k -> new BoltMeters(
+                registry.counter("sluice.bolt.statements", "mode", k.mode(), "outcome", k.outcome()),
+                registry.counter("sluice.rows", "mode", k.mode()),
+                Timer.builder("sluice.request").description("time from a request's arrival to its answer")
+                        .tag("mode", k.mode()).serviceLevelObjectives(LATENCY_BUCKETS).register(registry),
+                recent("sluice.request.latency", "request latency quantiles over the last ~20 s", "mode", k.mode())));
+        m.statements().increment();
+        if (rows > 0) {
+            m.rows().increment(rows);
+        }
+        m.latency().record(nanos, TimeUnit.NANOSECONDS);
+        m.recent().record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    private record BoltKey(String mode, String outcome) { }
+
+    /** A Bolt statement's meters: its outcome's counter, and the rows and latency it shares with HTTP's requests. */
+    private record BoltMeters(Counter statements, Counter rows, Timer latency, Timer recent) { }
+
+    /** Bounded: modes and outcomes are each a small set. */
+    private final ConcurrentHashMap<BoltKey, BoltMeters> boltMeters = new ConcurrentHashMap<>();
+
     private record RequestKey(String mode, String template, int status) { }
 
     /** The meters one (mode, template, status) reports to; the template's are null when it has none. */

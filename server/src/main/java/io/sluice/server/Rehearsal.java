@@ -13,6 +13,7 @@ import io.sluice.http.Flavour;
 import io.sluice.http.HttpServer;
 import io.sluice.metrics.History;
 import io.sluice.metrics.PrometheusMetrics;
+import io.sluice.session.Grouping;
 import io.sluice.security.Authenticator;
 import io.sluice.security.Credentials;
 import io.sluice.security.InitialAuth;
@@ -387,7 +388,8 @@ final class Rehearsal implements Warmer.Rehearsal {
         HttpServer http = HttpServer.create(new HttpServer.Options(new HostPort("127.0.0.1", 0), null, null,
                 config.admission().maxBodyBytes().bytes(), false, null, target.neo4jVersion(),
                 config.http().ioThreads()), new HttpServer.Services(built.gateway(), built.gateway(),
-                paths.transactions(built, Flavour.QUERY_API, null), paths.transactions(built, Flavour.CLASSIC, null),
+                paths.transactions(built, Flavour.QUERY_API, null, Grouping.OFF),
+                paths.transactions(built, Flavour.CLASSIC, null, Grouping.OFF),
                 new Callers(auth, new AccessLevels(Access.TEMPLATES, Map.of()), Modes.DEFAULT), metrics, metrics::scrape,
                 history), time);
         owned.add("the rehearsal's HTTP listener", () -> http.close(CLOSE_WAIT));

@@ -4,7 +4,6 @@ import io.sluice.apply.Partitions;
 import io.sluice.batch.Admission;
 import io.sluice.bolt.BoltFrontEnd;
 import io.sluice.bolt.BoltIds;
-import io.sluice.bolt.Grouping;
 import io.sluice.bolt.PackStream;
 import io.sluice.config.HostPort;
 import io.sluice.config.SluiceConfig;
@@ -20,6 +19,9 @@ import io.sluice.http.Flavour;
 import io.sluice.http.HttpServer;
 import io.sluice.metrics.History;
 import io.sluice.metrics.PrometheusMetrics;
+import io.sluice.session.Grouping;
+import io.sluice.session.Sessions;
+import io.sluice.session.ClientTransactions;
 import io.sluice.security.InitialAuth;
 import io.sluice.security.UserStore;
 import io.sluice.sink.BoltSink;
@@ -31,7 +33,6 @@ import io.sluice.source.SourceChecks;
 import io.sluice.time.Time;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jStatus;
-import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.Health;
 import io.sluice.write.InProcess;
 import io.sluice.write.Operations;
@@ -232,12 +233,13 @@ public final class SluiceServer implements InProcess {
         WritePathBuilder.Built built = paths.build(templates, new WritePathBuilder.Journal(o.dataDir(),
                 instanceName(o)), warmer);
         owned.add("warm-up", warmer);
-        ExplicitTransactions queryTransactions = paths.transactions(built, Flavour.QUERY_API,
-                c.transactions().idleTimeout());
-        ExplicitTransactions classicTransactions = paths.transactions(built, Flavour.CLASSIC,
-                c.transactions().classicIdleTimeout());
-        ExplicitTransactions boltTransactions = o.bolt() == null ? null : paths.transactions(built,
-                BoltIds.scheme(), c.transactions().idleTimeout());
+        Grouping grouping = paths.grouping(built);
+        ClientTransactions queryTransactions = paths.transactions(built, Flavour.QUERY_API,
+                c.transactions().idleTimeout(), grouping);
+        ClientTransactions classicTransactions = paths.transactions(built, Flavour.CLASSIC,
+                c.transactions().classicIdleTimeout(), grouping);
+        ClientTransactions boltTransactions = o.bolt() == null ? null : paths.transactions(built,
+                BoltIds.scheme(), c.transactions().idleTimeout(), grouping);
         metrics.gauge("sluice.transactions.open", "explicit transactions held open for their clients (HTTP and Bolt)",
                 built.transactionGate()::open);
         metrics.gauge("sluice.warming", "1 while the server warms up (page cache, write path's rehearsal), else 0",
@@ -272,7 +274,7 @@ public final class SluiceServer implements InProcess {
             BoltFrontEnd bolt = BoltFrontEnd.create(new BoltFrontEnd.Options(o.bolt(), security.boltContext(),
                     security.boltTlsRequired(), (int) b.maxMessage().bytes(), new PackStream.Limits(
                     (int) b.maxString().bytes(), 1_000_000, b.maxDepth()), b.keepAlive(), b.ioThreads()),
-                    built.gateway(), boltTransactions, grouping(paths.groups(built), c.transactions()), sink,
+                    new Sessions(built.gateway(), boltTransactions, sink::system, sink::lastCommitted, time),
                     callers, metrics, sink.neo4jVersion(), time);
             owned.add("Bolt", () -> {
                 bolt.drain(FRONT_END_DRAIN);
@@ -291,12 +293,6 @@ public final class SluiceServer implements InProcess {
         }
         return new SluiceServer(owned, neo4j, sink, built.admission(), built.async(), built.gateway(), metrics,
                 frontEnds, security.describe(o.dataDir()));
-    }
-
-    /** Who groups their managed transactions, and in which groups (off: none, and no groups are made). */
-    private static Grouping grouping(TransactionGroups groups,
-            Transactions t) {
-        return groups == null ? Grouping.OFF : new Grouping(groups, t::grouped);
     }
 
     /** The Bolt address clients should use: sluice's own listener (never the Neo4j behind it), if there is one. */

@@ -21,8 +21,9 @@ import io.sluice.sink.Sink;
 import io.sluice.source.KafkaSources;
 import io.sluice.time.Jitter;
 import io.sluice.time.Time;
-import io.sluice.txn.IdScheme;
-import io.sluice.txn.RegistryTransactions;
+import io.sluice.session.Grouping;
+import io.sluice.session.ClientTransactions;
+import io.sluice.write.IdScheme;
 import io.sluice.txn.TxRegistry;
 import io.sluice.vocab.GraphException;
 import io.sluice.write.ExplicitTransactions;
@@ -153,14 +154,20 @@ final class WritePathBuilder {
     }
 
     /**
-     * The groups the drivers' managed write transactions share ({@code transactions.group}), each holding one place
-     * of the write path's gate while its transaction is open; null when no user's transactions are grouped.
+     * Who groups their transactions ({@code transactions.group}, per user) and the groups they share, each holding
+     * one place of the write path's gate while its transaction is open; {@link Grouping#OFF} (and no groups made)
+     * when no user's transactions are grouped.
      */
-    TransactionGroups groups(Built built) {
+    Grouping grouping(Built built) {
         var t = config.transactions();
         if (!t.anyGrouped()) {
-            return null;
+            return Grouping.OFF;
         }
+        return new Grouping(groups(built), t::grouped, sink, built.transactionGate());
+    }
+
+    private TransactionGroups groups(Built built) {
+        var t = config.transactions();
         return owned.add("transaction groups", TransactionGroups.start(sink, built.transactionGate(),
                 new TransactionGroups.Options(t.groupMaxMembers(), t.groupMemberTimeout()), time,
                 new TransactionGroups.Listener() {
@@ -189,15 +196,15 @@ final class WritePathBuilder {
     /**
      * A front end's explicit transactions: a registry of {@code ids}' form (idle timeout {@code idleTimeout}, or
      * the scheme's default when null), behind the write path's one gate (the bound over all front ends, one pending
-     * row each).
+     * row each), grouped as {@code grouping} says, their statements classified by the gateway's cache.
      */
-    ExplicitTransactions transactions(Built built, IdScheme ids, Duration idleTimeout) {
+    ClientTransactions transactions(Built built, IdScheme ids, Duration idleTimeout, Grouping grouping) {
         TxRegistry registry = owned.add(ids.label() + " transactions", TxRegistry.start(sink, built.transactionGate(),
                 // the gate is the bound, over every front end, and it waits for a place: a registry's own bound
                 // would refuse before the gate could (a driver's 64 managed sessions would back off, not take turns)
                 TxRegistry.Options.of(ids, idleTimeout, Integer.MAX_VALUE), time,
                 new SecureRandom(),
                 Thread.ofPlatform().name(threads + "txn-sweeper-" + ids.label()).factory()));
-        return new RegistryTransactions(registry);
+        return new ClientTransactions(registry, grouping, built.gateway()::kind);
     }
 }

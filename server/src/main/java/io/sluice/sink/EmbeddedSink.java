@@ -1,6 +1,7 @@
 package io.sluice.sink;
 
 import io.sluice.security.Credentials;
+import io.sluice.vocab.Committed;
 import io.sluice.vocab.Counter;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;

@@ -1,6 +1,7 @@
 package io.sluice.sink;
 
 import io.sluice.security.Credentials;
+import io.sluice.vocab.Committed;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
@@ -10,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -55,6 +55,11 @@ public interface Sink extends AutoCloseable {
 
         /** Rolls back, if not finished yet; never throws (a failure to roll back is logged, the work is lost anyway). */
         void rollback();
+
+        /** Rolls back because its client went (a closed connection): as {@link #rollback} unless it matters whom. */
+        default void abandon() {
+            rollback();
+        }
     }
 
     /**
@@ -71,9 +76,6 @@ public interface Sink extends AutoCloseable {
 
     /** Runs one statement as an implicit (auto-commit) transaction: schema, {@code CALL {} IN TRANSACTIONS}. */
     StatementResult runImplicit(String cypher, Map<String, Object> params) throws GraphException;
-
-    /** Where a database's committed history stands: its id and its last committed transaction. */
-    record Committed(UUID database, long transaction) {}
 
     /**
      * Where the database's committed history stands now (what a bookmark names: a transaction a later one reads

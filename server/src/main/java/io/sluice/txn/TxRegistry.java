@@ -6,6 +6,7 @@ import io.sluice.sink.Sink;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.StatementResult;
 import io.sluice.time.Time;
+import io.sluice.write.IdScheme;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
@@ -183,7 +184,7 @@ public final class TxRegistry implements AutoCloseable {
         try {
             if (!closed) {
                 beginning--;
-                Entry e = new Entry(newId(), owner, tx);
+                Entry e = new Entry(newId(), owner, tx, true);
                 e.deadline = time.nanos() + options.idleTimeout().toNanos();
                 open.put(e.id, e);
                 return new Opened(e.id, expires());
@@ -201,6 +202,26 @@ public final class TxRegistry implements AutoCloseable {
             lock.unlock();
         }
         throw new GraphException(closed(), null);
+    }
+
+    /**
+     * Registers {@code tx}, already made and holding no place at the gate (a transaction that takes its own when it
+     * needs one: a grouped one), for {@code owner}; refused past the bound or once closed (then rolled back).
+     */
+    public Opened register(Sink.OpenTx tx, Object owner) throws GraphException {
+        lock.lock();
+        try {
+            if (!closed && open.size() + beginning < options.maxOpen()) {
+                Entry e = new Entry(newId(), owner, tx, false);
+                e.deadline = time.nanos() + options.idleTimeout().toNanos();
+                open.put(e.id, e);
+                return new Opened(e.id, expires());
+            }
+        } finally {
+            lock.unlock();
+        }
+        tx.rollback();
+        throw new GraphException(closed ? closed() : limitReached(options.maxOpen()), null);
     }
 
     /**
@@ -246,6 +267,18 @@ public final class TxRegistry implements AutoCloseable {
         try (Held h = acquire(id, owner)) {
             h.rollback();
         }
+    }
+
+    /** Rolls back transaction {@code id} because its client went (one request: acquire, abandon). */
+    public void abandon(String id, Object owner) throws GraphException {
+        try (Held h = acquire(id, owner)) {
+            h.abandon();
+        }
+    }
+
+    /** The clock the registry's deadlines are read from. */
+    public Time time() {
+        return time;
     }
 
     /** How this registry's ids look and its refusals read. */
@@ -405,13 +438,20 @@ public final class TxRegistry implements AutoCloseable {
         try {
             e.tx.rollback();
         } finally {
+            leave(e);
+        }
+    }
+
+    /** Gives {@code e}'s place at the gate back, if it took one. */
+    private void leave(Entry e) {
+        if (e.gated) {
             gate.leave();
         }
     }
 
     /** Forgets {@code e} (finished, failed): its id is unknown from now on; its place at the gate is given back. */
     private void forget(Entry e) {
-        gate.leave();
+        leave(e);
         lock.lock();
         try {
             open.remove(e.id, e);
@@ -448,13 +488,15 @@ public final class TxRegistry implements AutoCloseable {
         final String id;
         final Object owner;
         final Sink.OpenTx tx;
+        final boolean gated; // holds a place at the gate
         boolean held; // guarded by the registry's lock
         long deadline; // guarded by the registry's lock; Time.nanos()
 
-        Entry(String id, Object owner, Sink.OpenTx tx) {
+        Entry(String id, Object owner, Sink.OpenTx tx, boolean gated) {
             this.id = id;
             this.owner = owner;
             this.tx = tx;
+            this.gated = gated;
         }
     }
 
@@ -506,6 +548,16 @@ public final class TxRegistry implements AutoCloseable {
             finish();
             try {
                 entry.tx.rollback();
+            } finally {
+                forget(entry);
+            }
+        }
+
+        /** Rolls back because the client went. */
+        public void abandon() {
+            finish();
+            try {
+                entry.tx.abandon();
             } finally {
                 forget(entry);
             }

@@ -9,13 +9,18 @@ import java.util.Objects;
  * user (null when authentication is off), what they may send, and the mode their writes get when the request
  * names none. The write path decides on {@link #access()}; explicit transactions belong to {@link #owner()}.
  */
-public record Caller(String user, Access access, Mode mode) {
+public record Caller(String user, Access access, Mode mode, boolean readSession) {
     /** An in-process client of the write path (the online importer, tests): everything, sync by default. */
     public static final Caller INTERNAL = new Caller(null, Access.CYPHER, Mode.SYNC);
 
     public Caller {
         Objects.requireNonNull(access, "access");
         Objects.requireNonNull(mode, "mode");
+    }
+
+    /** A caller as their user is (not narrowed to one read-only request). */
+    public Caller(String user, Access access, Mode mode) {
+        this(user, access, mode, false);
     }
 
     /** A caller with {@code access} and no name (tests, in-process callers). */
@@ -25,10 +30,12 @@ public record Caller(String user, Access access, Mode mode) {
 
     /**
      * This caller for a read-only request (a Query API {@code accessMode: READ}, a driver's read session): may
-     * read only; a caller who may not send Cypher at all stays as they are (refused either way).
+     * read only, and a write is refused as Neo4j refuses one in a read transaction ({@code AccessMode}), not as a
+     * user's missing permission ({@link #readSession}); a caller who may not send Cypher at all stays as they are
+     * (refused either way).
      */
     public Caller readOnly() {
-        return access == Access.CYPHER ? new Caller(user, Access.READ, mode) : this;
+        return access == Access.TEMPLATES ? this : new Caller(user, Access.READ, mode, true);
     }
 
     /**

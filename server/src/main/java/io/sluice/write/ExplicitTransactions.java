@@ -1,6 +1,7 @@
 package io.sluice.write;
 
 import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.QueryKind;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.StatementResult;
 import java.time.Instant;
@@ -19,12 +20,20 @@ public interface ExplicitTransactions {
 
     /**
      * What a request did: the results of its statements in order (fewer than it sent when one failed), the
-     * failure that ended the transaction ({@code null} when none did), the transaction's id, and when it expires if
-     * left idle now.
+     * failure that ended the transaction ({@code null} when none did), the transaction's id, when it expires if
+     * left idle now, and what each statement run (the failed one too) was classified as, in order (a statement that
+     * does not compile has no kind: {@link #kind} answers null).
      */
-    record Step(List<StatementResult> results, Neo4jError failure, String id, Instant expires) {
+    record Step(List<StatementResult> results, Neo4jError failure, String id, Instant expires,
+            List<QueryKind> kinds) {
         public Step {
             results = List.copyOf(results);
+            kinds = List.copyOf(kinds);
+        }
+
+        /** The kind of the statement at {@code i} (null: it does not compile). */
+        public QueryKind kind(int i) {
+            return i < kinds.size() ? kinds.get(i) : null;
         }
 
         public boolean failed() {
@@ -45,6 +54,14 @@ public interface ExplicitTransactions {
     Step commit(String id, List<Statement> statements, Caller caller) throws GraphException;
 
     void rollback(String id, Caller caller) throws GraphException;
+
+    /**
+     * Rolls back because the client went (its connection closed): as {@link #rollback}, counted as a disconnection
+     * where that matters (a grouped transaction).
+     */
+    default void abandon(String id, Caller caller) throws GraphException {
+        rollback(id, caller);
+    }
 
     /** Whether {@code e} says the transaction is unknown, expired, finished or another caller's (HTTP 404). */
     boolean isNotFound(Neo4jError e);

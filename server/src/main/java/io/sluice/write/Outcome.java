@@ -1,6 +1,7 @@
 package io.sluice.write;
 
 import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.QueryKind;
 import io.sluice.vocab.StatementResult;
 import java.time.Duration;
 import java.util.List;
@@ -8,8 +9,25 @@ import java.util.List;
 /** What became of a request. Every request gets exactly one. */
 public sealed interface Outcome {
 
-    /** Committed; for Cypher requests, one result per statement; for template requests, none. */
-    record Committed(List<StatementResult> results, int rows) implements Outcome {}
+    /**
+     * Committed; for Cypher requests, one result per statement; for template requests, none. {@code kinds}: what
+     * the write path classified each statement of a Cypher request as (none for templates), so that no front end
+     * classifies it again.
+     */
+    record Committed(List<StatementResult> results, int rows, List<QueryKind> kinds) implements Outcome {
+        public Committed {
+            kinds = List.copyOf(kinds);
+        }
+
+        public Committed(List<StatementResult> results, int rows) {
+            this(results, rows, List.of());
+        }
+
+        /** The kind of the first statement (null: a template request, or not known). */
+        public QueryKind kind() {
+            return kinds.isEmpty() ? null : kinds.getFirst();
+        }
+    }
 
     /**
      * In the journal at {@code offset}, durable (the local journal fsynced it; Kafka acknowledged it with
@@ -21,11 +39,37 @@ public sealed interface Outcome {
         }
     }
 
-    /** Failed, with Neo4j's code and message; nothing of the request was applied. */
-    record Failed(Neo4jError error) implements Outcome {}
+    /**
+     * Failed, with Neo4j's code and message; nothing of the request was applied. {@code kinds}: the statements'
+     * kinds where the write path knew them before it failed (empty: it failed before, e.g. a syntax error), which
+     * decides where a front end reports it (Bolt: a read's runtime error after its RUN's SUCCESS).
+     */
+    record Failed(Neo4jError error, List<QueryKind> kinds) implements Outcome {
+        public Failed {
+            kinds = List.copyOf(kinds);
+        }
+
+        public Failed(Neo4jError error) {
+            this(error, List.of());
+        }
+
+        /** The kind of the first statement (null: not known). */
+        public QueryKind kind() {
+            return kinds.isEmpty() ? null : kinds.getFirst();
+        }
+    }
 
     /** Refused at admission (full, or shutting down): nothing was applied; try again after {@code retryAfter}. */
     record Overloaded(String reason, Duration retryAfter) implements Outcome {}
+
+    /** This outcome with the statements' kinds (committed and failed outcomes carry them; the others do not). */
+    default Outcome withKinds(List<QueryKind> kinds) {
+        return switch (this) {
+            case Committed c -> new Committed(c.results(), c.rows(), kinds);
+            case Failed f -> new Failed(f.error(), kinds);
+            default -> this;
+        };
+    }
 
     /** The one answer to a write that arrives, or is still waiting, while sluice shuts down. */
     Overloaded SHUTTING_DOWN = new Overloaded("sluice is shutting down", Duration.ofSeconds(5));

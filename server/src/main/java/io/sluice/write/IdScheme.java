@@ -1,4 +1,4 @@
-package io.sluice.txn;
+package io.sluice.write;
 
 import io.sluice.vocab.Neo4jError;
 import java.time.Duration;
