@@ -4,14 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.support.Layering;
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
  * The server module's package layering (docs/ARCHITECTURE.md), checked on the sources' imports. The journal module
  * depends on nothing of sluice's (its pom says so, and its own {@code LayeringTest}); the tools module checks its own
- * packages.
+ * packages. Within a package, no loops among its files ({@link Layering#loops}).
  */
 class LayeringTest {
 
@@ -93,5 +95,27 @@ class LayeringTest {
         assertThat(uses).containsKeys("http", "batch", "apply", "sink", "write", "csv", "online", "importer");
         ALLOWED.forEach((pkg, allowed) -> assertThat(uses.getOrDefault(pkg, Set.of()))
                 .as("sluice packages used by '%s'", pkg).isSubsetOf(allowed));
+    }
+
+    /**
+     * Packages whose loops among their files are being removed on other branches (issue 34), so
+     * {@link #noPackageHasLoopsAmongItsFiles} passes over them for now. Empty it as those branches land; a package
+     * not here must stay free of loops. What was found when this list was made:
+     */
+    static final Set<String> LOOPS_BEING_FIXED = Set.of(
+            // Json <-> TypedJson; Api -> ClassicFormat, Reply -> Api, ClassicFormat -> Api, Reply
+            "http",
+            // DeadLetterTopic <-> KafkaJournal
+            "kafka",
+            // Rehearsal <-> SluiceServer
+            "server",
+            // ConnectorConfig <-> ConnectorYaml; CudSchema <-> CudStrategy
+            "source");
+
+    @Test
+    void noPackageHasLoopsAmongItsFiles() throws IOException {
+        Map<String, List<Layering.Loop>> loops = new TreeMap<>(Layering.loops(Layering.MAIN));
+        loops.keySet().removeAll(LOOPS_BEING_FIXED);
+        assertThat(loops).as("loops among a package's files (A uses B and B, directly or not, A)").isEmpty();
     }
 }

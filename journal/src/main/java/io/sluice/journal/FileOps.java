@@ -7,7 +7,7 @@ import java.nio.file.Path;
 
 /**
  * The journal's file I/O, behind an interface so tests can count fsyncs and inject faults (as square/tape's
- * tests swap in a {@code BrokenRandomAccessFile}). {@link #system()} is the real thing.
+ * tests swap in a {@code BrokenRandomAccessFile}). {@link SystemFileOps#INSTANCE} is the real thing.
  *
  * <p>Implementations must be thread-safe; see {@link SegmentFile} for what runs concurrently.
  */
@@ -21,10 +21,6 @@ interface FileOps {
 
     /** Makes the directory's entries (created and deleted files) durable. */
     void syncDirectory(Path dir) throws IOException;
-
-    static FileOps system() {
-        return SystemFileOps.INSTANCE;
-    }
 
     /**
      * One open segment file, addressed by absolute position.

@@ -1,7 +1,6 @@
 package io.sluice.journal;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -19,19 +18,10 @@ import java.util.concurrent.CompletableFuture;
  * and every appender not yet acknowledged gets an {@link IOException}. Records already durable can still be
  * read. Reopening runs recovery and appends continue.
  *
- * <p>Thread-safe: every method may be called from any thread. Appends are ordered by an internal lock;
+ * <p>Opened by {@link JournalDirectory#open}. Thread-safe: every method may be called from any thread. Appends are ordered by an internal lock;
  * reads never block appends for longer than a copy out of the page cache.
  */
 public interface Journal extends AutoCloseable {
-
-    /**
-     * Opens (creating if absent) the journal in {@code dir}, recovering from any crash: each segment is scanned,
-     * the first torn or corrupt frame and everything after it is dropped, with a warning in the log. Corrupt
-     * data never makes this throw; an I/O error, or the directory being open elsewhere, does.
-     */
-    static Journal open(Path dir, JournalOptions options) throws IOException {
-        return SegmentedJournal.open(dir, options, FileOps.system());
-    }
 
     /**
      * This journal directory's identity: made when the directory is first opened, the same at every later open

@@ -81,7 +81,7 @@ class AsyncAppendTest {
             }
             assertThat(journal.nextOffset()).isEqualTo(n);
         }
-        try (Journal reopened = SegmentedJournal.open(dir, Journals.segmentsOf(1024), FileOps.system())) {
+        try (Journal reopened = SegmentedJournal.open(dir, Journals.segmentsOf(1024), SystemFileOps.INSTANCE)) {
             List<JournalRecord> all = readAll(reopened, 7);
             assertThat(all).hasSize(n);
             for (int i = 0; i < n; i++) {
@@ -177,7 +177,7 @@ class AsyncAppendTest {
             assertThat(ops.forces.get()).isEqualTo(forces); // nothing forced after the failed write
             assertThat(journal.durableOffset()).isEqualTo(1);
         }
-        try (Journal reopened = SegmentedJournal.open(dir, JournalOptions.defaults(), FileOps.system())) {
+        try (Journal reopened = SegmentedJournal.open(dir, JournalOptions.defaults(), SystemFileOps.INSTANCE)) {
             assertThat(readAll(reopened, 10)).extracting(Journals::text).containsExactly("a");
         }
     }
@@ -203,7 +203,7 @@ class AsyncAppendTest {
         assertThat(b.get(10, TimeUnit.SECONDS)).isEqualTo(1);
         assertThatThrownBy(() -> journal.appendAsync(text("c")).get(10, TimeUnit.SECONDS))
                 .cause().hasMessageContaining("closed");
-        try (Journal reopened = SegmentedJournal.open(dir, JournalOptions.defaults(), FileOps.system())) {
+        try (Journal reopened = SegmentedJournal.open(dir, JournalOptions.defaults(), SystemFileOps.INSTANCE)) {
             assertThat(readAll(reopened, 10)).extracting(Journals::text).containsExactly("a", "b");
         }
     }

@@ -17,13 +17,13 @@ class JournalIdTest {
     @Test
     void theIdIsMadeOnceAndKept() throws IOException {
         String first;
-        try (Journal j = Journal.open(dir.resolve("a"), JournalOptions.defaults())) {
+        try (Journal j = JournalDirectory.open(dir.resolve("a"), JournalOptions.defaults())) {
             first = j.id();
         }
-        try (Journal j = Journal.open(dir.resolve("a"), JournalOptions.defaults())) {
+        try (Journal j = JournalDirectory.open(dir.resolve("a"), JournalOptions.defaults())) {
             assertThat(j.id()).isEqualTo(first);
         }
-        try (Journal j = Journal.open(dir.resolve("b"), JournalOptions.defaults())) {
+        try (Journal j = JournalDirectory.open(dir.resolve("b"), JournalOptions.defaults())) {
             assertThat(j.id()).isNotEqualTo(first);
         }
         assertThat(dir.resolve("a").resolve(JournalId.FILE + ".tmp")).doesNotExist();
@@ -33,7 +33,7 @@ class JournalIdTest {
     void aDamagedIdFileStopsTheOpen() throws IOException {
         Files.createDirectories(dir.resolve("c"));
         Files.writeString(dir.resolve("c").resolve(JournalId.FILE), "not an id\n");
-        assertThatThrownBy(() -> Journal.open(dir.resolve("c"), JournalOptions.defaults()))
+        assertThatThrownBy(() -> JournalDirectory.open(dir.resolve("c"), JournalOptions.defaults()))
                 .isInstanceOf(IOException.class).hasMessageContaining("does not hold a journal id");
     }
 }

@@ -18,7 +18,7 @@ final class Journals {
     }
 
     static SegmentedJournal open(Path dir, JournalOptions options) throws IOException {
-        return SegmentedJournal.open(dir, options, FileOps.system());
+        return SegmentedJournal.open(dir, options, SystemFileOps.INSTANCE);
     }
 
     /** A payload that names its record, padded to {@code extra} more bytes. */

@@ -2,6 +2,7 @@ package io.sluice.journal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.support.Layering;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,7 +10,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** The journal depends on nothing of sluice's: only the JDK and SLF4J. */
+/** The journal depends on nothing of sluice's: only the JDK and SLF4J. Its files have no loops among them. */
 class LayeringTest {
     @Test
     void journalImportsOnlyTheJdkAndSlf4j() throws IOException {
@@ -22,6 +23,11 @@ class LayeringTest {
                     .toList();
         }
         assertThat(imports).isNotEmpty().allSatisfy(i -> assertThat(i).matches("(java|org\\.slf4j)\\..*"));
+    }
+
+    @Test
+    void noLoopsAmongTheJournalsFiles() throws IOException {
+        assertThat(Layering.loops(Layering.MAIN)).as("loops among the journal's files").isEmpty();
     }
 
     private static Stream<String> lines(Path p) {

@@ -169,7 +169,7 @@ class PreallocationTest {
     void forcesIgnoreTheCallersInterruptAndAreFdatasyncsUnderTheProjectsJvmFlags() throws IOException {
         assertThat(SystemFileOps.fdatasync()).as("the build's --add-opens java.base/sun.nio.ch").isTrue();
         Files.createDirectories(tmp);
-        try (FileOps.SegmentFile file = FileOps.system().open(tmp.resolve("f"))) {
+        try (FileOps.SegmentFile file = SystemFileOps.INSTANCE.open(tmp.resolve("f"))) {
             byte[] data = {1, 2, 3};
             Thread.currentThread().interrupt();
             try {

@@ -22,7 +22,7 @@ final class TestFileOps implements FileOps {
     volatile Hook beforeForce = () -> {};
     volatile Hook beforeWrite = () -> {};
     volatile boolean loseUnforcedOnFailure;
-    private final FileOps real = FileOps.system();
+    private final FileOps real = SystemFileOps.INSTANCE;
 
     @Override
     public SegmentFile open(Path path) throws IOException {

@@ -12,7 +12,7 @@ import java.time.Duration;
  * {@code timeout}, then is refused with 503 and Retry-After. Bodies above {@code maxBodyBytes} get 413.
  */
 public record Admission(long maxPendingRows, ByteSize maxPendingBytes, Duration timeout, ByteSize maxBodyBytes)
-        implements SluiceConfig.Section {
+        implements Section {
     public static final Admission DEFAULT = new Admission(100_000, new ByteSize(256L << 20), Duration.ofSeconds(2),
             new ByteSize(16L << 20));
 

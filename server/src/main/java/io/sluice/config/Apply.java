@@ -11,7 +11,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * statement are coalesced into its UNWIND form where that is the same (see cypher.Coalescing; default on; off
  * runs every raw statement as sent).
  */
-public record Apply(int appliers, boolean lockOrder, boolean coalesceCypher) implements SluiceConfig.Section {
+public record Apply(int appliers, boolean lockOrder, boolean coalesceCypher) implements Section {
     public static final Apply DEFAULT = new Apply(2, true, true);
 
     public Apply {

@@ -14,7 +14,7 @@ import java.time.Duration;
  * {@code targetCommit}, shrinking on slow commits and errors; without it, it is {@code maxRows}.
  */
 public record Batch(int maxRows, Duration maxWait, int minRows, boolean adaptive, Duration targetCommit)
-        implements SluiceConfig.Section {
+        implements Section {
     /** The defaults. A file without {@code min_rows} gets 50 or its {@code max_rows}, the lower. */
     public static final Batch DEFAULT = new Batch(2000, Duration.ofNanos(200_000), 50, true, Duration.ofMillis(100));
 

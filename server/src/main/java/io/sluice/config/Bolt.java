@@ -16,7 +16,7 @@ import java.time.Duration;
  * lists, maps and structures may nest.
  */
 public record Bolt(int ioThreads, Duration keepAlive, ByteSize maxMessage, ByteSize maxString, int maxDepth)
-        implements SluiceConfig.Section {
+        implements Section {
     public static final Bolt DEFAULT = new Bolt(Math.max(1, Runtime.getRuntime().availableProcessors() / 2),
             Duration.ofSeconds(60), ByteSize.parse("64m"), ByteSize.parse("16m"), 64);
 

@@ -13,7 +13,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * writes a second, since one busier thread finds more connections ready per wake-up and the other core is
  * left to Neo4j; a sync write cost 4-11% more, its answers leaving from one thread instead of two.
  */
-public record Http(int ioThreads) implements SluiceConfig.Section {
+public record Http(int ioThreads) implements Section {
     public static final Http DEFAULT = new Http(Math.max(1, Runtime.getRuntime().availableProcessors() / 2));
 
     public Http {

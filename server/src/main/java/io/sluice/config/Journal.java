@@ -12,7 +12,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * {@code kafka}: the async journal on Kafka instead; null (not set) keeps it in {@code DATA/journal}.
  */
 public record Journal(long maxLagRows, ByteSize maxLagBytes, ByteSize segmentBytes, Kafka kafka)
-        implements SluiceConfig.Section {
+        implements Section {
     public static final Journal DEFAULT = new Journal(1_000_000, new ByteSize(1L << 30), new ByteSize(64L << 20), null);
 
     public Journal {

@@ -13,7 +13,7 @@ import java.util.Map;
  * everyone, or per user, so an unchanged client (which cannot add {@code ?mode=} to Neo4j's URLs) still gets sync,
  * async or direct.
  */
-public record Modes(Mode defaultMode, Map<String, Mode> users) implements SluiceConfig.Section {
+public record Modes(Mode defaultMode, Map<String, Mode> users) implements Section {
     public static final Modes DEFAULT = new Modes(Mode.SYNC, Map.of());
 
     public Modes {

@@ -18,7 +18,7 @@ import java.util.TreeMap;
  * by Neo4j at start (an unknown name or bad value stops it with Neo4j's message); not those in {@link #OWNED}.
  */
 public record Neo4j(ByteSize pagecache, ByteSize txMemoryMax, String database, String importDir,
-        Map<String, String> settings) implements SluiceConfig.Section {
+        Map<String, String> settings) implements Section {
     /**
      * Settings sluice sets itself from its own config, flags and security: a {@code settings} entry may not
      * name them (the page cache is {@code neo4j.pagecache}, users and Bolt TLS are {@code security} and

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Duration;
 
 /** {@code retry}: of transient errors (deadlocks, lock timeouts, database unavailable): exponential backoff. */
-public record Retry(int maxAttempts, Duration initialBackoff, Duration maxBackoff) implements SluiceConfig.Section {
+public record Retry(int maxAttempts, Duration initialBackoff, Duration maxBackoff) implements Section {
     public static final Retry DEFAULT = new Retry(10, Duration.ofMillis(5), Duration.ofSeconds(1));
 
     public Retry {

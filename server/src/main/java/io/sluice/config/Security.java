@@ -17,7 +17,7 @@ import java.time.Duration;
  */
 public record Security(boolean auth, boolean metricsOpen, int maxFailedAttempts, Duration lockTime,
         int credentialCacheSize, Duration credentialCacheTtl, boolean protectedMode, AccessLevels access)
-        implements SluiceConfig.Section {
+        implements Section {
     public static final Security DEFAULT = new Security(true, false, 5, Duration.ofSeconds(5), 10_000,
             Duration.ofSeconds(60), true, AccessLevels.DEFAULT);
 

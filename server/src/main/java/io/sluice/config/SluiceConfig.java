@@ -26,7 +26,8 @@ import java.util.Objects;
  * ({@code c.batch().withMaxRows(5000)}, what JEP 468's {@code with} expressions will one day write), then
  * {@link #with(Section)}, the one way to replace a section. The sections are top-level classes of this package, a
  * file each: together they are too long for one file. {@link Section} is sealed, so {@link #with}'s switch does not
- * compile until a new section is in it.
+ * compile until a new section is in it; it is a file of its own, not nested here, so that a section implementing
+ * it does not need this record (nor this record each section, but for its own fields).
  */
 public record SluiceConfig(
         Map<String, TemplateConfig> templates,
@@ -45,11 +46,6 @@ public record SluiceConfig(
         Http http,
         Bolt bolt,
         Sources sources) {
-
-    /** A top-level section of the file, which {@link #with(Section)} replaces. */
-    public sealed interface Section
-            permits Batch, Admission, Neo4j, Retry, Journal, Apply, Security, Tls, Modes, Transactions, Warmup, Http,
-            Bolt, Sources {}
 
     private static final SluiceConfig DEFAULT = new SluiceConfig(Map.of(), List.of(), Batch.DEFAULT,
             Admission.DEFAULT, Neo4j.DEFAULT, Retry.DEFAULT, Journal.DEFAULT, Apply.DEFAULT, Security.DEFAULT,

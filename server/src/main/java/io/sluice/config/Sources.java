@@ -18,7 +18,7 @@ import java.util.regex.PatternSyntaxException;
  * {@code sources}: where writes come from besides the front ends. {@code kafka}: application topics (null: none).
  * See docs/SOURCES.md.
  */
-public record Sources(KafkaSource kafka) implements SluiceConfig.Section {
+public record Sources(KafkaSource kafka) implements Section {
     public static final Sources DEFAULT = new Sources(null);
 
     @JsonCreator

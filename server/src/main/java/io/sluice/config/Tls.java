@@ -14,7 +14,7 @@ import java.util.Locale;
  * on the embedded Bolt connector.
  */
 public record Tls(String certificate, String privateKey, String https, boolean http, Bolt bolt)
-        implements SluiceConfig.Section {
+        implements Section {
     /** TLS on the embedded Bolt connector: {@code off}, {@code optional} or {@code required}. */
     public enum Bolt {
         OFF, OPTIONAL, REQUIRED;

@@ -24,7 +24,7 @@ import java.util.Map;
  */
 public record Transactions(Duration idleTimeout, Duration classicIdleTimeout, int maxOpen, boolean group,
         Map<String, Boolean> groupUsers, int groupMaxMembers, Duration groupMemberTimeout)
-        implements SluiceConfig.Section {
+        implements Section {
     public static final Transactions DEFAULT = new Transactions(Duration.ofSeconds(60), Duration.ofSeconds(30), 16,
             false, Map.of(), 64, Duration.ofSeconds(1));
 

@@ -19,7 +19,7 @@ import java.time.Duration;
  *                  {@code 0s} turns it off. Only a server with templates, an HTTP listener and the embedded Neo4j
  *                  rehearses (over {@code --neo4j} the only database at hand would be the user's own).
  */
-public record Warmup(boolean onStart, Duration writePath) implements SluiceConfig.Section {
+public record Warmup(boolean onStart, Duration writePath) implements Section {
     public static final Warmup DEFAULT = new Warmup(false, Duration.ofSeconds(60));
 
     public Warmup {

@@ -2,6 +2,7 @@ package io.sluice.durable;
 
 import io.sluice.batch.Admission;
 import io.sluice.journal.Journal;
+import io.sluice.journal.JournalDirectory;
 import io.sluice.journal.JournalOptions;
 import io.sluice.journal.JournalRecord;
 import io.sluice.sink.Sink;
@@ -69,7 +70,8 @@ public final class AsyncPath implements AsyncJournal {
     public static AsyncPath start(Options o, Sink sink, Map<String, Template> templates, Time time,
             ThreadFactory threads, RecordApplier.Parts appliers) throws IOException, GraphException {
         // the directory's lock first: a second process on this journal stops here, before it touches the graph
-        Journal journal = Journal.open(o.journalDir(), JournalOptions.defaults().withMaxSegmentBytes(o.segmentBytes()));
+        Journal journal = JournalDirectory.open(o.journalDir(),
+                JournalOptions.defaults().withMaxSegmentBytes(o.segmentBytes()));
         try {
             GraphPositions positions = new GraphPositions(sink, SOURCE_PREFIX + journal.id(),
                     GraphPositions.Legacy.LOCAL_JOURNAL);
@@ -99,7 +101,7 @@ public final class AsyncPath implements AsyncJournal {
             if (backlog > 0) {
                 log.info("journal: {} records to replay from offset {}", backlog, next);
             }
-            DeadLetters dead = new DeadLetters(Journal.open(o.deadLetterDir(), JournalOptions.defaults()), time);
+            DeadLetters dead = new DeadLetters(JournalDirectory.open(o.deadLetterDir(), JournalOptions.defaults()), time);
             AppliedWatermark watermark = new AppliedWatermark(next - 1);
             JournalApplier applier = new JournalApplier(journal, dead, positions, templates, watermark, lag, time,
                     next, threads, appliers);

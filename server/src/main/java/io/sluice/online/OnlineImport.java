@@ -189,8 +189,8 @@ public final class OnlineImport {
         try (Target target = decorate.apply(given != null ? given : open(partitions))) {
             Map<String, Long> retriesBefore = target.transientRetries();
             createSchema(target, plan);
-            Resume resume = Resume.open(target, Resume.importId(options), options.restart(), partitions,
-                    options.batchRows(), err);
+            String id = Resume.importId(options.groups(), options.format(), options.merge());
+            Resume resume = Resume.open(target, id, options.restart(), partitions, options.batchRows(), err);
             Ledger l = new Ledger(options.tolerance(), resume.rejectedBefore());
             ledger = l;
             try (ReportFile report = ReportFile.append(options.reportFile())) {

@@ -50,11 +50,11 @@ final class Resume {
         this.rejectedBefore = rejectedBefore;
     }
 
-    static String importId(OnlineImport.Options o) {
-        StringBuilder b = new StringBuilder(o.merge() ? "merge" : "create");
-        CsvFormat f = o.format();
+    /** The id of the import of {@code groups} in format {@code f}, merged or created: what defines its rows. */
+    static String importId(List<InputGroup> groups, CsvFormat f, boolean merge) {
+        StringBuilder b = new StringBuilder(merge ? "merge" : "create");
         b.append('|').append(f.delimiter()).append(f.arrayDelimiter()).append(f.quote()).append(f.idType());
-        for (InputGroup g : o.groups()) {
+        for (InputGroup g : groups) {
             b.append('|').append(g.kind()).append(g.labels()).append(g.type());
             for (var p : g.files()) {
                 b.append(',').append(p.toAbsolutePath().normalize());

@@ -3,16 +3,12 @@ package io.sluice.sink;
 import io.sluice.security.Credentials;
 import io.sluice.security.UserStore;
 import io.sluice.time.Time;
-import io.sluice.vocab.Counter;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
-import io.sluice.vocab.Neo4jStatus;
 import io.sluice.vocab.QueryKind;
 import io.sluice.vocab.StatementResult;
 import java.net.URI;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -29,19 +25,10 @@ import org.neo4j.driver.BookmarkManagers;
 import org.neo4j.driver.Config;
 import org.neo4j.driver.Driver;
 import org.neo4j.driver.GraphDatabase;
-import org.neo4j.driver.Record;
-import org.neo4j.driver.Result;
 import org.neo4j.driver.Session;
 import org.neo4j.driver.SessionConfig;
 import org.neo4j.driver.Transaction;
-import org.neo4j.driver.exceptions.ClientException;
-import org.neo4j.driver.exceptions.DiscoveryException;
-import org.neo4j.driver.exceptions.Neo4jException;
-import org.neo4j.driver.exceptions.RetryableException;
-import org.neo4j.driver.exceptions.ServiceUnavailableException;
-import org.neo4j.driver.exceptions.SessionExpiredException;
 import org.neo4j.driver.summary.QueryType;
-import org.neo4j.driver.summary.SummaryCounters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,15 +47,15 @@ import org.slf4j.LoggerFactory;
  * have committed: that error is marked {@link GraphException#commitOutcomeUnknown()} and must not be blindly
  * retried.
  *
- * <p>Its size (over 400 lines): every {@link Sink} operation is here over one driver, with the one error
- * translation they all share ({@code translate}: the driver's exceptions to Neo4j's codes and the commit-outcome
- * flag); values are {@code BoltValues}', users {@code RemoteUsers}'.
+ * <p>Every {@link Sink} operation is here over one driver; the error translation they all share (the driver's
+ * exceptions to Neo4j's codes, and the commit-outcome flag) is {@code BoltErrors}', reading results
+ * {@code BoltResults}', the transaction held open across calls {@code BoltOpenTx}, values {@code BoltValues}',
+ * users {@code RemoteUsers}'.
  *
  * <p>Thread-safe (the driver is); a transaction is confined to the thread that runs its work.
  */
 public final class BoltSink implements Sink {
     private static final Logger log = LoggerFactory.getLogger(BoltSink.class);
-    static final String UNAVAILABLE = Neo4jStatus.General.DATABASE_UNAVAILABLE;
     private static final Set<String> SCHEMES = Set.of("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc");
     private static final long AVAILABILITY_TTL_NANOS = Duration.ofSeconds(1).toNanos();
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
@@ -172,7 +159,7 @@ public final class BoltSink implements Sink {
                 log.info("connected to {} ({})", uri, serverAgent);
                 return;
             } catch (RuntimeException e) {
-                GraphException t = translate(e, false);
+                GraphException t = BoltErrors.translate(e, false);
                 if (!t.isTransient() || time.nanos() > deadline) {
                     throw new GraphException(new Neo4jError(t.error().code(),
                             "cannot use Neo4j at " + uri + ": " + t.error().message()), e);
@@ -209,11 +196,11 @@ public final class BoltSink implements Sink {
         } catch (GraphException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw translate(e, committing);
+            throw BoltErrors.translate(e, committing);
         } finally {
             // after a commit, a failure to release the connection changes nothing: it is not the outcome
-            closeQuietly(tx);
-            closeQuietly(session);
+            BoltOpenTx.closeQuietly(tx);
+            BoltOpenTx.closeQuietly(session);
         }
     }
 
@@ -224,101 +211,19 @@ public final class BoltSink implements Sink {
             session = driver.session(write ? writeSession : readSession);
             return new BoltOpenTx(session, session.beginTransaction());
         } catch (RuntimeException e) {
-            closeQuietly(session);
-            throw translate(e, false);
-        }
-    }
-
-    /**
-     * A driver transaction held open across calls, on a session (and so a pooled connection) of its own until it
-     * ends. The driver's blocking API is not bound to a thread; the caller orders the calls.
-     */
-    private static final class BoltOpenTx implements OpenTx {
-        private final Session session;
-        private final Transaction tx;
-        private boolean finished;
-
-        BoltOpenTx(Session session, Transaction tx) {
-            this.session = session;
-            this.tx = tx;
-        }
-
-        @Override
-        public StatementResult run(String cypher, Map<String, Object> params) throws GraphException {
-            if (finished) {
-                throw EmbeddedSink.finishedError();
-            }
-            try {
-                return materialise(tx.run(cypher, BoltValues.params(params)), ResultBudget.forTransaction());
-            } catch (RuntimeException e) {
-                GraphException failure = translate(e, false);
-                rollback(); // an error inside an explicit transaction ends it, as in Neo4j's HTTP APIs
-                throw failure;
-            }
-        }
-
-        @Override
-        public void commit() throws GraphException {
-            if (finished) {
-                throw EmbeddedSink.finishedError();
-            }
-            finished = true;
-            try {
-                tx.commit();
-            } catch (RuntimeException e) {
-                throw translate(e, true);
-            } finally {
-                closeQuietly(tx);
-                closeQuietly(session);
-            }
-        }
-
-        @Override
-        public void rollback() {
-            if (finished) {
-                return;
-            }
-            finished = true;
-            try {
-                tx.rollback();
-            } catch (RuntimeException e) {
-                log.warn("rolling back an explicit transaction failed: {}", e.toString());
-            } finally {
-                closeQuietly(tx);
-                closeQuietly(session);
-            }
-        }
-    }
-
-    private static void closeQuietly(AutoCloseable c) {
-        if (c == null) {
-            return;
-        }
-        try {
-            c.close();
-        } catch (Exception e) {
-            log.debug("closing a Bolt session or transaction: {}", e.toString());
+            BoltOpenTx.closeQuietly(session);
+            throw BoltErrors.translate(e, false);
         }
     }
 
     @Override
     public StatementResult runImplicit(String cypher, Map<String, Object> params) throws GraphException {
         try (Session s = driver.session(writeSession)) {
-            return runWhole(s, cypher, params);
+            return BoltResults.runWhole(s, cypher, params);
         } catch (RuntimeException e) {
             // an auto-commit statement commits as it runs: a lost connection leaves its outcome unknown
-            throw translate(e, true);
+            throw BoltErrors.translate(e, true);
         }
-    }
-
-    /** One auto-commit statement in {@code s}, its result materialised within the bound on its size. */
-    private static StatementResult runWhole(Session s, String cypher, Map<String, Object> params) throws GraphException {
-        ResultBudget budget = ResultBudget.draining();
-        StatementResult r = materialise(s.run(cypher, BoltValues.params(params)), budget);
-        if (budget.exceeded()) {
-            throw ResultBudget.ranButTooLarge(ResultBudget.MAX_VALUES);
-        }
-        return r;
     }
 
     /**
@@ -337,9 +242,9 @@ public final class BoltSink implements Sink {
                 case Credentials.Bearer b -> driver.session(Session.class, system,
                         AuthTokens.bearer(b.token()));
             }) {
-                return runWhole(s, cypher, params);
+                return BoltResults.runWhole(s, cypher, params);
             } catch (RuntimeException e) {
-                throw translate(e, true);
+                throw BoltErrors.translate(e, true);
             }
         };
     }
@@ -357,7 +262,7 @@ public final class BoltSink implements Sink {
                 case SCHEMA_WRITE -> QueryKind.ALONE;
             };
         } catch (RuntimeException e) {
-            GraphException t = translate(e, false);
+            GraphException t = BoltErrors.translate(e, false);
             throw new GraphException(new Neo4jError(t.error().code(), EmbeddedSink.withoutExplain(t.error().message())), e);
         }
     }
@@ -428,9 +333,9 @@ public final class BoltSink implements Sink {
         @Override
         public StatementResult run(String cypher, Map<String, Object> params) throws GraphException {
             try {
-                return materialise(tx.run(cypher, BoltValues.params(params)), budget);
+                return BoltResults.materialise(tx.run(cypher, BoltValues.params(params)), budget);
             } catch (RuntimeException e) {
-                throw translate(e, false);
+                throw BoltErrors.translate(e, false);
             }
         }
 
@@ -439,82 +344,8 @@ public final class BoltSink implements Sink {
             try {
                 tx.run(cypher, BoltValues.params(params)).consume();
             } catch (RuntimeException e) {
-                throw translate(e, false);
+                throw BoltErrors.translate(e, false);
             }
         }
-    }
-
-    /** As {@link EmbeddedSink#materialise}: the rows detached and counted against {@code budget}. */
-    static StatementResult materialise(Result r, ResultBudget budget) {
-        List<String> columns = r.keys();
-        List<List<Object>> rows = new ArrayList<>();
-        while (r.hasNext()) {
-            Record record = r.next();
-            if (budget.keepsRows()) {
-                List<Object> values = new ArrayList<>(columns.size());
-                for (int i = 0; i < columns.size(); i++) {
-                    values.add(BoltValues.detach(record.get(i).asObject()));
-                }
-                budget.add(rows, values);
-            }
-        }
-        return new StatementResult(columns, rows, counters(r.consume().counters()));
-    }
-
-    static Map<String, Object> counters(SummaryCounters s) {
-        return Counter.read(c -> switch (c) {
-            case CONTAINS_UPDATES -> s.containsUpdates();
-            case NODES_CREATED -> s.nodesCreated();
-            case NODES_DELETED -> s.nodesDeleted();
-            case PROPERTIES_SET -> s.propertiesSet();
-            case RELATIONSHIPS_CREATED -> s.relationshipsCreated();
-            case RELATIONSHIP_DELETED -> s.relationshipsDeleted();
-            case LABELS_ADDED -> s.labelsAdded();
-            case LABELS_REMOVED -> s.labelsRemoved();
-            case INDEXES_ADDED -> s.indexesAdded();
-            case INDEXES_REMOVED -> s.indexesRemoved();
-            case CONSTRAINTS_ADDED -> s.constraintsAdded();
-            case CONSTRAINTS_REMOVED -> s.constraintsRemoved();
-            case CONTAINS_SYSTEM_UPDATES -> s.containsSystemUpdates();
-            case SYSTEM_UPDATES -> s.systemUpdates();
-        });
-    }
-
-    /**
-     * A driver failure in Neo4j's terms. {@code committing}: the failure came from a commit (or an auto-commit
-     * statement), so a lost connection means the outcome is unknown.
-     */
-    static GraphException translate(RuntimeException e, boolean committing) {
-        ResultBudget.Exceeded big = ResultBudget.Exceeded.in(e);
-        if (big != null) {
-            return new GraphException(big.error(), e);
-        }
-        String message = e.getMessage() == null ? e.toString() : e.getMessage();
-        if (e instanceof ServiceUnavailableException || e instanceof SessionExpiredException
-                || e instanceof DiscoveryException) {
-            return lostConnection(e, message, committing);
-        }
-        String code = e instanceof Neo4jException n ? n.code() : null;
-        if (code != null && code.startsWith(Neo4jStatus.PREFIX)) {
-            return new GraphException(new Neo4jError(code, message), e); // the server said so: the outcome is known
-        }
-        if (e instanceof RetryableException) {
-            return new GraphException(new Neo4jError(Neo4jStatus.Sluice.TRANSIENT_FAILURE, message), e);
-        }
-        if (e instanceof ClientException) {
-            return new GraphException(Neo4jError.invalid(message), e); // refused by the driver, e.g. a parameter type
-        }
-        if (committing) {
-            return lostConnection(e, message, true); // no word from the server about the commit: assume the worst
-        }
-        return new GraphException(Neo4jError.unknown(message), e);
-    }
-
-    private static GraphException lostConnection(RuntimeException e, String message, boolean committing) {
-        if (committing) {
-            return new GraphException(Neo4jError.commitOutcomeUnknown("the connection to Neo4j was lost while"
-                    + " committing: " + message), e, true);
-        }
-        return new GraphException(new Neo4jError(UNAVAILABLE, "Neo4j is not reachable: " + message), e);
     }
 }

@@ -294,7 +294,7 @@ class ConfigTest {
         RecordComponent[] components = SluiceConfig.class.getRecordComponents();
         int sections = 0;
         for (RecordComponent rc : components) {
-            if (!(rc.getAccessor().invoke(full) instanceof SluiceConfig.Section section)) {
+            if (!(rc.getAccessor().invoke(full) instanceof Section section)) {
                 continue;
             }
             sections++;
@@ -305,7 +305,7 @@ class ConfigTest {
                         .isEqualTo(other.getAccessor().invoke(other == rc ? full : defaults));
             }
         }
-        assertThat(sections).isEqualTo(SluiceConfig.Section.class.getPermittedSubclasses().length);
+        assertThat(sections).isEqualTo(Section.class.getPermittedSubclasses().length);
         assertThat(defaults.withTemplates(full.templates(), full.schema()))
                 .isEqualTo(ConfigLoader.parse(FULL.substring(0, FULL.indexOf("batch:"))));
     }

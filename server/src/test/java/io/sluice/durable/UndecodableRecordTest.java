@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sluice.apply.RetryPolicy;
 import io.sluice.config.TemplateConfig;
 import io.sluice.journal.Journal;
+import io.sluice.journal.JournalDirectory;
 import io.sluice.journal.JournalOptions;
 import io.sluice.sink.EmbeddedNeo4j;
 import io.sluice.support.TestServer;
@@ -80,7 +81,7 @@ class UndecodableRecordTest {
             // the journal as a crashed sluice left it: good records with every bad shape between them
             List<Long> badOffsets = new ArrayList<>();
             long last;
-            try (Journal journal = Journal.open(dir.resolve("journal"), JournalOptions.defaults())) {
+            try (Journal journal = JournalDirectory.open(dir.resolve("journal"), JournalOptions.defaults())) {
                 long id = 0;
                 for (String bad : BAD) {
                     journal.append(RecordCodec.encode(new WriteRequest.TemplateRequest(ITEM,

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
 import io.sluice.journal.Journal;
+import io.sluice.journal.JournalDirectory;
 import io.sluice.journal.JournalOptions;
 import io.sluice.config.HostPort;
 import io.sluice.support.Await;
@@ -97,7 +98,7 @@ class StartFailureTest {
                 s.bind(new InetSocketAddress("127.0.0.1", port)); // throws if still listening
             }
         }
-        try (Journal j = Journal.open(dir.resolve("journal"), JournalOptions.defaults())) {
+        try (Journal j = JournalDirectory.open(dir.resolve("journal"), JournalOptions.defaults())) {
             assertThat(j.nextOffset()).as("the journal's directory lock was released").isGreaterThanOrEqualTo(0);
         }
         // the store lock: the same data directory starts, and stops, cleanly
@@ -122,7 +123,7 @@ class StartFailureTest {
 
     @Test
     void aJournalHeldBySomeoneElse() throws Exception {
-        try (Journal held = Journal.open(dir.resolve("journal"), JournalOptions.defaults())) {
+        try (Journal held = JournalDirectory.open(dir.resolve("journal"), JournalOptions.defaults())) {
             assertThatThrownBy(() -> SluiceServer.start(options(GOOD))).isInstanceOf(RuntimeException.class);
             assertThat(held.nextOffset()).isZero();
         }

@@ -195,13 +195,13 @@ class BoltSinkTest {
 
     @Test
     void aConnectionLostWhileCommittingLeavesTheOutcomeUnknown() {
-        GraphException e = BoltSink.translate(new ServiceUnavailableException("connection reset"), true);
+        GraphException e = BoltErrors.translate(new ServiceUnavailableException("connection reset"), true);
         assertThat(e.isTransient()).isTrue();
         assertThat(e.commitOutcomeUnknown()).isTrue();
         assertThat(e.error().message()).contains("may or may not have been committed");
-        assertThat(BoltSink.translate(new ServiceUnavailableException("connection reset"), false).commitOutcomeUnknown())
+        assertThat(BoltErrors.translate(new ServiceUnavailableException("connection reset"), false).commitOutcomeUnknown())
                 .isFalse();
-        assertThat(BoltSink.translate(new IllegalStateException("no reply"), true).commitOutcomeUnknown()).isTrue();
+        assertThat(BoltErrors.translate(new IllegalStateException("no reply"), true).commitOutcomeUnknown()).isTrue();
     }
 
     @Test
