@@ -2,38 +2,13 @@ package io.sluice.bolt;
 
 import io.netty.channel.Channel;
 import io.sluice.bolt.Handshake.Version;
-import io.sluice.bolt.Messages.Begin;
-import io.sluice.bolt.Messages.Commit;
 import io.sluice.bolt.Messages.Goodbye;
-import io.sluice.bolt.Messages.Hello;
-import io.sluice.bolt.Messages.Logoff;
-import io.sluice.bolt.Messages.Logon;
-import io.sluice.bolt.Messages.Pull;
 import io.sluice.bolt.Messages.Request;
 import io.sluice.bolt.Messages.Reset;
-import io.sluice.bolt.Messages.Rollback;
-import io.sluice.bolt.Messages.Route;
-import io.sluice.bolt.Messages.Run;
-import io.sluice.bolt.Messages.Telemetry;
-import io.sluice.config.Access;
-import io.sluice.config.Mode;
-import io.sluice.security.Credentials;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
-import io.sluice.vocab.Neo4jStatus;
-import io.sluice.vocab.QueryKind;
-import io.sluice.vocab.StatementResult;
-import io.sluice.write.Caller;
-import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.Outcome;
-import io.sluice.write.Statement;
-import io.sluice.write.WriteRequest.CypherRequest;
 import java.io.ByteArrayOutputStream;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -65,7 +40,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *       client's going.</li>
  * </ul>
  */
-final class BoltConnection implements Runnable, BoltProtocol.Wire {
+final class BoltConnection implements Runnable, Wire {
     /** Queued messages past which the socket is not read until the queue drains to {@link #LOW_WATER}. */
     static final int HIGH_WATER = 256;
     static final int LOW_WATER = 32;
@@ -74,8 +49,6 @@ final class BoltConnection implements Runnable, BoltProtocol.Wire {
      * each, a count alone would let one connection queue hundreds of them.
      */
     static final long HIGH_WATER_BYTES = 16L << 20;
-    /** What replies are buffered to before they are written even though more messages wait. */
-    static final int FLUSH_BYTES = 64 * 1024;
 
     /** A message that could not be read: {@code fatal} closes the connection after the FAILURE. */
     record Unreadable(Neo4jError error, boolean fatal) {}
@@ -192,7 +165,7 @@ final class BoltConnection implements Runnable, BoltProtocol.Wire {
                 } finally {
                     unanswered.decrementAndGet();
                 }
-                if (out.size() > FLUSH_BYTES) {
+                if (out.size() > Wire.FLUSH_BYTES) {
                     flush();
                 }
             }
@@ -279,18 +252,12 @@ final class BoltConnection implements Runnable, BoltProtocol.Wire {
         }
     }
 
-    /** Work that may block on the database (a statement, a commit, a credentials check). */
-    @FunctionalInterface
-    interface SinkCall<T> {
-        T call() throws GraphException;
-    }
-
     /**
      * Runs {@code call} where it may block, while this worker keeps the driver's read timeout from firing (a
      * NOOP each keep-alive interval): what is buffered goes out first.
      */
     @Override
-    public <T> T blocking(SinkCall<T> call) throws GraphException, InterruptedException {
+    public <T> T blocking(Call<T> call) throws GraphException, InterruptedException {
         CompletableFuture<T> f = new CompletableFuture<>();
         services.blocking().execute(() -> {
             try {

@@ -2,6 +2,7 @@ package io.sluice.bolt;
 
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
+import io.sluice.write.Outcome;
 
 /**
  * The one translation of sluice's errors into Bolt's FAILUREs, and where in a statement's exchange one surfaces.
@@ -25,6 +26,12 @@ final class BoltFailures {
             return new Neo4jError(Neo4jStatus.Sluice.TRANSIENT_FAILURE, failure.message());
         }
         return failure;
+    }
+
+    /** A write refused at admission (full, or shutting down): transient, so drivers retry it after a while. */
+    static Neo4jError overloaded(Outcome.Overloaded over) {
+        return new Neo4jError(Neo4jStatus.Request.NO_THREADS_AVAILABLE, over.reason() + "; retry after "
+                + over.retryAfter().toMillis() + " ms");
     }
 
     /**

@@ -27,13 +27,7 @@ import io.sluice.write.ExplicitTransactions.Step;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
 import java.io.ByteArrayOutputStream;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Bolt's server state machine for one connection, over a {@link Session}: each request read top to bottom in the
@@ -59,23 +53,6 @@ import java.util.concurrent.TimeUnit;
 final class BoltProtocol {
     enum State { NEGOTIATION, AUTHENTICATION, READY, STREAMING, TX_READY, TX_STREAMING, FAILED, DEFUNCT }
 
-    /** What the connection gives the protocol: where replies go, and how to wait for a step that may block. */
-    interface Wire {
-        ByteArrayOutputStream out();
-
-        /** Runs {@code call} where it may block, keeping the driver's read timeout from firing meanwhile. */
-        <T> T blocking(BoltConnection.SinkCall<T> call) throws GraphException, InterruptedException;
-
-        /** Waits for a write's outcome, keeping the driver's read timeout from firing meanwhile. */
-        Outcome await(CompletableFuture<Outcome> outcome) throws InterruptedException;
-
-        /** Sends what is buffered (a long result streams out as it is written). */
-        void flush() throws InterruptedException;
-
-        /** The connection has logged in: it may send large messages now. */
-        void markLoggedIn();
-    }
-
     private final Version version;
     private final BoltServices services;
     private final String id;
@@ -83,13 +60,11 @@ final class BoltProtocol {
     private final Wire wire;
     private final ByteArrayOutputStream out;
     private final Session session;
-    private final Map<Long, Cursor> txCursors = new HashMap<>();
+    private final Results results;
     private State state = State.NEGOTIATION;
     private Caller caller;
     /** Logged in with a password that must be changed: only ALTER CURRENT USER on system, as Neo4j allows. */
     private String expired;
-    private Cursor cursor;
-    private long nextQid;
     /** The api of the TELEMETRY just before the message being handled (-1: the message did not follow one). */
     private long telemetryApi = -1;
     private long lastApi = -1;
@@ -102,6 +77,7 @@ final class BoltProtocol {
         this.wire = wire;
         this.out = wire.out();
         this.session = services.sessions().open();
+        this.results = new Results(version, services, wire);
     }
 
     State state() {
@@ -138,18 +114,7 @@ final class BoltProtocol {
             violation(r);
             return;
         }
-        // as Neo4j 2026.08 answers (docs/reference/neo4j-bolt-behaviour.md, section 2); with grouping on, drivers are
-        // asked for TELEMETRY: it tells a managed transaction (which a driver retries) from one the application began
-        // itself (docs/reference/driver-telemetry.md)
-        Map<String, Object> meta = new LinkedHashMap<>();
-        meta.put("server", services.serverAgent());
-        if (version.atLeast(Version.V5_8)) {
-            meta.put("protocol_version", version.toString());
-        }
-        meta.put("connection_id", id);
-        meta.put("hints", services.sessions().grouping() && version.atLeast(Version.V5_4)
-                ? Map.of("connection.recv_timeout_seconds", services.recvTimeoutSeconds(), "telemetry.enabled", true)
-                : Map.of("connection.recv_timeout_seconds", services.recvTimeoutSeconds()));
+        Map<String, Object> meta = Replies.hello(version, services, id);
         if (version.atLeast(Version.V5_1)) {
             Messages.success(meta, out);
             state = State.AUTHENTICATION;
@@ -218,7 +183,7 @@ final class BoltProtocol {
 
     private void streaming(Request r) throws InterruptedException {
         if (r instanceof Pull p) {
-            pull(p, cursor);
+            pull(p, results.cursor(p, true));
         } else {
             violation(r);
         }
@@ -228,7 +193,7 @@ final class BoltProtocol {
         switch (r) {
             case Run run -> runInTransaction(run);
             case Pull p -> {
-                Cursor c = txCursors.get(p.qid() == -1 ? nextQid - 1 : p.qid());
+                Cursor c = results.cursor(p, false);
                 if (c == null) { // a PULL without its RUN: a protocol violation, as Neo4j has it
                     violation(p);
                 } else {
@@ -257,8 +222,7 @@ final class BoltProtocol {
             onSystem(statement, run, start);
             return;
         }
-        Neo4jError bad = Extras.badDatabase(run.extra(), services.database());
-        bad = bad != null ? bad : Bookmarks.check(run.extra().get("bookmarks"));
+        Neo4jError bad = Extras.refusal(run.extra(), services.database());
         if (bad != null) {
             fail(bad);
             return;
@@ -277,25 +241,15 @@ final class BoltProtocol {
         switch (o) {
             case Outcome.Committed c -> stream(Cursor.of(c.results().isEmpty() ? null : c.results().getFirst(),
                     c.kind(), true, null), start, run);
-            case Outcome.Accepted a -> {
-                Map<String, Object> journal = new LinkedHashMap<>();
-                journal.put("mode", "async");
-                journal.put("offset", a.offset());
-                if (a.partition() >= 0) {
-                    journal.put("partition", (long) a.partition());
-                }
-                stream(Cursor.accepted(journal), start, run);
-            }
+            case Outcome.Accepted a -> stream(Cursor.accepted(Replies.journal(a)), start, run);
             case Outcome.Failed f -> failedRun(f.error(), f.kind(), start, true);
-            case Outcome.Overloaded over -> fail(new Neo4jError(Neo4jStatus.Request.NO_THREADS_AVAILABLE,
-                    over.reason() + "; retry after " + over.retryAfter().toMillis() + " ms"));
+            case Outcome.Overloaded over -> fail(BoltFailures.overloaded(over));
         }
     }
 
     /** An auto-commit result ready to stream: RUN's SUCCESS. */
     private void stream(Cursor c, long start, Run run) {
-        cursor = c;
-        started(c, start, -1, run.extra());
+        results.autoCommit(c, start, run.extra());
         state = State.STREAMING;
     }
 
@@ -329,8 +283,7 @@ final class BoltProtocol {
     // ---- explicit transactions ----
 
     private void begin(Begin b) throws InterruptedException {
-        Neo4jError bad = Extras.badDatabase(b.extra(), services.database());
-        bad = bad != null ? bad : Bookmarks.check(b.extra().get("bookmarks"));
+        Neo4jError bad = Extras.refusal(b.extra(), services.database());
         if (bad != null) {
             fail(bad);
             return;
@@ -351,8 +304,7 @@ final class BoltProtocol {
             fail(e.error());
             return;
         }
-        txCursors.clear();
-        nextQid = 0;
+        results.began();
         Messages.success(version.atLeast(Version.V5_8) && b.extra().get("db") == null
                 ? Map.of("db", services.database()) : Map.of(), out);
         state = State.TX_READY;
@@ -376,10 +328,7 @@ final class BoltProtocol {
             failedRun(s.failure(), s.kind(0), start, false);
             return;
         }
-        Cursor c = Cursor.of(s.results().getFirst(), s.kind(0), false, null);
-        long qid = nextQid++;
-        txCursors.put(qid, c);
-        started(c, start, qid, null);
+        results.inTransaction(Cursor.of(s.results().getFirst(), s.kind(0), false, null), start);
         state = State.TX_STREAMING;
     }
 
@@ -390,24 +339,21 @@ final class BoltProtocol {
                 return null;
             });
         } catch (GraphException e) {
-            txCursors.clear();
+            results.clear();
             fail(e.error());
             return;
         }
-        txCursors.clear();
-        Map<String, Object> meta = new LinkedHashMap<>();
-        String bookmark = services.bookmarks().current(); // at or after the commit: a later transaction reads after it
-        if (bookmark != null) {
-            meta.put("bookmark", bookmark);
-        }
-        Messages.success(meta, out);
+        results.clear();
+        // a bookmark at or after the commit: a later transaction given it reads after it
+        String bookmark = services.bookmarks().current();
+        Messages.success(bookmark == null ? Map.of() : Map.of("bookmark", bookmark), out);
         state = State.READY;
         services.metrics().transaction("commit");
     }
 
     /** Rolls back the open transaction, if any (RESET, ROLLBACK, a failure, a closed connection). */
     void endTransaction(boolean clientGone) {
-        txCursors.clear();
+        results.clear();
         if (session.inTransaction()) {
             session.rollback(clientGone);
             services.metrics().transaction("rollback");
@@ -417,58 +363,12 @@ final class BoltProtocol {
     // ---- results ----
 
     private void pull(Pull p, Cursor c) throws InterruptedException {
-        if (c.failure() != null) {
-            finishCursor(c);
-            fail(c.failure());
-            return;
+        Neo4jError failed = results.pull(p, c);
+        if (failed != null) {
+            fail(failed);
+        } else if (!c.hasNext()) {
+            state = c.autoCommit() ? State.READY : results.pending() ? State.TX_STREAMING : State.TX_READY;
         }
-        long n = p.n() < 0 ? Long.MAX_VALUE : p.n();
-        boolean v5 = version.atLeast(Version.V5_0);
-        for (long sent = 0; sent < n && c.hasNext(); sent++) {
-            List<Object> row = c.next();
-            if (!p.discard()) {
-                List<Object> values = new ArrayList<>(row.size());
-                for (Object v : row) {
-                    values.add(WireValues.out(v, v5, v5));
-                }
-                Messages.record(values, out);
-                if (out.size() > BoltConnection.FLUSH_BYTES) {
-                    wire.flush();
-                }
-            }
-        }
-        if (c.hasNext()) {
-            Messages.success(Map.of("has_more", true), out);
-            return;
-        }
-        Messages.success(c.summary(c.bookmarked() ? services.bookmarks().current() : null, services.database()), out);
-        finishCursor(c);
-    }
-
-    private void finishCursor(Cursor c) {
-        if (c.autoCommit()) {
-            cursor = null;
-            state = State.READY;
-        } else {
-            txCursors.values().remove(c);
-            state = txCursors.isEmpty() ? State.TX_READY : State.TX_STREAMING;
-        }
-    }
-
-    /**
-     * The RUN SUCCESS of a result that is ready: its fields, the time it took, its qid in a transaction, and (5.8+,
-     * auto-commit) the database it ran on when the RUN named none, as Neo4j resolves a home database.
-     */
-    private void started(Cursor c, long start, long qid, Map<String, Object> extra) {
-        Map<String, Object> meta = new LinkedHashMap<>();
-        meta.put("t_first", TimeUnit.NANOSECONDS.toMillis(services.time().nanos() - start));
-        meta.put("fields", c.fields());
-        if (qid >= 0) {
-            meta.put("qid", qid);
-        } else if (version.atLeast(Version.V5_8) && extra != null && extra.get("db") == null) {
-            meta.put("db", services.database());
-        }
-        Messages.success(meta, out);
     }
 
     /** A statement that failed: at its RUN, or for a read's runtime error, at its PULL after a RUN SUCCESS. */
@@ -478,13 +378,11 @@ final class BoltProtocol {
             return;
         }
         Cursor c = Cursor.of(null, null, autoCommit, e);
-        long qid = autoCommit ? -1 : nextQid++;
-        started(c, start, qid, null);
         if (autoCommit) {
-            cursor = c;
+            results.autoCommit(c, start, null);
             state = State.STREAMING;
         } else {
-            txCursors.put(qid, c);
+            results.inTransaction(c, start);
             state = State.TX_STREAMING;
         }
     }
@@ -498,16 +396,7 @@ final class BoltProtocol {
                     + r.db() + "' because this database does not exist"));
             return;
         }
-        String address = r.routing().get("address") instanceof String a && !a.isBlank() ? a : services.advertised();
-        List<Object> servers = new ArrayList<>();
-        for (String role : List.of("WRITE", "READ", "ROUTE")) {
-            servers.add(Map.of("addresses", List.of(address), "role", role));
-        }
-        Map<String, Object> rt = new LinkedHashMap<>();
-        rt.put("servers", servers);
-        rt.put("ttl", 300L);
-        rt.put("db", r.db() == null ? db : r.db());
-        Messages.success(Map.of("rt", rt), out);
+        Messages.success(Replies.routingTable(r, db, services.advertised()), out);
     }
 
     private void reset() {
@@ -515,7 +404,6 @@ final class BoltProtocol {
             violation(new Reset());
             return;
         }
-        cursor = null;
         endTransaction(false);
         Messages.success(Map.of(), out);
         state = caller == null ? (version.atLeast(Version.V5_1) ? State.AUTHENTICATION : State.NEGOTIATION)
@@ -537,7 +425,6 @@ final class BoltProtocol {
         Messages.failure(e, version, out);
         if (state != State.DEFUNCT) {
             endTransaction(false);
-            cursor = null;
             state = loggingIn() ? state : State.FAILED;
         }
     }

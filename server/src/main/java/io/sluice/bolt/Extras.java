@@ -46,6 +46,15 @@ final class Extras {
         return otherwise;
     }
 
+    /**
+     * Why a statement or transaction may not run as {@code extra} asks (null: it may): the database it names, or
+     * bookmarks that are not Neo4j's.
+     */
+    static Neo4jError refusal(Map<String, Object> extra, String database) {
+        Neo4jError bad = badDatabase(extra, database);
+        return bad != null ? bad : Bookmarks.check(extra.get("bookmarks"));
+    }
+
     /** Why a statement or transaction may not run on the database {@code extra} names (null: it may). */
     static Neo4jError badDatabase(Map<String, Object> extra, String database) {
         Object db = extra.get("db");

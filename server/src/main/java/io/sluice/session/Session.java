@@ -3,6 +3,7 @@ package io.sluice.session;
 import io.sluice.config.Mode;
 import io.sluice.security.Credentials;
 import io.sluice.sink.Sink;
+import io.sluice.time.Time;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
@@ -11,6 +12,7 @@ import io.sluice.write.Caller;
 import io.sluice.write.ExplicitTransactions.Step;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
+import io.sluice.write.WritePath;
 import io.sluice.write.WriteRequest.CypherRequest;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -38,15 +40,19 @@ public final class Session {
 
     private static final Open NONE = new None();
 
-    private final Sessions sessions;
+    private final WritePath writes;
+    private final ClientTransactions transactions;
+    private final SystemDatabase systemDatabase;
     private final Demotion demotion;
     private Credentials credentials;
     private Sink.SystemSession system;
     private Open open = NONE;
 
-    Session(Sessions sessions) {
-        this.sessions = sessions;
-        this.demotion = new Demotion(sessions.time());
+    Session(WritePath writes, ClientTransactions transactions, SystemDatabase systemDatabase, Time time) {
+        this.writes = writes;
+        this.transactions = transactions;
+        this.systemDatabase = systemDatabase;
+        this.demotion = new Demotion(time);
     }
 
     /**
@@ -73,13 +79,13 @@ public final class Session {
      */
     public CompletableFuture<Outcome> submit(Statement statement, int bytes, boolean counted, Mode mode, Caller as,
             Executor blocking) {
-        return sessions.writes().submit(new CypherRequest(List.of(statement), bytes, counted), mode, as, blocking);
+        return writes.submit(new CypherRequest(List.of(statement), bytes, counted), mode, as, blocking);
     }
 
     /** A statement on the DBMS's {@code system} database, as the logged-in user, in an implicit transaction. */
     public StatementResult system(Statement statement) throws GraphException {
         if (system == null) { // logged in once as the user; the password is not kept past it
-            system = sessions.system().as(credentials);
+            system = systemDatabase.as(credentials);
             credentials = null;
         }
         return system.run(statement.cypher(), statement.params());
@@ -93,13 +99,13 @@ public final class Session {
      * a driver retries it), and this session not demoted.
      */
     public boolean defers(Caller as, boolean write, boolean managed) {
-        return managed && write && sessions.transactions().grouping().applies(as) && demotion.allowsGrouping();
+        return managed && write && transactions.grouping().applies(as) && demotion.allowsGrouping();
     }
 
     /** Begins a transaction as {@code as} (read-only when {@code as} is); may block when it is not deferred. */
     public void begin(Caller as, boolean write, boolean managed) throws GraphException {
         boolean grouped = defers(as, write, managed);
-        Step s = sessions.transactions().open(List.of(), as, grouped ? demotion : null);
+        Step s = transactions.open(List.of(), as, grouped ? demotion : null);
         open = new Begun(s.id(), as, grouped);
     }
 
@@ -117,7 +123,7 @@ public final class Session {
         Begun b = begun();
         Step s;
         try {
-            s = sessions.transactions().run(b.id(), List.of(statement), b.caller());
+            s = transactions.run(b.id(), List.of(statement), b.caller());
         } catch (GraphException e) {
             open = NONE;
             throw e;
@@ -135,7 +141,7 @@ public final class Session {
                     "the transaction was rolled back by a failed statement"), null);
         }
         open = NONE;
-        Step s = sessions.transactions().commit(b.id(), List.of(), b.caller());
+        Step s = transactions.commit(b.id(), List.of(), b.caller());
         if (s.failed()) {
             throw new GraphException(s.failure(), null);
         }
@@ -152,9 +158,9 @@ public final class Session {
         open = NONE;
         try {
             if (clientGone) {
-                sessions.transactions().abandon(b.id(), b.caller());
+                transactions.abandon(b.id(), b.caller());
             } else {
-                sessions.transactions().rollback(b.id(), b.caller());
+                transactions.rollback(b.id(), b.caller());
             }
         } catch (GraphException e) {
             // already ended (expired, or a failed statement): nothing to roll back

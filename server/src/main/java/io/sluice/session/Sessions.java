@@ -1,10 +1,7 @@
 package io.sluice.session;
 
-import io.sluice.security.Credentials;
-import io.sluice.sink.Sink;
 import io.sluice.time.Time;
 import io.sluice.vocab.Committed;
-import io.sluice.vocab.GraphException;
 import io.sluice.write.WritePath;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -16,12 +13,6 @@ import java.util.function.Supplier;
  * a session's calls and their answers back; it reaches nothing below. Thread-safe.
  */
 public final class Sessions {
-
-    /** The DBMS's {@code system} database: a session on it as a user (null: the sink's own account). */
-    @FunctionalInterface
-    public interface SystemDatabase {
-        Sink.SystemSession as(Credentials user) throws GraphException;
-    }
 
     private final WritePath writes;
     private final ClientTransactions transactions;
@@ -40,7 +31,7 @@ public final class Sessions {
 
     /** A session for one connection, no one logged in yet. */
     public Session open() {
-        return new Session(this);
+        return new Session(writes, transactions, system, time);
     }
 
     /** Whether anyone's transactions may be grouped (a front end may then ask its clients what kind theirs are). */
@@ -56,21 +47,5 @@ public final class Sessions {
     /** Where the database's committed history stands now (what a bookmark names), where the sink can tell. */
     public Optional<Committed> lastCommitted() {
         return committed.get();
-    }
-
-    WritePath writes() {
-        return writes;
-    }
-
-    ClientTransactions transactions() {
-        return transactions;
-    }
-
-    SystemDatabase system() {
-        return system;
-    }
-
-    Time time() {
-        return time;
     }
 }

@@ -1,11 +1,11 @@
 package io.sluice.txn;
 
+import io.sluice.sink.Sink;
+import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
-import io.sluice.sink.Sink;
-import io.sluice.vocab.GraphException;
 import io.sluice.vocab.StatementResult;
-import io.sluice.time.Time;
 import io.sluice.write.IdScheme;
 import java.security.SecureRandom;
 import java.time.Duration;

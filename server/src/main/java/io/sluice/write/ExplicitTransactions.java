@@ -1,8 +1,8 @@
 package io.sluice.write;
 
+import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.QueryKind;
-import io.sluice.vocab.GraphException;
 import io.sluice.vocab.StatementResult;
 import java.time.Instant;
 import java.util.List;

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.config.ConfigLoader;
+import io.sluice.config.HostPort;
 import io.sluice.config.SluiceConfig;
 import io.sluice.journal.Journal;
 import io.sluice.journal.JournalDirectory;
 import io.sluice.journal.JournalOptions;
-import io.sluice.config.HostPort;
 import io.sluice.support.Await;
 import io.sluice.support.TestServer;
 import java.net.InetSocketAddress;

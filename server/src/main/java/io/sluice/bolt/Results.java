@@ -1,0 +1,127 @@
+package io.sluice.bolt;
+
+import io.sluice.bolt.Handshake.Version;
+import io.sluice.bolt.Messages.Pull;
+import io.sluice.vocab.Neo4jError;
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The results a connection's statements left to pull: an auto-commit statement's one, or an explicit
+ * transaction's, numbered by qid from 0 at BEGIN. Writes RUN's SUCCESS when a result is ready, and PULL's records and
+ * final SUCCESS as they are asked for. Confined to the worker.
+ */
+final class Results {
+    private final Version version;
+    private final BoltServices services;
+    private final Wire wire;
+    private final ByteArrayOutputStream out;
+    private final Map<Long, Cursor> inTransaction = new HashMap<>();
+    private Cursor autoCommit;
+    private long nextQid;
+
+    Results(Version version, BoltServices services, Wire wire) {
+        this.version = version;
+        this.services = services;
+        this.wire = wire;
+        this.out = wire.out();
+    }
+
+    /** An auto-commit statement's result is ready ({@code extra}: its RUN's, null when it failed): RUN's SUCCESS. */
+    void autoCommit(Cursor c, long start, Map<String, Object> extra) {
+        autoCommit = c;
+        started(c, start, -1, extra);
+    }
+
+    /** A transaction began: its statements are numbered from 0. */
+    void began() {
+        inTransaction.clear();
+        nextQid = 0;
+    }
+
+    /** A statement in the transaction has a result: RUN's SUCCESS with its qid. */
+    void inTransaction(Cursor c, long start) {
+        long qid = nextQid++;
+        inTransaction.put(qid, c);
+        started(c, start, qid, null);
+    }
+
+    /** The auto-commit result being pulled, or the transaction's result a PULL names (-1: the last); null: none. */
+    Cursor cursor(Pull p, boolean autoCommitted) {
+        return autoCommitted ? autoCommit : inTransaction.get(p.qid() == -1 ? nextQid - 1 : p.qid());
+    }
+
+    /** Whether results of the transaction remain to be pulled. */
+    boolean pending() {
+        return !inTransaction.isEmpty();
+    }
+
+    /** Forgets every result (a RESET, a failure, the end of a transaction). */
+    void clear() {
+        autoCommit = null;
+        inTransaction.clear();
+    }
+
+    /**
+     * Answers a PULL (or DISCARD) of {@code c}: its records (up to {@code n}), then {@code has_more} or the final
+     * SUCCESS, after which {@code c} is forgotten. Returns the statement's failure instead, when it had one (the
+     * caller reports it), having forgotten it as well.
+     */
+    Neo4jError pull(Pull p, Cursor c) throws InterruptedException {
+        if (c.failure() != null) {
+            forget(c);
+            return c.failure();
+        }
+        long n = p.n() < 0 ? Long.MAX_VALUE : p.n();
+        boolean v5 = version.atLeast(Version.V5_0);
+        for (long sent = 0; sent < n && c.hasNext(); sent++) {
+            List<Object> row = c.next();
+            if (!p.discard()) {
+                List<Object> values = new ArrayList<>(row.size());
+                for (Object v : row) {
+                    values.add(WireValues.out(v, v5, v5));
+                }
+                Messages.record(values, out);
+                if (out.size() > Wire.FLUSH_BYTES) {
+                    wire.flush();
+                }
+            }
+        }
+        if (c.hasNext()) {
+            Messages.success(Map.of("has_more", true), out);
+            return null;
+        }
+        Messages.success(c.summary(c.bookmarked() ? services.bookmarks().current() : null, services.database()), out);
+        forget(c);
+        return null;
+    }
+
+    private void forget(Cursor c) {
+        if (c.autoCommit()) {
+            autoCommit = null;
+        } else {
+            inTransaction.values().remove(c);
+        }
+    }
+
+    /**
+     * RUN's SUCCESS of a result that is ready: its fields, the time it took, its qid in a transaction, and (5.8+,
+     * auto-commit) the database it ran on when the RUN named none, as Neo4j resolves a home database.
+     */
+    private void started(Cursor c, long start, long qid, Map<String, Object> extra) {
+        Map<String, Object> meta = new LinkedHashMap<>();
+        meta.put("t_first", TimeUnit.NANOSECONDS.toMillis(services.time().nanos() - start));
+        meta.put("fields", c.fields());
+        if (qid >= 0) {
+            meta.put("qid", qid);
+        } else if (version.atLeast(Version.V5_8) && extra != null && extra.get("db") == null) {
+            meta.put("db", services.database());
+        }
+        Messages.success(meta, out);
+    }
+}
