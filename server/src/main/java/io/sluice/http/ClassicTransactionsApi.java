@@ -101,13 +101,8 @@ final class ClassicTransactionsApi {
 
     /** Why no statement ran: not found or in use 404, sluice's bounds 503, anything else 200 as Neo4j. */
     private Reply refused(Neo4jError e) {
-        if (transactions.isNotFound(e) || e.code().endsWith("TransactionAccessedConcurrently")) {
-            return ClassicFormat.error(404, e);
-        }
-        if (e.isTransient()) {
-            return ClassicFormat.error(503, e).retryAfter(1);
-        }
-        return ClassicFormat.error(200, e);
+        Reply r = ClassicFormat.error(Reply.classicRefusalStatus(e, transactions.isNotFound(e)), e);
+        return e.isTransient() ? r.retryAfter(1) : r;
     }
 
     private static Reply step(ExplicitTransactions.Step s, ClassicFormat.Request r, String txUrl, boolean created) {

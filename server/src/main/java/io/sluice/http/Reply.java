@@ -8,7 +8,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * An HTTP response: status, a JSON (or text) body, an optional Retry-After in seconds and Location; {@code rows}:
+ * An HTTP response, and the one place where an error becomes an HTTP status ({@link #statusOf}, and the classic
+ * API's {@link #classicRefusalStatus}): status, a JSON (or text) body, an optional Retry-After in seconds and Location; {@code rows}:
  * the rows a write answered here carried (for the metrics; 0 for anything but a committed or accepted write).
  */
 record Reply(int status, byte[] body, String contentType, long retryAfterSeconds, String location, int rows) {
@@ -82,6 +83,19 @@ record Reply(int status, byte[] body, String contentType, long retryAfterSeconds
     /** The same answer with a {@code Location} header (a resource it created). */
     Reply withLocation(String url) {
         return new Reply(status, body, contentType, retryAfterSeconds, url);
+    }
+
+    /**
+     * HTTP status for the classic API's refusal of a request on an explicit transaction before any statement of it
+     * ran ({@code notFound}: the id is unknown, expired, finished or another caller's), as Neo4j's classic API
+     * answers: 404 when not found or in use, 503 for sluice's bounds (transient), else 200 with the error in the
+     * envelope. A statement's own failure is always 200 there.
+     */
+    static int classicRefusalStatus(Neo4jError e, boolean notFound) {
+        if (notFound || e.code().equals(Neo4jStatus.Transaction.TRANSACTION_ACCESSED_CONCURRENTLY)) {
+            return 404;
+        }
+        return e.isTransient() ? 503 : 200;
     }
 
     /** HTTP status for a Neo4j error: client errors 4xx, transient 503, database errors 500. */
