@@ -51,8 +51,13 @@ class LayeringTest {
             Map.entry("durable", Set.of("journal", "apply", "batch", "write", "sink")),
             // Kafka as the journal of a fleet, through durable's apply loop
             Map.entry("kafka", Set.of("journal", "durable", "batch", "config", "sink", "write")),
-            // application topics in: strategies make templates' rows, applied through durable's apply loop
-            Map.entry("source", Set.of("config", "durable", "metrics", "sink", "write")),
+            // what a topic's records mean, whatever carries them: formats, the message, the strategies (templates'
+            // rows); no Kafka client type, so a source that is not Kafka can use it
+            Map.entry("topic", Set.of("config", "write")),
+            // the Neo4j Kafka Connector's configuration read and written as sluice's (its Avro settings: topic's)
+            Map.entry("connector", Set.of("config", "topic")),
+            // application topics in from Kafka: topic's strategies, applied through durable's apply loop
+            Map.entry("source", Set.of("config", "durable", "metrics", "sink", "topic", "write")),
             // the gateway routes between parts others build; it never reaches a front end or its owner
             Map.entry("gateway", Set.of("apply", "batch", "config", "cypher", "durable", "sink", "txn", "write")),
             // what every front end shares: who is calling, the lifecycle
@@ -67,8 +72,8 @@ class LayeringTest {
             Map.entry("server", Set.of("apply", "batch", "bolt", "config", "cypher", "durable", "front", "gateway", "http",
                     "kafka", "metrics", "security", "sink", "source", "txn", "group", "write")),
             // the product's commands: the composition root of each
-            Map.entry("cli", Set.of("config", "csv", "importer", "security", "server", "sink", "source", "status",
-                    "write")));
+            Map.entry("cli", Set.of("config", "connector", "csv", "importer", "security", "server", "sink", "source",
+                    "status", "write")));
 
     @Test
     void timeIsReadOnlyThroughTheInjectedClock() throws IOException {

@@ -1,5 +1,6 @@
 package io.sluice.source;
 
+import io.sluice.topic.AvroReader;
 import io.sluice.config.Sources;
 import io.sluice.durable.RecordApplier;
 import io.sluice.metrics.Metrics;

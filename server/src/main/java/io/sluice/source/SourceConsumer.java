@@ -1,5 +1,7 @@
 package io.sluice.source;
 
+import io.sluice.topic.Formats;
+import io.sluice.topic.Strategy;
 import io.sluice.config.Sources;
 import io.sluice.durable.RecordApplier;
 import io.sluice.durable.RecordCodec;

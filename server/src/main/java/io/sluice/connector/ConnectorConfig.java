@@ -1,6 +1,7 @@
-package io.sluice.source;
+package io.sluice.connector;
 
 import io.sluice.config.ConfigLoader;
+import io.sluice.topic.AvroReader;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.Sources.Binding;
 import io.sluice.config.Sources.Cypher;

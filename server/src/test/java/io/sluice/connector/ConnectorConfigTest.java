@@ -1,4 +1,4 @@
-package io.sluice.source;
+package io.sluice.connector;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,19 +1,19 @@
-package io.sluice.source;
+package io.sluice.topic;
 
-import static io.sluice.source.CudStrategy.DETACH;
-import static io.sluice.source.CudStrategy.FROM;
-import static io.sluice.source.CudStrategy.IDS;
-import static io.sluice.source.CudStrategy.LABELS;
-import static io.sluice.source.CudStrategy.OP;
-import static io.sluice.source.CudStrategy.PROPERTIES;
-import static io.sluice.source.CudStrategy.REL_TYPE;
-import static io.sluice.source.CudStrategy.TO;
-import static io.sluice.source.CudStrategy.TYPE;
-import static io.sluice.source.CudStrategy.kindOf;
+import static io.sluice.topic.CudStrategy.DETACH;
+import static io.sluice.topic.CudStrategy.FROM;
+import static io.sluice.topic.CudStrategy.IDS;
+import static io.sluice.topic.CudStrategy.LABELS;
+import static io.sluice.topic.CudStrategy.OP;
+import static io.sluice.topic.CudStrategy.PROPERTIES;
+import static io.sluice.topic.CudStrategy.REL_TYPE;
+import static io.sluice.topic.CudStrategy.TO;
+import static io.sluice.topic.CudStrategy.TYPE;
+import static io.sluice.topic.CudStrategy.kindOf;
 
-import io.sluice.source.CudStrategy.Action;
-import io.sluice.source.CudStrategy.Kind;
-import io.sluice.source.Strategy.Invalid;
+import io.sluice.topic.CudStrategy.Action;
+import io.sluice.topic.CudStrategy.Kind;
+import io.sluice.topic.Strategy.Invalid;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
