@@ -49,15 +49,18 @@ class LayeringTest {
             Map.entry("txn", Set.of("config", "sink", "write")),
             // the journals' one apply loop, positions in the graph, the local journal
             Map.entry("durable", Set.of("journal", "apply", "batch", "write", "sink")),
-            // Kafka as the journal of a fleet, through durable's apply loop
-            Map.entry("kafka", Set.of("journal", "durable", "batch", "config", "sink", "write")),
+            // the one driver of Kafka consumers (the journal's, the application topics'): a group member applying its
+            // partitions through durable's apply loop, pausing a partition in an outage while it keeps polling
+            Map.entry("consumer", Set.of("durable")),
+            // Kafka as the journal of a fleet, consumed by consumer's driver through durable's apply loop
+            Map.entry("kafka", Set.of("journal", "consumer", "durable", "batch", "config", "sink", "write")),
             // what a topic's records mean, whatever carries them: formats, the message, the strategies (templates'
             // rows); no Kafka client type, so a source that is not Kafka can use it
             Map.entry("topic", Set.of("config", "write")),
             // the Neo4j Kafka Connector's configuration read and written as sluice's (its Avro settings: topic's)
             Map.entry("connector", Set.of("config", "topic")),
             // application topics in from Kafka: topic's strategies, applied through durable's apply loop
-            Map.entry("source", Set.of("config", "durable", "metrics", "sink", "topic", "write")),
+            Map.entry("source", Set.of("config", "consumer", "durable", "metrics", "sink", "topic", "write")),
             // the gateway routes between parts others build; it never reaches a front end or its owner
             Map.entry("gateway", Set.of("apply", "batch", "config", "cypher", "durable", "sink", "txn", "write")),
             // what every front end shares: who is calling, the lifecycle

@@ -10,15 +10,15 @@ import org.junit.jupiter.api.Test;
 class OnErrorTest {
     @Test
     void onlyTheRecordsOwnErrorsAreItsFault() {
-        assertThat(SourceConsumer.recordsFault(new Neo4jError("Neo.ClientError.Statement.TypeError",
+        assertThat(OnError.recordsFault(new Neo4jError("Neo.ClientError.Statement.TypeError",
                 "x"))).isTrue();
-        assertThat(SourceConsumer.recordsFault(new Neo4jError(
+        assertThat(OnError.recordsFault(new Neo4jError(
                 "Neo.ClientError.Schema.ConstraintValidationFailed", "x"))).isTrue();
-        assertThat(SourceConsumer.recordsFault(Neo4jError.invalidFormat("x"))).isTrue();
+        assertThat(OnError.recordsFault(Neo4jError.invalidFormat("x"))).isTrue();
         for (String environment : List.of("Neo.ClientError.General.ForbiddenOnReadOnlyDatabase",
                 "Neo.ClientError.Security.Forbidden", "Neo.ClientError.Database.DatabaseNotFound", "N/A",
                 "Neo.ClientError.Security.AuthorizationExpired")) {
-            assertThat(SourceConsumer.recordsFault(new Neo4jError(environment, "x")))
+            assertThat(OnError.recordsFault(new Neo4jError(environment, "x")))
                     .as("%s: retried as an outage, never dead-lettered", environment).isFalse();
         }
     }
