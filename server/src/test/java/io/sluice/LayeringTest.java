@@ -78,6 +78,16 @@ class LayeringTest {
             Map.entry("cli", Set.of("config", "connector", "csv", "importer", "security", "server", "sink", "source",
                     "status", "write")));
 
+    /** Packages whose files form a hierarchy: no file reaches itself through the files it names. */
+    static final Set<String> NO_FILE_LOOPS = Set.of("consumer", "connector", "kafka", "source", "topic");
+
+    @Test
+    void theFilesOfAPackageDoNotLoop() throws IOException {
+        for (String pkg : NO_FILE_LOOPS) {
+            assertThat(Layering.fileLoops(Layering.MAIN, pkg)).as("files of '%s' in a loop", pkg).isEmpty();
+        }
+    }
+
     @Test
     void timeIsReadOnlyThroughTheInjectedClock() throws IOException {
         assertThat(Layering.clockReaders(Layering.MAIN)).as("direct uses of the JVM's clocks outside io.sluice.time")

@@ -1,18 +1,18 @@
 package io.sluice.topic;
 
-import static io.sluice.topic.CudStrategy.DETACH;
-import static io.sluice.topic.CudStrategy.FROM;
-import static io.sluice.topic.CudStrategy.IDS;
-import static io.sluice.topic.CudStrategy.LABELS;
-import static io.sluice.topic.CudStrategy.OP;
-import static io.sluice.topic.CudStrategy.PROPERTIES;
-import static io.sluice.topic.CudStrategy.REL_TYPE;
-import static io.sluice.topic.CudStrategy.TO;
-import static io.sluice.topic.CudStrategy.TYPE;
-import static io.sluice.topic.CudStrategy.kindOf;
+import static io.sluice.topic.CudShape.DETACH;
+import static io.sluice.topic.CudShape.FROM;
+import static io.sluice.topic.CudShape.IDS;
+import static io.sluice.topic.CudShape.LABELS;
+import static io.sluice.topic.CudShape.OP;
+import static io.sluice.topic.CudShape.PROPERTIES;
+import static io.sluice.topic.CudShape.REL_TYPE;
+import static io.sluice.topic.CudShape.TO;
+import static io.sluice.topic.CudShape.TYPE;
+import static io.sluice.topic.CudShape.kindOf;
 
-import io.sluice.topic.CudStrategy.Action;
-import io.sluice.topic.CudStrategy.Kind;
+import io.sluice.topic.CudShape.Action;
+import io.sluice.topic.CudShape.Kind;
 import io.sluice.topic.Strategy.Invalid;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,6 +3,8 @@ package io.sluice.support;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -53,6 +55,49 @@ public final class Layering {
             dirs.filter(Files::isDirectory).forEach(d -> packages.add(d.getFileName().toString()));
         }
         return packages;
+    }
+
+    /**
+     * Loops between the files of package {@code pkg}: each a file that reaches itself through the files it names
+     * (a class's simple name outside comments and strings, or a same-package import), as {@code A -> B -> A}. Empty
+     * when the package's files form a hierarchy.
+     */
+    public static Set<String> fileLoops(Path main, String pkg) throws IOException {
+        Map<String, String> sources = new TreeMap<>();
+        try (Stream<Path> files = Files.list(main.resolve(pkg))) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+                String name = f.getFileName().toString().replace(".java", "");
+                sources.put(name, Files.readString(f).replaceAll("(?s)/\\*.*?\\*/", "").replaceAll("//[^\n]*", "")
+                        .replaceAll("\"(\\\\.|[^\"\\\\])*\"", "\"\""));
+            }
+        }
+        Map<String, Set<String>> names = new TreeMap<>();
+        sources.forEach((a, src) -> {
+            Set<String> named = new TreeSet<>();
+            for (String b : sources.keySet()) {
+                if (!a.equals(b) && (Pattern.compile("(?<![\\w.])" + b + "\\b").matcher(src).find()
+                        || src.contains("io.sluice." + pkg + "." + b + "."))) {
+                    named.add(b);
+                }
+            }
+            names.put(a, named);
+        });
+        Set<String> loops = new TreeSet<>();
+        for (String start : names.keySet()) {
+            Set<String> seen = new TreeSet<>();
+            Deque<String> todo = new ArrayDeque<>(names.get(start));
+            while (!todo.isEmpty()) {
+                String next = todo.pop();
+                if (next.equals(start)) {
+                    loops.add(start);
+                    break;
+                }
+                if (seen.add(next)) {
+                    todo.addAll(names.get(next));
+                }
+            }
+        }
+        return loops;
     }
 
     /** Files outside {@code io.sluice.time} that read the JVM's clocks directly, with what they use. */
