@@ -54,10 +54,18 @@ class LayeringTest {
             Map.entry("txn", Set.of("sink", "write")),
             // the journals' one apply loop, positions in the graph, the local journal
             Map.entry("durable", Set.of("journal", "apply", "batch", "write", "sink")),
-            // Kafka as the journal of a fleet, through durable's apply loop
-            Map.entry("kafka", Set.of("journal", "durable", "batch", "config", "sink", "write")),
-            // application topics in: strategies make templates' rows, applied through durable's apply loop
-            Map.entry("source", Set.of("config", "durable", "metrics", "sink", "write")),
+            // the one driver of Kafka consumers (the journal's, the application topics'): a group member applying its
+            // partitions through durable's apply loop, pausing a partition in an outage while it keeps polling
+            Map.entry("consumer", Set.of("durable")),
+            // Kafka as the journal of a fleet, consumed by consumer's driver through durable's apply loop
+            Map.entry("kafka", Set.of("journal", "consumer", "durable", "batch", "config", "sink", "write")),
+            // what a topic's records mean, whatever carries them: formats, the message, the strategies (templates'
+            // rows); no Kafka client type, so a source that is not Kafka can use it
+            Map.entry("topic", Set.of("config", "write")),
+            // the Neo4j Kafka Connector's configuration read and written as sluice's (its Avro settings: topic's)
+            Map.entry("connector", Set.of("config", "topic")),
+            // application topics in from Kafka: topic's strategies, applied through durable's apply loop
+            Map.entry("source", Set.of("config", "consumer", "durable", "metrics", "sink", "topic", "write")),
             // the gateway routes between parts others build; it never reaches a front end or its owner
             Map.entry("gateway", Set.of("apply", "batch", "config", "cypher", "durable", "sink", "txn", "write")),
             // what every front end shares: who is calling, the lifecycle
@@ -73,8 +81,18 @@ class LayeringTest {
             Map.entry("server", Set.of("apply", "batch", "bolt", "config", "cypher", "durable", "front", "gateway", "http",
                     "kafka", "metrics", "security", "session", "sink", "source", "txn", "group", "write")),
             // the product's commands: the composition root of each
-            Map.entry("cli", Set.of("config", "csv", "importer", "security", "server", "sink", "source", "status",
-                    "write")));
+            Map.entry("cli", Set.of("config", "connector", "csv", "importer", "security", "server", "sink", "source",
+                    "status", "write")));
+
+    /** Packages whose files form a hierarchy: no file reaches itself through the files it names. */
+    static final Set<String> NO_FILE_LOOPS = Set.of("consumer", "connector", "kafka", "source", "topic");
+
+    @Test
+    void theFilesOfAPackageDoNotLoop() throws IOException {
+        for (String pkg : NO_FILE_LOOPS) {
+            assertThat(Layering.fileLoops(Layering.MAIN, pkg)).as("files of '%s' in a loop", pkg).isEmpty();
+        }
+    }
 
     @Test
     void timeIsReadOnlyThroughTheInjectedClock() throws IOException {

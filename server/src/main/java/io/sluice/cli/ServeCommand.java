@@ -8,7 +8,7 @@ import io.sluice.config.Sources;
 import io.sluice.security.InitialAuth;
 import io.sluice.server.SluiceServer;
 import io.sluice.sink.BoltSink;
-import io.sluice.source.ConnectorConfig;
+import io.sluice.connector.ConnectorConfig;
 import io.sluice.source.SourceChecks;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

@@ -81,7 +81,7 @@ final class DeadLetterTopic {
             return out;
         }
         TopicPartition tp = new TopicPartition(config.deadLetterTopic(), 0);
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(KafkaJournal.properties(config, Map.of(
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(KafkaClients.properties(config, Map.of(
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
                 ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName()), Map.of()))) {

@@ -19,7 +19,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadFactory;
@@ -34,7 +33,6 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.CloseOptions;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -43,7 +41,6 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -129,7 +126,8 @@ public final class KafkaJournal implements AsyncJournal {
         if (config.bootstrap() == null) {
             throw new IllegalArgumentException("journal.kafka needs bootstrap: HOST:PORT[,HOST:PORT...] (or --kafka)");
         }
-        Admin admin = Admin.create(properties(config, Map.of(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000",
+        Admin admin = Admin.create(KafkaClients.properties(config, Map.of(
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000",
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000"), Map.of()));
         KafkaProducer<byte[], byte[]> producer = null;
         KafkaConsumer<byte[], byte[]> consumer = null;
@@ -143,7 +141,7 @@ public final class KafkaJournal implements AsyncJournal {
             }
             long send = config.sendTimeout().toMillis();
             long request = Math.max(500, send / 2); // delivery.timeout.ms must exceed it (and linger.ms)
-            producer = new KafkaProducer<>(properties(config, Map.of(
+            producer = new KafkaProducer<>(KafkaClients.properties(config, Map.of(
                     ProducerConfig.ACKS_CONFIG, "all",
                     ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true",
                     ProducerConfig.LINGER_MS_CONFIG, "1",
@@ -153,7 +151,7 @@ public final class KafkaJournal implements AsyncJournal {
                     ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
                     ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
                     ProducerConfig.CLIENT_ID_CONFIG, "sluice-" + instance), config.producer()));
-            consumer = consumer(config, appliers.maxRows(), instance);
+            consumer = KafkaClients.consumer(config, appliers.maxRows(), instance);
             KafkaConsumer<byte[], byte[]> applierConsumer = consumer;
             KafkaJournal j = new KafkaJournal(config, admissionTimeout, time, admin, producer, offsets,
                     journal -> new KafkaApplier(applierConsumer, config.topic(), offsets, appliers, templates,
@@ -174,28 +172,6 @@ public final class KafkaJournal implements AsyncJournal {
             admin.close(Duration.ZERO);
             throw e;
         }
-    }
-
-    /** The applier's consumer: in the group all instances share, never committing, never resetting on its own. */
-    static KafkaConsumer<byte[], byte[]> consumer(Kafka config, int maxRows, String instance) {
-        return new KafkaConsumer<>(properties(config, Map.of(
-                ConsumerConfig.GROUP_ID_CONFIG, config.group(),
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none", // the graph says where to start; never skip
-                ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer",
-                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(Math.max(500, maxRows)),
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
-                ConsumerConfig.CLIENT_ID_CONFIG, "sluice-" + instance), config.consumer()));
-    }
-
-    static Properties properties(Kafka c, Map<String, String> sluice, Map<String, String> kind) {
-        Properties p = new Properties();
-        p.put("bootstrap.servers", c.bootstrap());
-        p.putAll(sluice);
-        p.putAll(c.properties());
-        p.putAll(kind);
-        return p;
     }
 
     private static void createTopics(Admin admin, Kafka c) {

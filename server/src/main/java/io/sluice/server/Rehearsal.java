@@ -376,7 +376,7 @@ final class Rehearsal implements Warmer.Rehearsal {
         Sink target = owned.add("the rehearsal's scratch database", EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(
                 scratch, null, SCRATCH_PAGECACHE, n.txMemoryMax().bytes(), n.database(), null, null, n.settings()),
                 time)).sink();
-        SluiceServer.applySchema(config, target, time);
+        ConfigSchema.apply(config, target, time);
         PrometheusMetrics metrics = owned.add("the rehearsal's metrics", new PrometheusMetrics());
         WritePathBuilder paths = new WritePathBuilder(config, target, metrics, time, owned, "sluice-rehearsal-",
                 DRAIN);

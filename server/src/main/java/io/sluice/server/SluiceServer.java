@@ -25,7 +25,6 @@ import io.sluice.session.Grouping;
 import io.sluice.session.Sessions;
 import io.sluice.sink.BoltSink;
 import io.sluice.sink.EmbeddedNeo4j;
-import io.sluice.sink.SchemaStatements;
 import io.sluice.sink.Sink;
 import io.sluice.source.KafkaSources;
 import io.sluice.source.SourceChecks;
@@ -45,7 +44,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.net.ssl.SSLContext;
@@ -191,7 +189,7 @@ public final class SluiceServer implements InProcess {
         try {
             Time time = Time.SYSTEM;
             OpenedSink opened = openSink(o, new Security(o.config(), o.initialAuth()), owned, time);
-            applySchema(o.config(), opened.sink(), time);
+            ConfigSchema.apply(o.config(), opened.sink(), time);
             return SourceChecks.run(o.config().sources().kafka(), opened.sink());
         } catch (IOException | GraphException e) {
             throw new IllegalStateException("cannot check the sources: " + e.getMessage(), e);
@@ -216,8 +214,8 @@ public final class SluiceServer implements InProcess {
             security.checkRemoteUsers(security.auth() && ((BoltSink) sink).acceptsAnyCredentials(), http, https,
                     o.bolt());
         }
-        applySchema(c, sink, time);
-        Map<String, Template> templates = compileTemplates(c, sink);
+        ConfigSchema.apply(c, sink, time);
+        Map<String, Template> templates = ConfigSchema.templates(c, sink);
         PrometheusMetrics metrics = owned.add("metrics", new PrometheusMetrics());
 
         WritePathBuilder paths = new WritePathBuilder(c, sink, metrics, time, owned, "sluice-",
@@ -327,49 +325,6 @@ public final class SluiceServer implements InProcess {
         metrics.gauge("sluice.journal.lag.rows", "journaled rows (Kafka: records) not yet applied", async::lagRows);
         metrics.gauge("sluice.journal.lag.bytes", "journaled bytes not yet applied (local journal)", async::lagBytes);
         metrics.gauge("sluice.dead.letters", "writes that failed on apply", async::deadLetterCount);
-    }
-
-    /** Compiles the config's templates; a template whose Cypher does not plan is a start-up error. */
-    static Map<String, Template> compileTemplates(SluiceConfig config, Sink sink) {
-        Map<String, Template> out = new LinkedHashMap<>();
-        config.templates().forEach((name, tc) -> {
-            Template t = Template.compile(name, tc);
-            try {
-                sink.classify(t.unwindCypher());
-            } catch (GraphException e) {
-                throw new IllegalArgumentException("template '" + name + "' does not compile: " + e.getMessage(), e);
-            }
-            out.put(name, t);
-        });
-        return out;
-    }
-
-    /**
-     * Runs the config's schema statements; ones that already exist are fine (start-up is idempotent). One log
-     * line says what changed.
-     */
-    static void applySchema(SluiceConfig c, Sink sink, Time time) {
-        if (c.schema().isEmpty()) {
-            return;
-        }
-        long t0 = time.nanos();
-        List<String> created = new ArrayList<>();
-        for (String s : c.schema()) {
-            try {
-                if (SchemaStatements.ensure(sink, s, time)) {
-                    created.add(s);
-                }
-            } catch (GraphException e) {
-                throw new IllegalArgumentException("schema statement failed: " + s + ": " + e.getMessage(), e);
-            }
-        }
-        try {
-            sink.runImplicit("CALL db.awaitIndexes(300)", Map.of());
-        } catch (GraphException e) {
-            log.warn("waiting for indexes failed: {}", e.getMessage());
-        }
-        log.info("schema: {} statement(s) applied in {} ms, {}", c.schema().size(), (time.nanos() - t0) / 1_000_000,
-                created.isEmpty() ? "nothing new" : created.size() + " new: " + String.join("; ", created));
     }
 
     /** For the start-up line: where async writes go, and what is left of them from before. */

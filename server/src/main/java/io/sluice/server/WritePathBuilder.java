@@ -37,7 +37,7 @@ import java.util.function.Supplier;
 /**
  * The one place that builds the write path from a config, over a sink: admission, the batch runner (every runner:
  * the sync appliers', direct writes', the journal's and Kafka's, each with the config's lock-order and coalescing
- * settings and backoffs; the journals' retry without limit, the others up to {@code retry.max_attempts}), the adaptive batch sizes (one start value for every applier), the partitions and their
+ * settings and backoffs; the local journal's retries without limit, the others up to {@code retry.max_attempts}), the adaptive batch sizes (one start value for every applier), the partitions and their
  * appliers, the async journal (local, on Kafka, or none), the gateway, and the explicit transactions of each front
  * end (one registry per id scheme, all behind one {@link TransactionGate}). The server and the start-up rehearsal
  * build theirs here, each part recorded in the caller's {@link Owned} as it exists, so a failure part-way closes
@@ -98,8 +98,8 @@ final class WritePathBuilder {
     }
 
     /**
-     * Builds admission, the runner, the partitions, the journal and the gateway. The journal's appliers retry
-     * transient errors without limit: their records are durable, and giving up would lose one.
+     * Builds admission, the runner, the partitions, the journal and the gateway. A journal's applier never skips a
+     * record: their records are durable, and giving up would lose one (see {@link #journal}).
      */
     Built build(Map<String, Template> templates, Journal journal, Warmer warmer) throws IOException, GraphException {
         var a = config.admission();
@@ -120,17 +120,23 @@ final class WritePathBuilder {
         return new Built(admission, runner, partitions, async, gateway, gate);
     }
 
+    /**
+     * The async journal. The local journal's applier retries transient errors without limit (it has no group to
+     * stay in, and giving up would lose a record); Kafka's retries as the config says, since past that its
+     * consumer pauses the partition and keeps polling (it must, to stay in its group), retrying from the graph's
+     * position for as long as it takes.
+     */
     private AsyncJournal journal(Map<String, Template> templates, Journal journal) throws IOException, GraphException {
-        var r = config.retry();
-        RetryPolicy forever = new RetryPolicy(Integer.MAX_VALUE, r.initialBackoff(), r.maxBackoff());
-        RecordApplier.Parts appliers = new RecordApplier.Parts(clock -> runner(clock, forever), sizes(),
-                config.batch().maxRows());
         var j = config.journal();
         var a = config.admission();
         if (j.kafka() != null) {
             return owned.add("the journal on Kafka", KafkaJournal.start(j.kafka(), a.timeout(), sink, templates, time,
-                    journal.instance(), appliers));
+                    journal.instance(), consumerParts()));
         }
+        var r = config.retry();
+        RetryPolicy forever = new RetryPolicy(Integer.MAX_VALUE, r.initialBackoff(), r.maxBackoff());
+        RecordApplier.Parts appliers = new RecordApplier.Parts(clock -> runner(clock, forever), sizes(),
+                config.batch().maxRows());
         Path dir = journal.dataDir();
         return owned.add("the journal", AsyncPath.start(new AsyncPath.Options(dir.resolve("journal"),
                 dir.resolve("dead-letters"), j.maxLagRows(), j.maxLagBytes().bytes(), j.segmentBytes().bytes(),
@@ -143,13 +149,19 @@ final class WritePathBuilder {
      * policy (bounded: a batch not applied after it pauses its partition, which retries for as long as it takes,
      * while its consumer keeps polling, so it stays in its group) and row limits.
      */
-    KafkaSources sources(Sources.KafkaSource sources, String instance)
-            throws GraphException {
+    KafkaSources sources(Sources.KafkaSource sources, String instance) throws GraphException {
+        return owned.add("the application topics", KafkaSources.start(sources, sink, consumerParts(), metrics, time,
+                instance));
+    }
+
+    /**
+     * A Kafka consumer's apply loop (the Kafka journal's, the application topics'): the config's retry policy,
+     * bounded, so that a batch not applied returns to the consumer, which pauses its partition and keeps polling.
+     */
+    private RecordApplier.Parts consumerParts() {
         var r = config.retry();
-        RecordApplier.Parts appliers = new RecordApplier.Parts(clock -> runner(clock, new RetryPolicy(r.maxAttempts(),
-                r.initialBackoff(), r.maxBackoff())), sizes(), config.batch().maxRows());
-        return owned.add("the application topics", KafkaSources.start(sources, sink, appliers,
-                metrics, time, instance));
+        return new RecordApplier.Parts(clock -> runner(clock, new RetryPolicy(r.maxAttempts(), r.initialBackoff(),
+                r.maxBackoff())), sizes(), config.batch().maxRows());
     }
 
     /**

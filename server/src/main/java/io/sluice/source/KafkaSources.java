@@ -1,6 +1,8 @@
 package io.sluice.source;
 
+import io.sluice.topic.AvroReader;
 import io.sluice.config.Sources;
+import io.sluice.consumer.Partition;
 import io.sluice.durable.RecordApplier;
 import io.sluice.metrics.Metrics;
 import io.sluice.metrics.PrometheusMetrics;
@@ -76,10 +78,10 @@ public final class KafkaSources implements AutoCloseable {
     private void refreshEnds() {
         try {
             while (!closing.await(1, TimeUnit.SECONDS)) {
-                Map<TopicPartition, SourceConsumer.Owned> owned = new HashMap<>();
+                Map<TopicPartition, Partition> owned = new HashMap<>();
                 for (SourceConsumer c : consumers) {
-                    for (SourceConsumer.Owned o : c.owned()) {
-                        owned.put(o.tp, o);
+                    for (Partition o : c.owned()) {
+                        owned.put(o.tp(), o);
                     }
                 }
                 if (owned.isEmpty()) {
@@ -90,7 +92,7 @@ public final class KafkaSources implements AutoCloseable {
                 try {
                     admin.listOffsets(latest, new ListOffsetsOptions(
                             IsolationLevel.READ_COMMITTED)).all().get(5, TimeUnit.SECONDS)
-                            .forEach((tp, info) -> owned.get(tp).end = info.offset());
+                            .forEach((tp, info) -> owned.get(tp).end(info.offset()));
                 } catch (ExecutionException | TimeoutException e) {
                     log.debug("reading the sources' end offsets: {}", e.toString()); // the next second tries again
                 }

@@ -1,5 +1,6 @@
 package io.sluice.source;
 
+import io.sluice.topic.Strategy;
 import io.sluice.config.Sources;
 import io.sluice.sink.Sink;
 import io.sluice.vocab.GraphException;

@@ -2,10 +2,20 @@ package io.sluice.source;
 
 import io.sluice.config.Sources;
 import io.sluice.durable.RecordApplier;
+import io.sluice.topic.AvroReader;
+import io.sluice.topic.CudStrategy;
+import io.sluice.topic.CypherStrategy;
+import io.sluice.topic.Formats;
+import io.sluice.topic.Message;
+import io.sluice.topic.PatternStrategy;
+import io.sluice.topic.Strategy;
 import io.sluice.write.WriteRequest;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
 
 /**
  * One application topic as sluice applies it: its formats and its strategy (made for this topic: a regex entry
@@ -54,8 +64,11 @@ record SourceTopic(String name, Sources.Topic config, Strategy strategy, AvroRea
         } catch (Formats.Unreadable e) {
             throw new Formats.Unreadable(VALUE + e.getMessage());
         }
-        Message m = new Message(r.topic(), r.partition(), r.offset(), r.timestamp(), key, value,
-                Formats.headers(r.headers()));
+        Map<String, Object> headers = new LinkedHashMap<>();
+        for (Header h : r.headers()) {
+            headers.put(h.key(), Formats.header(h.value())); // the last of a name wins, as in Connect
+        }
+        Message m = new Message(r.topic(), r.partition(), r.offset(), r.timestamp(), key, value, headers);
         List<Strategy.Op> ops = strategy.ops(m);
         if (ops.size() == 1) {
             Strategy.Op op = ops.getFirst();
@@ -76,6 +89,10 @@ record SourceTopic(String name, Sources.Topic config, Strategy strategy, AvroRea
         if (avro == null) { // KafkaSource refuses an avro topic without a registry
             throw new IllegalStateException("topic " + name + " reads avro but has no schema registry");
         }
-        return avro.read(bytes);
+        try {
+            return avro.read(bytes);
+        } catch (Formats.Unavailable e) {
+            throw new RecordApplier.Unavailable(e.getMessage(), e.getCause());
+        }
     }
 }

@@ -2,7 +2,7 @@ package io.sluice.bench;
 
 import io.sluice.config.Sources;
 import io.sluice.sink.Sink;
-import io.sluice.source.Formats;
+import io.sluice.topic.Formats;
 import io.sluice.time.Time;
 import io.sluice.vocab.GraphException;
 import java.time.Duration;

@@ -289,7 +289,7 @@ class KafkaRebalanceTest {
             RecordApplier.Parts parts = new RecordApplier.Parts(clock -> new BatchRunner(sink,
                     new RetryPolicy(5, Duration.ofMillis(20), Duration.ofMillis(500)), clock, Jitter.RANDOM,
                     Metrics.NONE), null, 100);
-            this.applier = new KafkaApplier(KafkaJournal.consumer(config, 100, name), config.topic(),
+            this.applier = new KafkaApplier(KafkaClients.consumer(config, 100, name), config.topic(),
                     positions(sink, config.topic()),
                     parts, Map.of(HIT.name(), HIT), (partition, offset, payload, error) -> deadLetters.add(offset),
                     (partition, next) -> {}, Time.SYSTEM, Thread.ofPlatform().name("test-applier-" + name).factory());

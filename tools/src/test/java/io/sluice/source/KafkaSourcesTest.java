@@ -1,5 +1,6 @@
 package io.sluice.source;
 
+import io.sluice.topic.CypherStrategy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.apply.BatchRunner;

@@ -15,7 +15,7 @@ class LayeringTest {
             // the benchmarks drive a server as clients do, and start sluice's commands as child processes; the
             // sources bench starts the application topics' consumers as serve does (their apply loop's parts)
             "bench", Set.of("apply", "cli", "config", "csv", "cypher", "durable", "importer", "metrics", "online",
-                    "security", "server", "sink", "source", "tools", "write"),
+                    "security", "server", "sink", "source", "tools", "topic", "write"),
             // the tools' commands, the whole command line, and the trial Kafka broker (the journal's directory lock)
             "tools", Set.of("bench", "cli", "config", "journal", "sink"));
 

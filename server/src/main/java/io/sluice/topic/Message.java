@@ -1,4 +1,4 @@
-package io.sluice.source;
+package io.sluice.topic;
 
 import java.util.Map;
 

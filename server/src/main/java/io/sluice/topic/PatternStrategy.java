@@ -1,10 +1,10 @@
-package io.sluice.source;
+package io.sluice.topic;
 
 import io.sluice.config.Sources;
-import io.sluice.source.PatternParser.Mapping;
-import io.sluice.source.PatternParser.NodePattern;
-import io.sluice.source.PatternParser.RelationshipPattern;
-import io.sluice.source.PatternParser.Selection;
+import io.sluice.topic.PatternParser.Mapping;
+import io.sluice.topic.PatternParser.NodePattern;
+import io.sluice.topic.PatternParser.RelationshipPattern;
+import io.sluice.topic.PatternParser.Selection;
 import io.sluice.write.Template;
 import java.time.Instant;
 import java.time.OffsetDateTime;

@@ -1,4 +1,4 @@
-package io.sluice.source;
+package io.sluice.topic;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -23,8 +23,6 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.header.Headers;
 
 /**
  * Reads a record's key, value and headers as Kafka Connect's converters would give them to the connector, into the
@@ -64,6 +62,16 @@ public final class Formats {
         }
     }
 
+    /**
+     * A key or value that cannot be read now for a reason outside it (the schema registry its format reads does
+     * not answer): an outage, not bad data; the caller retries it later and never dead-letters it.
+     */
+    public static final class Unavailable extends Exception {
+        public Unavailable(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
     /** The key's or value's bytes read by {@code format}; null stays null (a tombstone, a record without a key). */
     public static Object read(byte[] bytes, Format format, boolean isValue) throws Unreadable {
         if (bytes == null) {
@@ -78,16 +86,8 @@ public final class Formats {
         };
     }
 
-    /** The headers by name, each read as Connect's simple header converter reads it. */
-    public static Map<String, Object> headers(Headers headers) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        for (Header h : headers) {
-            out.put(h.key(), header(h.value()));
-        }
-        return out;
-    }
-
-    static Object header(byte[] bytes) {
+    /** A header's value as Connect's simple header converter reads it (null stays null). */
+    public static Object header(byte[] bytes) {
         if (bytes == null) {
             return null;
         }

@@ -1,9 +1,8 @@
-package io.sluice.source;
+package io.sluice.topic;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.config.Sources;
-import io.sluice.durable.RecordApplier;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -55,11 +54,11 @@ import org.apache.avro.io.DecoderFactory;
  * not know (Confluent's error 40403), a schema that is not Avro or does not parse, a datum that does not read: the
  * record is {@link Formats.Unreadable} (dead-lettered by {@code on_error}). The registry unreachable, timing out,
  * answering 5xx, refusing the request (401, 403) or answering anything else (a 404 without 40403 is a wrong URL,
- * not an unknown id): {@link RecordApplier.Unavailable}, and the partition pauses and retries; nothing is
+ * not an unknown id): {@link Formats.Unavailable}, and the partition pauses and retries; nothing is
  * dead-lettered for an outage. Thread-safe: the consumers share one reader.
  */
 public final class AvroReader {
-    static final int MAX_SCHEMAS = 1000;
+    public static final int MAX_SCHEMAS = 1000;
     private static final byte MAGIC = 0;
     private static final int HEADER = 5;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -91,7 +90,7 @@ public final class AvroReader {
     }
 
     /** The key's or value's bytes read as Confluent Avro; null stays null (a tombstone, a record without a key). */
-    public Object read(byte[] bytes) throws Formats.Unreadable, RecordApplier.Unavailable {
+    public Object read(byte[] bytes) throws Formats.Unreadable, Formats.Unavailable {
         if (bytes == null) {
             return null;
         }
@@ -116,7 +115,7 @@ public final class AvroReader {
     }
 
     /** The writer's schema by its id: kept, or fetched from the registry. */
-    Schema schema(int id) throws Formats.Unreadable, RecordApplier.Unavailable {
+    Schema schema(int id) throws Formats.Unreadable, Formats.Unavailable {
         synchronized (schemas) {
             Schema known = schemas.get(id);
             if (known != null) {
@@ -130,7 +129,7 @@ public final class AvroReader {
         return s;
     }
 
-    private Schema fetch(int id) throws Formats.Unreadable, RecordApplier.Unavailable {
+    private Schema fetch(int id) throws Formats.Unreadable, Formats.Unavailable {
         URI uri = URI.create(url + "/schemas/ids/" + Integer.toUnsignedString(id));
         HttpRequest request = HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT)
                 .header("Accept", "application/vnd.schemaregistry.v1+json, application/json").GET().build();
@@ -138,11 +137,11 @@ public final class AvroReader {
         try {
             response = http.send(request, HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
-            throw new RecordApplier.Unavailable("schema registry " + url + " unreachable reading schema id " + id
+            throw new Formats.Unavailable("schema registry " + url + " unreachable reading schema id " + id
                     + ": " + describe(e), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new RecordApplier.Unavailable("interrupted reading schema id " + id + " from " + url, e);
+            throw new Formats.Unavailable("interrupted reading schema id " + id + " from " + url, e);
         }
         JsonNode body = parsed(response.body());
         int status = response.statusCode();
@@ -151,7 +150,7 @@ public final class AvroReader {
                     + body.path("message").asText("40403") + ")");
         }
         if (status != 200 || body == null || !body.path("schema").isTextual()) {
-            throw new RecordApplier.Unavailable("schema registry " + url + " answered HTTP " + status
+            throw new Formats.Unavailable("schema registry " + url + " answered HTTP " + status
                     + " reading schema id " + id + ": " + excerpt(response.body()), null);
         }
         String type = body.path("schemaType").asText("AVRO");

@@ -1,4 +1,4 @@
-package io.sluice.source;
+package io.sluice.connector;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -111,7 +111,7 @@ class ConnectorConfigTest {
     }
 
     private static void assertQuickstartSink(ConnectorConfig c) {
-        assertThat(c.neo4j()).isEqualTo(new ConnectorConfig.Neo4jSink("neo4j://neo4j:7687", "neo4j", "password",
+        assertThat(c.neo4j()).isEqualTo(new Neo4jSink("neo4j://neo4j:7687", "neo4j", "password",
                 null));
         assertThat(c.maxRows()).isEmpty();
         assertThat(names(c.notes())).containsExactlyInAnyOrder("key.converter", "value.converter",
@@ -141,7 +141,7 @@ class ConnectorConfigTest {
                 new Topic("customers", null, Format.STRING, Format.JSON, null,
                         new PatternStrategy("(:Customer{!id, name, -password})", true, false), false),
                 new Topic("links", null, Format.STRING, Format.JSON, null, null, true));
-        assertThat(c.neo4j()).isEqualTo(new ConnectorConfig.Neo4jSink("neo4j+s://core1:7687", "writer",
+        assertThat(c.neo4j()).isEqualTo(new Neo4jSink("neo4j+s://core1:7687", "writer",
                 "s3cret: \"quoted\"", "shop"));
         assertThat(c.maxRows()).hasValue(500);
         assertThat(names(c.notes())).contains("errors.tolerance", "errors.log.include.messages",
@@ -172,7 +172,7 @@ class ConnectorConfigTest {
         assertThat(c.applyTo(SluiceConfig.defaults().with(SluiceConfig.defaults().batch().withMinRows(1000)))
                 .batch().minRows()).isEqualTo(500);
         assertThatThrownBy(() -> c.applyTo(applied)).hasMessageContaining("sources.kafka");
-        ConnectorConfig.Neo4jSink n = c.neo4j();
+        Neo4jSink n = c.neo4j();
         BoltSink.Options o = new BoltSink.Options(n.uri(), n.user(), n.password(), n.database()); // what serve does
         assertThat(o.uri()).isEqualTo("neo4j+s://core1:7687");
         assertThat(n.toString()).doesNotContain("s3cret");
@@ -198,11 +198,11 @@ class ConnectorConfigTest {
 
     @Test
     void jsonConverterWithSchemasIsJsonSchemaWithoutIsJson() {
-        assertThat(formats(Map.of("key.converter", ConnectorConfig.JSON_CONVERTER,
-                "value.converter", ConnectorConfig.JSON_CONVERTER, "value.converter.schemas.enable", "FALSE")))
+        assertThat(formats(Map.of("key.converter", ConnectorNames.JSON_CONVERTER,
+                "value.converter", ConnectorNames.JSON_CONVERTER, "value.converter.schemas.enable", "FALSE")))
                 .containsExactly(Format.JSON_SCHEMA, Format.JSON);
-        assertThat(formats(Map.of("key.converter", ConnectorConfig.STRING_CONVERTER,
-                "value.converter", ConnectorConfig.BYTES_CONVERTER)))
+        assertThat(formats(Map.of("key.converter", ConnectorNames.STRING_CONVERTER,
+                "value.converter", ConnectorNames.BYTES_CONVERTER)))
                 .containsExactly(Format.STRING, Format.BYTES);
         assertThat(formats(Map.of("value.converter.schemas.enable", "false")))
                 .containsExactly(Format.JSON_SCHEMA, Format.JSON);
@@ -210,8 +210,8 @@ class ConnectorConfigTest {
 
     @Test
     void avroConverterIsAvroWithItsRegistry() throws Exception {
-        ConnectorConfig c = parse(Map.of("key.converter", ConnectorConfig.STRING_CONVERTER,
-                "value.converter", ConnectorConfig.AVRO_CONVERTER,
+        ConnectorConfig c = parse(Map.of("key.converter", ConnectorNames.STRING_CONVERTER,
+                "value.converter", ConnectorNames.AVRO_CONVERTER,
                 "value.converter.schema.registry.url", "http://registry:8081/",
                 "value.converter.auto.register.schemas", "false",
                 "value.converter.schemas.cache.config", "100"));
@@ -222,38 +222,38 @@ class ConnectorConfigTest {
                 "value.converter.schemas.cache.config");
         assertRoundTrip(c);
 
-        ConnectorConfig both = parse(Map.of("key.converter", ConnectorConfig.AVRO_CONVERTER,
+        ConnectorConfig both = parse(Map.of("key.converter", ConnectorNames.AVRO_CONVERTER,
                 "key.converter.schema.registry.url", "http://r1:8081,http://r2:8081",
-                "value.converter", ConnectorConfig.AVRO_CONVERTER,
+                "value.converter", ConnectorNames.AVRO_CONVERTER,
                 "value.converter.schema.registry.url", "http://r1:8081"));
-        assertThat(formats(Map.of("key.converter", ConnectorConfig.AVRO_CONVERTER,
+        assertThat(formats(Map.of("key.converter", ConnectorNames.AVRO_CONVERTER,
                 "key.converter.schema.registry.url", "http://r1:8081", "value.converter",
-                ConnectorConfig.JSON_CONVERTER))).containsExactly(Format.AVRO, Format.JSON_SCHEMA);
+                ConnectorNames.JSON_CONVERTER))).containsExactly(Format.AVRO, Format.JSON_SCHEMA);
         assertThat(both.kafka().schemaRegistry().url()).as("the first of a list").isEqualTo("http://r1:8081");
         assertThat(names(both.notes())).contains("key.converter.schema.registry.url");
 
-        refused(Map.of("value.converter", ConnectorConfig.AVRO_CONVERTER), "value.converter",
+        refused(Map.of("value.converter", ConnectorNames.AVRO_CONVERTER), "value.converter",
                 "needs value.converter.schema.registry.url");
-        refused(Map.of("value.converter", ConnectorConfig.AVRO_CONVERTER,
+        refused(Map.of("value.converter", ConnectorNames.AVRO_CONVERTER,
                 "value.converter.schema.registry.url", "http://r:8081",
                 "value.converter.basic.auth.credentials.source", "USER_INFO",
                 "value.converter.basic.auth.user.info", "u:p"),
                 "value.converter.basic.auth.credentials.source", "value.converter.basic.auth.user.info",
                 "without authentication");
-        refused(Map.of("value.converter", ConnectorConfig.AVRO_CONVERTER,
+        refused(Map.of("value.converter", ConnectorNames.AVRO_CONVERTER,
                 "value.converter.schema.registry.url", "http://r:8081",
                 "value.converter.schema.registry.ssl.truststore.location", "/t.jks"),
                 "value.converter.schema.registry.ssl.truststore.location");
-        refused(Map.of("value.converter", ConnectorConfig.AVRO_CONVERTER,
+        refused(Map.of("value.converter", ConnectorNames.AVRO_CONVERTER,
                 "value.converter.schema.registry.url", "http://r:8081",
                 "value.converter.specific.avro.reader", "true"), "value.converter.specific.avro.reader",
                 "not an AvroConverter setting");
-        refused(Map.of("key.converter", ConnectorConfig.AVRO_CONVERTER,
+        refused(Map.of("key.converter", ConnectorNames.AVRO_CONVERTER,
                 "key.converter.schema.registry.url", "http://a:8081",
-                "value.converter", ConnectorConfig.AVRO_CONVERTER,
+                "value.converter", ConnectorNames.AVRO_CONVERTER,
                 "value.converter.schema.registry.url", "http://b:8081"), "key.converter.schema.registry.url",
                 "value.converter.schema.registry.url", "different schema registries");
-        refused(Map.of("value.converter", ConnectorConfig.AVRO_CONVERTER,
+        refused(Map.of("value.converter", ConnectorNames.AVRO_CONVERTER,
                 "value.converter.schema.registry.url", "mock://scope"), "value.converter.schema.registry.url",
                 "not an http");
     }
@@ -310,7 +310,7 @@ class ConnectorConfigTest {
         assertThat(c.name()).isEqualTo("from-body");
         assertThat(c.kafka().group()).isEqualTo("connect-from-body");
         assertThat(c.kafka().consumers()).isEqualTo(2);
-        assertThat(c.neo4j()).isEqualTo(new ConnectorConfig.Neo4jSink("bolt://h:7687", null, null, null));
+        assertThat(c.neo4j()).isEqualTo(new Neo4jSink("bolt://h:7687", null, null, null));
         assertThat(c.yaml()).contains("--neo4j bolt://h:7687\n").doesNotContain("--user");
         ConnectorConfig bare = ConnectorConfig.parse("""
                 {"name": "bare", "connector.class": "%s", "topics": "t", "neo4j.uri": "bolt://h:7687",
@@ -416,7 +416,7 @@ class ConnectorConfigTest {
 
     @Test
     void theConnectorClassIsCheckedFirstAndAlone() {
-        for (String cls : List.of(ConnectorConfig.LEGACY_CLASS, ConnectorConfig.SOURCE_CLASS, "com.example.Other")) {
+        for (String cls : List.of(ConnectorNames.LEGACY_CLASS, ConnectorNames.SOURCE_CLASS, "com.example.Other")) {
             Map<String, String> m = minimal();
             m.put("connector.class", cls);
             m.put("neo4j.topic.cypher.people", "MERGE (p:P)");

@@ -1,4 +1,4 @@
-package io.sluice.source;
+package io.sluice.connector;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;

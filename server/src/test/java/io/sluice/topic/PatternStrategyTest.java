@@ -1,14 +1,14 @@
-package io.sluice.source;
+package io.sluice.topic;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.config.Sources;
 import io.sluice.sink.EmbeddedNeo4j;
-import io.sluice.source.PatternParser.Mapping;
-import io.sluice.source.PatternParser.NodePattern;
-import io.sluice.source.PatternParser.RelationshipPattern;
-import io.sluice.source.PatternParser.Selection;
+import io.sluice.topic.PatternParser.Mapping;
+import io.sluice.topic.PatternParser.NodePattern;
+import io.sluice.topic.PatternParser.RelationshipPattern;
+import io.sluice.topic.PatternParser.Selection;
 import io.sluice.support.TestServer;
 import io.sluice.write.Template;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.sluice.source;
+package io.sluice.topic;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.sluice.config.Sources;
-import io.sluice.durable.RecordApplier;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -41,7 +40,7 @@ import org.junit.jupiter.api.Timeout;
  * The avro format at the unit level: records written by Avro's own {@link GenericDatumWriter} in Confluent's wire
  * format, their schemas served by a tiny in-test HTTP server speaking the registry's {@code /schemas/ids/{id}}
  * (the real registry runs in tools' AvroSourcesTest). Every Avro type and logical type read as the strategies take
- * it; schemas kept by id, boundedly; bad data {@link Formats.Unreadable}, an outage {@link RecordApplier.Unavailable}.
+ * it; schemas kept by id, boundedly; bad data {@link Formats.Unreadable}, an outage {@link Formats.Unavailable}.
  */
 @Timeout(60)
 class AvroReaderTest {
@@ -295,16 +294,16 @@ class AvroReaderTest {
         byte[] record = wire(1, string, "hello");
 
         failing.set(Map.entry(503, "{\"error_code\": 50301, \"message\": \"unavailable\"}"));
-        assertThatThrownBy(() -> reader.read(record)).isInstanceOf(RecordApplier.Unavailable.class)
+        assertThatThrownBy(() -> reader.read(record)).isInstanceOf(Formats.Unavailable.class)
                 .hasMessageContaining("HTTP 503");
         failing.set(Map.entry(401, "{\"error_code\": 401, \"message\": \"Unauthorized\"}"));
         assertThatThrownBy(() -> reader.read(record)).as("credentials missing: the registry's, not the record's")
-                .isInstanceOf(RecordApplier.Unavailable.class).hasMessageContaining("HTTP 401");
+                .isInstanceOf(Formats.Unavailable.class).hasMessageContaining("HTTP 401");
         failing.set(Map.entry(404, "<html>Not Found</html>"));
         assertThatThrownBy(() -> reader.read(record)).as("a 404 without 40403: a wrong URL, not an unknown id")
-                .isInstanceOf(RecordApplier.Unavailable.class).hasMessageContaining("HTTP 404");
+                .isInstanceOf(Formats.Unavailable.class).hasMessageContaining("HTTP 404");
         failing.set(Map.entry(200, "<html>a proxy's page</html>"));
-        assertThatThrownBy(() -> reader.read(record)).isInstanceOf(RecordApplier.Unavailable.class);
+        assertThatThrownBy(() -> reader.read(record)).isInstanceOf(Formats.Unavailable.class);
 
         failing.set(null);
         assertThat(reader.read(record)).as("the registry back").isEqualTo("hello");
@@ -314,7 +313,7 @@ class AvroReaderTest {
             closedPort = s.getLocalPort();
         }
         AvroReader unreachable = new AvroReader(new Sources.SchemaRegistry("http://127.0.0.1:" + closedPort));
-        assertThatThrownBy(() -> unreachable.read(record)).isInstanceOf(RecordApplier.Unavailable.class)
+        assertThatThrownBy(() -> unreachable.read(record)).isInstanceOf(Formats.Unavailable.class)
                 .hasMessageContaining("unreachable").hasMessageContaining("cannot connect");
         assertThat(reader.read(record)).as("a kept schema needs no registry").isEqualTo("hello");
     }

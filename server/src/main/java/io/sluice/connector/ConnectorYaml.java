@@ -1,4 +1,4 @@
-package io.sluice.source;
+package io.sluice.connector;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,10 +10,11 @@ import io.sluice.config.Sources.Topic;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.TreeMap;
 
 /**
- * A {@link ConnectorConfig} as sluice YAML. Written by hand rather than by a YAML mapper so that it can carry
+ * A connector's configuration ({@code ConnectorConfig}) as sluice YAML. Written by hand rather than by a YAML mapper so that it can carry
  * comments (the Neo4j connection for the command line, the notes) and list every key, defaults included, in the
  * order docs write them. Every string is a YAML double-quoted scalar written as a JSON string, which YAML reads
  * back as it was (Cypher with ': ', quotes or line breaks included).
@@ -26,24 +27,24 @@ final class ConnectorYaml {
 
     private ConnectorYaml() {}
 
-    static String of(ConnectorConfig c) {
+    /** The connector {@code name}'s configuration as sluice YAML. */
+    static String of(String name, KafkaSource kafka, Neo4jSink neo4j, OptionalInt maxRows, List<String> notes) {
         ConnectorYaml y = new ConnectorYaml();
-        y.header(c);
-        c.maxRows().ifPresent(rows -> y.line(0, "batch:").line(1, "max_rows: " + rows));
-        if (c.neo4j().database() != null) {
-            y.line(0, "neo4j:").line(1, "database: " + quote(c.neo4j().database()));
+        y.header(name, neo4j, notes);
+        maxRows.ifPresent(rows -> y.line(0, "batch:").line(1, "max_rows: " + rows));
+        if (neo4j.database() != null) {
+            y.line(0, "neo4j:").line(1, "database: " + quote(neo4j.database()));
         }
         y.line(0, "sources:").line(1, "kafka:");
-        y.kafka(c.kafka());
+        y.kafka(kafka);
         return y.out.toString();
     }
 
-    private void header(ConnectorConfig c) {
+    private void header(String name, Neo4jSink n, List<String> notes) {
         comment("sluice configuration from the Neo4j Kafka Connector sink configuration"
-                + (c.name() == null ? "" : " '" + c.name() + "'") + " (" + ConnectorConfig.CONNECTOR_CLASS
+                + (name == null ? "" : " '" + name + "'") + " (" + ConnectorNames.CONNECTOR_CLASS
                 + "); docs/reference/connector-config.md says what becomes of each setting.");
         comment("");
-        ConnectorConfig.Neo4jSink n = c.neo4j();
         if (n.uri() != null) {
             comment("Neo4j, for the command line (sluice's config file does not hold the server's address):");
             comment("  --neo4j " + n.uri() + (n.user() == null ? "" : " --user " + n.user()));
@@ -52,10 +53,10 @@ final class ConnectorYaml {
                         + " or SLUICE_NEO4J_PASSWORD");
             }
         }
-        if (!c.notes().isEmpty()) {
+        if (!notes.isEmpty()) {
             comment("");
             comment("Settings accepted with another meaning than the connector's, or none:");
-            c.notes().forEach(note -> comment("- " + note));
+            notes.forEach(note -> comment("- " + note));
         }
     }
 

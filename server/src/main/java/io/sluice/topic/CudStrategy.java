@@ -1,11 +1,34 @@
-package io.sluice.source;
+package io.sluice.topic;
 
+import static io.sluice.topic.CudShape.DETACH;
+import static io.sluice.topic.CudShape.ELEMENT_ID;
+import static io.sluice.topic.CudShape.FROM;
+import static io.sluice.topic.CudShape.IDS;
+import static io.sluice.topic.CudShape.LABELS;
+import static io.sluice.topic.CudShape.OP;
+import static io.sluice.topic.CudShape.PHYSICAL_ID;
+import static io.sluice.topic.CudShape.PROPERTIES;
+import static io.sluice.topic.CudShape.REL_TYPE;
+import static io.sluice.topic.CudShape.ROW_FROM;
+import static io.sluice.topic.CudShape.ROW_IDS;
+import static io.sluice.topic.CudShape.ROW_PROPS;
+import static io.sluice.topic.CudShape.ROW_TO;
+import static io.sluice.topic.CudShape.TO;
+import static io.sluice.topic.CudShape.TYPE;
+import static io.sluice.topic.CudShape.kindOf;
+
+import io.sluice.topic.CudShape.Action;
+import io.sluice.topic.CudShape.By;
+import io.sluice.topic.CudShape.End;
+import io.sluice.topic.CudShape.Identity;
+import io.sluice.topic.CudShape.Ids;
+import io.sluice.topic.CudShape.Kind;
+import io.sluice.topic.CudShape.Lookup;
+import io.sluice.topic.CudShape.Shape;
 import io.sluice.write.Template;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -46,49 +69,6 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class CudStrategy implements Strategy {
     /** How many shapes are cached by default. */
     public static final int DEFAULT_MAX_SHAPES = 1000;
-
-    static final String TYPE = "type";
-    static final String OP = "op";
-    static final String LABELS = "labels";
-    static final String PROPERTIES = "properties";
-    static final String IDS = "ids";
-    static final String REL_TYPE = "rel_type";
-    static final String FROM = "from";
-    static final String TO = "to";
-    static final String DETACH = "detach";
-    static final String PHYSICAL_ID = "_id";
-    static final String ELEMENT_ID = "_elementId";
-
-    /** Row fields. */
-    static final String ROW_IDS = "ids";
-    static final String ROW_PROPS = "props";
-    static final String ROW_FROM = "from";
-    static final String ROW_TO = "to";
-
-    enum Kind { NODE, RELATIONSHIP }
-
-    enum Action { CREATE, UPDATE, MERGE, DELETE }
-
-    enum Lookup { MATCH, MERGE }
-
-    /** How an entity is found: by properties (named in the shape), by {@code id()}, by {@code elementId()}. */
-    enum By { PROPERTIES, ID, ELEMENT_ID }
-
-    /** How an entity is found: {@code by}, and for PROPERTIES the property names, sorted (none: keyless). */
-    record Identity(By by, List<String> keys) {}
-
-    /** An identity and the values the row carries for it. */
-    record Ids(Identity identity, Map<String, Object> values) {}
-
-    /** A relationship's end: its lookup, labels (sorted) and identity. */
-    record End(Lookup lookup, List<String> labels, Identity identity) {}
-
-    /**
-     * What a template depends on. Nodes: {@code labels} (sorted), {@code identity} (null for create),
-     * {@code detach}. Relationships: {@code relType}, {@code from}, {@code to}, {@code identity} (null for create).
-     */
-    record Shape(Kind kind, Action action, List<String> labels, Identity identity, boolean detach, String relType,
-            End from, End to) {}
 
     private final String topic;
     private final int maxShapes;
@@ -342,18 +322,6 @@ public final class CudStrategy implements Strategy {
         return (Map<String, Object>) value.get(PROPERTIES);
     }
 
-    static String kindOf(Object v) {
-        return switch (v) {
-            case null -> "null";
-            case String s -> "a string";
-            case Boolean b -> "a boolean";
-            case Number n -> "a number";
-            case Map<?, ?> m -> "an object";
-            case List<?> l -> "an array";
-            default -> "a " + v.getClass().getSimpleName();
-        };
-    }
-
     // ---- templates ----
 
     private Op op(Shape shape, Map<String, Object> row) {
@@ -372,114 +340,8 @@ public final class CudStrategy implements Strategy {
     }
 
     private Template build(Shape s) {
-        String cypher = "CALL (row) { " + (s.kind() == Kind.NODE ? nodeCypher(s) : relationshipCypher(s)) + " }";
-        return new Template("cud " + topic + ": " + describe(s), cypher, "UNWIND $" + Template.ROWS_PARAM
-                + " AS row " + cypher, key(s), Set.of(), Map.of(), lockOrder(s));
-    }
-
-    private static List<String> key(Shape s) {
-        if (s.kind() == Kind.RELATIONSHIP) {
-            return List.of(ROW_FROM, ROW_TO);
-        }
-        return s.action() == Action.CREATE ? List.of() : List.of(ROW_IDS);
-    }
-
-    /**
-     * None: a batch's CUD rows keep their offset order. Sorting them by ids could move an operation before one it
-     * depends on (an update that changes a node's id property, then a merge on the new id), and a relationship's
-     * ends are written through several rows in roles that sorting would interleave; deadlocks between partitions
-     * are retried instead (they are transient).
-     */
-    private static List<String> lockOrder(Shape s) {
-        return List.of();
-    }
-
-    static String nodeCypher(Shape s) {
-        return switch (s.action()) {
-            case CREATE -> "CREATE (n" + labelsOf(s.labels()) + ") SET n += row." + ROW_PROPS;
-            case UPDATE -> find("MATCH", "n", s.labels(), s.identity(), ROW_IDS) + " SET n += row." + ROW_PROPS;
-            case MERGE -> find("MERGE", "n", s.labels(), s.identity(), ROW_IDS) + " SET n += row." + ROW_PROPS;
-            case DELETE -> find("MATCH", "n", s.labels(), s.identity(), ROW_IDS) + (s.detach() ? " DETACH" : "")
-                    + " DELETE n";
-        };
-    }
-
-    static String relationshipCypher(Shape s) {
-        String ends = find(s.from().lookup().name(), "src", s.from().labels(), s.from().identity(), ROW_FROM) + " "
-                + find(s.to().lookup().name(), "dst", s.to().labels(), s.to().identity(), ROW_TO) + " ";
-        String type = ":" + quote(s.relType());
-        if (s.action() == Action.CREATE) {
-            return ends + "CREATE (src)-[r" + type + "]->(dst) SET r += row." + ROW_PROPS;
-        }
-        String clause = s.action() == Action.MERGE ? "MERGE" : "MATCH";
-        Identity id = s.identity();
-        String found = switch (id.by()) {
-            case ID -> "MATCH (src)-[r]->(dst) WHERE id(r) = " + field(ROW_IDS, PHYSICAL_ID);
-            case ELEMENT_ID -> "MATCH (src)-[r]->(dst) WHERE elementId(r) = " + field(ROW_IDS, ELEMENT_ID);
-            case PROPERTIES -> id.keys().isEmpty()
-                    ? clause + " (src)-[r" + type + "]->(dst) WITH r, row LIMIT 1"
-                    : clause + " (src)-[r" + type + propertiesOf(id.keys(), ROW_IDS) + "]->(dst)";
-        };
-        return ends + found + (s.action() == Action.DELETE ? " DELETE r" : " SET r += row." + ROW_PROPS);
-    }
-
-    /** {@code clause (v:Labels {k: row.field.k})}, or by {@code id(v)} / {@code elementId(v)}. */
-    private static String find(String clause, String v, List<String> labels, Identity id, String field) {
-        return switch (id.by()) {
-            case ID -> clause + " (" + v + ") WHERE id(" + v + ") = " + field(field, PHYSICAL_ID);
-            case ELEMENT_ID -> clause + " (" + v + ") WHERE elementId(" + v + ") = " + field(field, ELEMENT_ID);
-            case PROPERTIES -> clause + " (" + v + labelsOf(labels) + propertiesOf(id.keys(), field) + ")";
-        };
-    }
-
-    private static String labelsOf(List<String> labels) {
-        StringBuilder b = new StringBuilder();
-        for (String l : labels) {
-            b.append(':').append(quote(l));
-        }
-        return b.toString();
-    }
-
-    private static String propertiesOf(List<String> keys, String field) {
-        if (keys.isEmpty()) {
-            return "";
-        }
-        List<String> pairs = new ArrayList<>(keys.size());
-        for (String k : keys) {
-            pairs.add(quote(k) + ": " + field(field, k));
-        }
-        return " {" + String.join(", ", pairs) + "}";
-    }
-
-    private static String field(String field, String key) {
-        return "row." + field + "." + quote(key);
-    }
-
-    /** A name in backquotes, a backquote in it doubled. */
-    static String quote(String name) {
-        return "`" + name.replace("`", "``") + "`";
-    }
-
-    /** The template's name: the operation and its pattern, e.g. {@code node merge (:Person {id})}. */
-    static String describe(Shape s) {
-        String op = s.kind().name().toLowerCase(Locale.ROOT) + " " + s.action().name().toLowerCase(Locale.ROOT);
-        if (s.kind() == Kind.NODE) {
-            return op + " " + pattern(s.labels(), s.identity()) + (s.detach() ? " detach" : "");
-        }
-        String rel = s.identity() == null ? "" : " " + identityOf(s.identity());
-        return op + " " + end(s.from()) + "-[:" + s.relType() + rel + "]->" + end(s.to());
-    }
-
-    private static String end(End e) {
-        return (e.lookup() == Lookup.MERGE ? "merge " : "") + pattern(e.labels(), e.identity());
-    }
-
-    private static String pattern(List<String> labels, Identity id) {
-        return "(" + String.join("", labels.stream().map(l -> ":" + l).toList())
-                + (id == null ? "" : (labels.isEmpty() ? "" : " ") + identityOf(id)) + ")";
-    }
-
-    private static String identityOf(Identity id) {
-        return "{" + String.join(", ", new LinkedHashSet<>(id.keys())) + "}";
+        String cypher = "CALL (row) { " + CudCypher.of(s) + " }";
+        return new Template("cud " + topic + ": " + CudCypher.describe(s), cypher, "UNWIND $" + Template.ROWS_PARAM
+                + " AS row " + cypher, CudCypher.key(s), Set.of(), Map.of(), CudCypher.lockOrder(s));
     }
 }

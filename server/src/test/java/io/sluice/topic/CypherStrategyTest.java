@@ -1,4 +1,4 @@
-package io.sluice.source;
+package io.sluice.topic;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -138,21 +138,6 @@ class CypherStrategyTest {
         assertThat(message(2, 1L, null, Map.of()).tombstone()).isTrue();
         apply(ops);
         assertThat(query("MATCH (p:Person) RETURN collect(p.name) AS x")).isEqualTo(List.of("Bob"));
-    }
-
-    @Test
-    void onlyTheRecordsOwnErrorsAreItsFault() {
-        assertThat(SourceConsumer.recordsFault(new io.sluice.vocab.Neo4jError("Neo.ClientError.Statement.TypeError",
-                "x"))).isTrue();
-        assertThat(SourceConsumer.recordsFault(new io.sluice.vocab.Neo4jError(
-                "Neo.ClientError.Schema.ConstraintValidationFailed", "x"))).isTrue();
-        assertThat(SourceConsumer.recordsFault(io.sluice.vocab.Neo4jError.invalidFormat("x"))).isTrue();
-        for (String environment : List.of("Neo.ClientError.General.ForbiddenOnReadOnlyDatabase",
-                "Neo.ClientError.Security.Forbidden", "Neo.ClientError.Database.DatabaseNotFound", "N/A",
-                "Neo.ClientError.Security.AuthorizationExpired")) {
-            assertThat(SourceConsumer.recordsFault(new io.sluice.vocab.Neo4jError(environment, "x")))
-                    .as("%s: retried as an outage, never dead-lettered", environment).isFalse();
-        }
     }
 
     @Test

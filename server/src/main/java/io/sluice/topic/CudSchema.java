@@ -1,19 +1,19 @@
-package io.sluice.source;
+package io.sluice.topic;
 
-import static io.sluice.source.CudStrategy.DETACH;
-import static io.sluice.source.CudStrategy.FROM;
-import static io.sluice.source.CudStrategy.IDS;
-import static io.sluice.source.CudStrategy.LABELS;
-import static io.sluice.source.CudStrategy.OP;
-import static io.sluice.source.CudStrategy.PROPERTIES;
-import static io.sluice.source.CudStrategy.REL_TYPE;
-import static io.sluice.source.CudStrategy.TO;
-import static io.sluice.source.CudStrategy.TYPE;
-import static io.sluice.source.CudStrategy.kindOf;
+import static io.sluice.topic.CudShape.DETACH;
+import static io.sluice.topic.CudShape.FROM;
+import static io.sluice.topic.CudShape.IDS;
+import static io.sluice.topic.CudShape.LABELS;
+import static io.sluice.topic.CudShape.OP;
+import static io.sluice.topic.CudShape.PROPERTIES;
+import static io.sluice.topic.CudShape.REL_TYPE;
+import static io.sluice.topic.CudShape.TO;
+import static io.sluice.topic.CudShape.TYPE;
+import static io.sluice.topic.CudShape.kindOf;
 
-import io.sluice.source.CudStrategy.Action;
-import io.sluice.source.CudStrategy.Kind;
-import io.sluice.source.Strategy.Invalid;
+import io.sluice.topic.CudShape.Action;
+import io.sluice.topic.CudShape.Kind;
+import io.sluice.topic.Strategy.Invalid;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

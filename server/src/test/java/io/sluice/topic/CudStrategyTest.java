@@ -1,4 +1,4 @@
-package io.sluice.source;
+package io.sluice.topic;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.sluice.sink.EmbeddedNeo4j;
-import io.sluice.source.Strategy.Invalid;
-import io.sluice.source.Strategy.Op;
+import io.sluice.topic.Strategy.Invalid;
+import io.sluice.topic.Strategy.Op;
 import io.sluice.support.TestServer;
 import io.sluice.write.Template;
 import java.nio.file.Files;

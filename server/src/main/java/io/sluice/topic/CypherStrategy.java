@@ -1,4 +1,4 @@
-package io.sluice.source;
+package io.sluice.topic;
 
 import io.sluice.config.Sources;
 import io.sluice.write.Template;

@@ -1,0 +1,355 @@
+package io.sluice.consumer;
+
+import io.sluice.durable.GraphPositions;
+import io.sluice.durable.RecordApplier;
+import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.InvalidOffsetException;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One member of a Kafka consumer group applying the partitions the group gives it, each in offset order, exactly
+ * once: the one driver of Kafka consumers, for the Kafka journal ({@code kafka.KafkaApplier}) and the application
+ * topics ({@code source.SourceConsumer}) alike.
+ *
+ * <h2>Design</h2>
+ * One thread owns the consumer; it polls, and applies each partition's records through the one apply loop for
+ * logs ({@link RecordApplier}: batching, lock order, bisection, dead letters, the fenced position in the graph).
+ * Rebalance callbacks run inside {@code poll} on this thread, so no batch is in flight when a partition is revoked.
+ *
+ * <p>Outages are not bad data, and never cost the group membership. The apply loop's runner retries transient
+ * errors a bounded number of times; a batch still not applied (Neo4j away, a lost commit, the fence) is never
+ * skipped: its partition is <em>paused</em> in the consumer and retried with backoff (0.5 s doubling to 30 s) from
+ * its position in the graph, read again under the node's lock ({@link Log#position}). Meanwhile the thread keeps
+ * polling (a paused partition returns nothing), so the consumer stays in its group however long the outage lasts
+ * (it would leave after {@code max.poll.interval.ms} without a poll), and its other partitions go on. When one
+ * partition's batch was not applied, the others of that poll wait a first backoff too, rather than each meeting
+ * the same outage on this thread in turn; a position that cannot be read ends a round of resumes for the same
+ * reason.
+ *
+ * <p>Where a partition starts is the graph's: on assignment and on every resume its position is read, and the
+ * consumer seeks there; Kafka's committed offsets are never read or written ({@code auto.offset.reset=none}).
+ * Records deleted by retention before they were applied are said loudly, then skipped to the earliest offset there
+ * is (moving the position in the graph past them); a log that ends before the graph's position (truncated) holds
+ * the partition instead, never re-applying.
+ *
+ * <p>{@link #close} sets a flag and wakes the consumer; the thread finishes its batch, leaves the group (which
+ * moves its partitions to the others at once) and ends. Never interrupted: an interrupt inside Neo4j's file I/O
+ * closes its channels.
+ */
+public final class GroupConsumer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(GroupConsumer.class);
+    private static final Duration POLL = Duration.ofMillis(200);
+    private static final Duration HOLD = Duration.ofMinutes(1);
+
+    /** What a consumer applies: its subscription, where a partition stands, how a topic's records are applied. */
+    public interface Log {
+        /** Subscribes {@code consumer} (to a topic, or a pattern) with the driver's rebalance listener. */
+        void subscribe(Consumer<byte[], byte[]> consumer, ConsumerRebalanceListener listener);
+
+        /**
+         * The apply loop of {@code topic}'s records, asked once per topic on the consumer's thread; its progress
+         * must be reported to {@code progress}. Null when nothing maps the topic: its partitions stay paused.
+         */
+        RecordApplier<ConsumerRecord<byte[], byte[]>> applier(String topic, RecordApplier.Progress progress);
+
+        /**
+         * Where {@code tp} stands in the graph: the next offset to apply, read under its node's lock (so a batch
+         * another owner is committing is waited for), fixing a first start where there is none.
+         */
+        long position(TopicPartition tp, Consumer<byte[], byte[]> consumer) throws GraphException;
+
+        /** {@code topic}'s positions in the graph, to move past records retention deleted. */
+        GraphPositions positions(String topic);
+
+        /** A partition was assigned (before its position is read). */
+        default void assigned(Partition p) {}
+
+        /** {@code p} moved from {@code before} to {@code next} (committed, or past records that failed). */
+        default void moved(Partition p, long before, long next) {}
+    }
+
+    private final String name;
+    private final Consumer<byte[], byte[]> consumer;
+    private final Log target;
+    private final Time time;
+    private final Thread thread;
+    private final Map<TopicPartition, Partition> owned = new ConcurrentHashMap<>();
+    private final Map<String, RecordApplier<ConsumerRecord<byte[], byte[]>>> appliers = new ConcurrentHashMap<>();
+    private volatile boolean stopping;
+
+    /** {@code name}: what its log lines call it ({@code source consumer 0}, {@code the Kafka applier}). */
+    public GroupConsumer(String name, Consumer<byte[], byte[]> consumer, Log target, Time time,
+            ThreadFactory threads) {
+        this.name = name;
+        this.consumer = consumer;
+        this.target = target;
+        this.time = time;
+        this.thread = threads.newThread(this::run);
+    }
+
+    public GroupConsumer start() {
+        thread.start();
+        return this;
+    }
+
+    /** Whether its thread still runs (it ends at close, or on an error it cannot go on from, logged). */
+    public boolean running() {
+        return thread.isAlive();
+    }
+
+    /** The partitions this consumer owns now. */
+    public Collection<Partition> owned() {
+        return List.copyOf(owned.values());
+    }
+
+    /** The partition {@code tp} if this consumer owns it, else null. */
+    public Partition partition(TopicPartition tp) {
+        return owned.get(tp);
+    }
+
+    /** The apply loops' transient retries, per Neo4j status code, over every topic. */
+    public Map<String, Long> transientRetries() {
+        Map<String, Long> all = new HashMap<>();
+        for (RecordApplier<?> a : List.copyOf(appliers.values())) {
+            a.transientRetries().forEach((code, n) -> all.merge(code, n, Long::sum));
+        }
+        return all;
+    }
+
+    private void run() {
+        try {
+            target.subscribe(consumer, new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
+                    assigned.forEach(GroupConsumer.this::assign);
+                    if (!assigned.isEmpty()) {
+                        log.info("{} applies {}", name, assigned);
+                    }
+                }
+
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
+                    revoked.forEach(owned::remove);
+                }
+
+                @Override
+                public void onPartitionsLost(Collection<TopicPartition> lost) {
+                    lost.forEach(owned::remove);
+                    log.warn("{}: partitions {} were lost to another owner (it was too slow to poll)", name, lost);
+                }
+            });
+            while (!stopping) {
+                pollOnce();
+            }
+        } catch (RuntimeException | Error e) {
+            if (!stopping) {
+                log.error("{} stopped: {}", name, e.toString(), e);
+            }
+        } finally {
+            try {
+                consumer.close(CloseOptions.timeout(Duration.ofSeconds(10))); // leaves the group
+            } catch (RuntimeException e) {
+                log.warn("closing {}'s consumer: {}", name, e.toString());
+            }
+        }
+    }
+
+    private void pollOnce() {
+        resumeDue();
+        ConsumerRecords<byte[], byte[]> records;
+        try {
+            records = consumer.poll(POLL);
+        } catch (WakeupException e) {
+            return; // close() woke us: the loop condition decides
+        } catch (OffsetOutOfRangeException e) {
+            outOfRange(e);
+            return;
+        } catch (InvalidOffsetException e) {
+            // a partition paused before its first seek (its position could not be read) has no fetch position, and
+            // no committed offset to reset to; its resume seeks it to the graph's
+            consumer.seekToBeginning(e.partitions());
+            return;
+        }
+        boolean outage = false;
+        for (TopicPartition tp : records.partitions()) {
+            if (outage) { // the database is away: the others wait, not each its own retries on this thread
+                Partition p = owned.get(tp);
+                if (p != null && p.pausedUntil == 0) {
+                    pause(p, Partition.FIRST_BACKOFF, "waiting: another partition's batch was not applied");
+                }
+                continue;
+            }
+            outage = apply(tp, records.records(tp));
+        }
+    }
+
+    /** A newly assigned partition: its position from the graph, or a pause that retries reading it. */
+    private void assign(TopicPartition tp) {
+        if (applier(tp.topic()) == null) { // a pattern matched a topic nothing maps: the subscription is the log's
+            log.error("{}: topic {} matches the subscription but nothing maps it; not applied", name, tp.topic());
+            consumer.pause(List.of(tp));
+            return;
+        }
+        Partition p = new Partition(tp);
+        owned.put(tp, p);
+        target.assigned(p);
+        if (!seekToPosition(p)) {
+            consumer.seekToBeginning(List.of(tp)); // a fetch position for poll; the resume seeks to the graph's
+            pause(p, p.backoff(), "reading its position");
+        }
+    }
+
+    /** Seeks {@code p} to where the graph says it stands; false when that failed. */
+    private boolean seekToPosition(Partition p) {
+        try {
+            long next = target.position(p.tp(), consumer);
+            p.next = next;
+            consumer.seek(p.tp(), next);
+            return true;
+        } catch (GraphException | RuntimeException e) { // Neo4j away, or Kafka's offsets not answered in time
+            p.pausedFor = "reading its position: " + e.getMessage();
+            log.warn("{}: reading where it stands: {} (retrying)", p.tp(), e.getMessage());
+            return false;
+        }
+    }
+
+    private void pause(Partition p, Duration wait, String why) {
+        consumer.pause(List.of(p.tp()));
+        p.pausedUntil = time.nanos() + wait.toNanos();
+        if (p.pausedFor == null || !p.pausedFor.startsWith(why)) {
+            p.pausedFor = why;
+        }
+    }
+
+    /**
+     * Resumes the paused partitions whose wait is over, from their position in the graph. The first that cannot
+     * read its position ends the round: the others would meet the same outage, each on this thread.
+     */
+    private void resumeDue() {
+        long now = time.nanos();
+        for (Partition p : owned.values()) {
+            if (p.pausedUntil != 0 && now - p.pausedUntil >= 0) {
+                if (seekToPosition(p)) {
+                    p.pausedUntil = 0;
+                    consumer.resume(List.of(p.tp()));
+                } else {
+                    pause(p, p.backoffThenGrow(), "reading its position");
+                    return;
+                }
+            }
+        }
+    }
+
+    /** Applies a poll's records of {@code tp}; true when a batch was not applied for a reason not the records'. */
+    private boolean apply(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) {
+        Partition p = owned.get(tp);
+        if (p == null || p.pausedUntil != 0) {
+            return false; // revoked, or paused since this poll fetched: the resume seeks back to the graph's position
+        }
+        p.headTimestamp = records.getFirst().timestamp();
+        p.holdUntil = 0;
+        RecordApplier.Result r = applier(tp.topic()).apply(tp.partition(), p.next, records,
+                () -> stopping || owned.get(tp) != p);
+        p.next = Math.max(p.next, r.next());
+        if (!r.resync() || stopping) {
+            p.progressed();
+            if (!stopping) {
+                p.fetched = consumer.position(tp); // past any transaction markers after the records
+            }
+            return false;
+        }
+        if (p.holdUntil != 0) { // a dead-letter callback held it at a record
+            long wait = Math.max(0, p.holdUntil - time.nanos());
+            pause(p, Duration.ofNanos(wait), p.pausedFor == null ? "held" : p.pausedFor);
+            return false;
+        }
+        p.pausedFor = null; // the newest reason, Neo4j's own words (a memory limit a batch keeps meeting shows here)
+        pause(p, p.backoffThenGrow(), "not applied, retrying" + (r.why() == null ? "" : ": " + r.why()));
+        return true;
+    }
+
+    private RecordApplier<ConsumerRecord<byte[], byte[]>> applier(String topic) {
+        RecordApplier<ConsumerRecord<byte[], byte[]>> known = appliers.get(topic);
+        if (known == null) {
+            known = target.applier(topic, (partition, next, rows, bytes) ->
+                    moved(new TopicPartition(topic, partition), next));
+            if (known != null) {
+                appliers.put(topic, known);
+            }
+        }
+        return known;
+    }
+
+    private void moved(TopicPartition tp, long next) {
+        Partition p = owned.get(tp);
+        if (p != null) {
+            long before = p.next;
+            p.next = Math.max(before, next);
+            target.moved(p, before, next);
+        }
+    }
+
+    /** Offsets deleted by retention before they were applied: said loudly, then on from the earliest there is. */
+    private void outOfRange(OffsetOutOfRangeException e) {
+        for (var entry : e.offsetOutOfRangePartitions().entrySet()) {
+            TopicPartition tp = entry.getKey();
+            log.error("{}: offset {} is no longer in Kafka (retention deleted records before sluice applied them);"
+                    + " going on from the earliest offset there is", tp, entry.getValue());
+            consumer.seekToBeginning(List.of(tp));
+            Partition p = owned.get(tp);
+            if (p == null) {
+                continue;
+            }
+            try {
+                long start = consumer.position(tp, Duration.ofSeconds(10));
+                if (start <= p.next) { // the log is behind the graph (truncated): never go back and re-apply
+                    consumer.seek(tp, p.next);
+                    p.hold(time.nanos() + HOLD.toNanos(), "Kafka's log of the partition ends before its position"
+                            + " in the graph (" + p.next + "): truncated? held, nothing re-applied");
+                    log.warn("{}", p.pausedFor);
+                    pause(p, HOLD, p.pausedFor);
+                    continue;
+                }
+                target.positions(tp.topic()).advanceAlone(tp.partition(), p.next, start);
+                p.next = start; // nothing applied: no progress to report
+            } catch (GraphException | RuntimeException ex) {
+                pause(p, p.backoff(), "moving past deleted records");
+            }
+        }
+    }
+
+    /** Asks the thread to finish its batch and leave the group; {@link #close} waits for it. */
+    public void stop() {
+        stopping = true;
+        consumer.wakeup();
+    }
+
+    @Override
+    public void close() {
+        stop();
+        try {
+            if (!thread.join(Duration.ofSeconds(30))) {
+                log.warn("{} did not stop within 30 s", thread.getName());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
