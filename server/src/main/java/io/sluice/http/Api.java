@@ -93,7 +93,7 @@ final class Api {
             }
             case Outcome.Accepted a -> Reply.json(202, accepted(a));
             case Outcome.Failed f -> ClassicFormat.error(200, f.error());
-            case Outcome.Overloaded ov -> ClassicFormat.error(503, overloadedError(ov)).retryAfter(ov.retryAfter().toSeconds());
+            case Outcome.Overloaded ov -> ClassicFormat.error(503, Reply.overloadedError(ov)).retryAfter(ov.retryAfter().toSeconds());
         };
     }
 
@@ -149,11 +149,6 @@ final class Api {
 
     private Neo4jError notFound(String db) {
         return databaseNotFound(db, writes.database());
-    }
-
-    /** sluice's refusal when full or shutting down (HTTP 503 with Retry-After). */
-    static Neo4jError overloadedError(Outcome.Overloaded ov) {
-        return new Neo4jError(Neo4jStatus.Request.RESOURCE_EXHAUSTION, ov.reason());
     }
 
     /** A request for a database this sluice does not serve (Community has one). */
@@ -318,18 +313,6 @@ final class Api {
             out.put("counters", Json.camelCounters(r.counters()));
         }
         return out;
-    }
-
-    static Statement statement(Map<String, Object> s, String field, String where) throws BadRequest {
-        Object text = s.get(field);
-        if (!(text instanceof String cypher) || cypher.isBlank()) {
-            throw new BadRequest(where + " must have \"" + field + "\": a non-empty string, got " + Json.kind(text));
-        }
-        Object params = s.get("parameters");
-        if (params != null && !(params instanceof Map<?, ?>)) {
-            throw new BadRequest(where + ": \"parameters\" must be an object, got " + Json.kind(params));
-        }
-        return new Statement(cypher, params == null ? Map.of() : Json.object(params, "parameters"));
     }
 
     // ---- template rows ----

@@ -81,7 +81,7 @@ final class ClassicFormat {
             if (!s.containsKey("statement")) {
                 throw new BadRequest("No statement provided.");
             }
-            statements.add(Api.statement(s, "statement", where));
+            statements.add(Json.statement(s, "statement", where));
             options.add(new Options(Boolean.TRUE.equals(s.get("includeStats")), contents(s.get("resultDataContents"), where)));
         }
         return new Request(statements, options);

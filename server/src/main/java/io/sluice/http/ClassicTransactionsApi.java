@@ -2,8 +2,8 @@ package io.sluice.http;
 
 import io.sluice.config.Access;
 import io.sluice.http.Json.BadRequest;
-import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.GraphException;
+import io.sluice.vocab.Neo4jError;
 import io.sluice.write.Caller;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.WritePath;

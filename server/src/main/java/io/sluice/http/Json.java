@@ -11,7 +11,14 @@ import io.sluice.vocab.GraphValues.GraphNode;
 import io.sluice.vocab.GraphValues.GraphPath;
 import io.sluice.vocab.GraphValues.GraphPoint;
 import io.sluice.vocab.GraphValues.GraphRelationship;
+import io.sluice.write.Statement;
 import java.io.IOException;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.OffsetTime;
+import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.TemporalAccessor;
@@ -120,11 +127,11 @@ final class Json {
                 }
                 yield out;
             }
-            case GraphPoint p -> TypedJson.wkt(p);
+            case GraphPoint p -> wkt(p);
             case GraphDuration d -> d.toString();
             // a ZonedDateTime loses its zone id here, as in Neo4j's plain JSON (typed JSON keeps it)
             case ZonedDateTime z -> DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(z);
-            case TemporalAccessor t -> TypedJson.temporal(t);
+            case TemporalAccessor t -> temporal(t);
             case List<?> l -> l.stream().map(Json::queryValue).toList();
             case Map<?, ?> m -> mapValues(m, Json::queryValue);
             case null, default -> v;
@@ -147,4 +154,42 @@ final class Json {
         }
         return out;
     }
+
+    /** A statement read from a request's JSON object: its text under {@code field}, its parameters. */
+    static Statement statement(Map<String, Object> s, String field, String where) throws BadRequest {
+        Object text = s.get(field);
+        if (!(text instanceof String cypher) || cypher.isBlank()) {
+            throw new BadRequest(where + " must have \"" + field + "\": a non-empty string, got " + kind(text));
+        }
+        Object params = s.get("parameters");
+        if (params != null && !(params instanceof Map<?, ?>)) {
+            throw new BadRequest(where + ": \"parameters\" must be an object, got " + kind(params));
+        }
+        return new Statement(cypher, params == null ? Map.of() : object(params, "parameters"));
+    }
+
+    /** Text of a temporal value as Neo4j's typed JSON writes it (seconds always, the shortest fraction). */
+    static String temporal(Object t) {
+        return switch (t) {
+            case LocalDate d -> DateTimeFormatter.ISO_LOCAL_DATE.format(d);
+            case OffsetTime x -> DateTimeFormatter.ISO_OFFSET_TIME.format(x);
+            case LocalTime x -> DateTimeFormatter.ISO_LOCAL_TIME.format(x);
+            case OffsetDateTime x -> DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(x);
+            case ZonedDateTime x -> x.getZone() instanceof ZoneOffset
+                    ? DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(x) : DateTimeFormatter.ISO_ZONED_DATE_TIME.format(x);
+            case LocalDateTime x -> DateTimeFormatter.ISO_LOCAL_DATE_TIME.format(x);
+            default -> throw new IllegalArgumentException("not a Cypher temporal: " + t.getClass().getName());
+        };
+    }
+
+    /** A point as Neo4j writes it in both JSON formats: {@code SRID=7203;POINT (1.5 2.0)}, 3D {@code POINT Z}. */
+    static String wkt(GraphPoint p) {
+        List<Double> c = p.coordinates();
+        StringBuilder b = new StringBuilder("SRID=").append(p.srid()).append(c.size() == 3 ? ";POINT Z (" : ";POINT (");
+        for (int i = 0; i < c.size(); i++) {
+            b.append(i == 0 ? "" : " ").append(c.get(i));
+        }
+        return b.append(')').toString();
+    }
+
 }

@@ -1,8 +1,8 @@
 package io.sluice.http;
 
+import io.sluice.config.Mode;
 import io.sluice.metrics.Metrics;
 import io.sluice.time.Time;
-import io.sluice.config.Mode;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.AttachmentKey;
 import java.util.Deque;

@@ -67,7 +67,7 @@ record Reply(int status, byte[] body, String contentType, long retryAfterSeconds
     }
 
     static Reply overloaded(Outcome.Overloaded ov, boolean errorsOnly) {
-        Neo4jError e = Api.overloadedError(ov);
+        Neo4jError e = overloadedError(ov);
         return (errorsOnly ? errorsOnly(503, e) : error(503, e)).retryAfter(ov.retryAfter().toSeconds());
     }
 
@@ -118,4 +118,10 @@ record Reply(int status, byte[] body, String contentType, long retryAfterSeconds
         }
         return 500;
     }
+
+    /** sluice's refusal when full or shutting down (HTTP 503 with Retry-After). */
+    static Neo4jError overloadedError(Outcome.Overloaded ov) {
+        return new Neo4jError(Neo4jStatus.Request.RESOURCE_EXHAUSTION, ov.reason());
+    }
+
 }

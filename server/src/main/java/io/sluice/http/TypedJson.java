@@ -47,43 +47,19 @@ final class TypedJson {
             case GraphNode n -> typed("Node", node(n));
             case GraphRelationship r -> typed("Relationship", relationship(r));
             case GraphPath p -> typed("Path", path(p));
-            case GraphPoint p -> typed("Point", wkt(p));
+            case GraphPoint p -> typed("Point", Json.wkt(p));
             case GraphDuration d -> typed("Duration", d.toString());
-            case LocalDate d -> typed("Date", temporal(d));
-            case OffsetTime t -> typed("Time", temporal(t));
-            case LocalTime t -> typed("LocalTime", temporal(t));
-            case OffsetDateTime t -> typed("OffsetDateTime", temporal(t));
+            case LocalDate d -> typed("Date", Json.temporal(d));
+            case OffsetTime t -> typed("Time", Json.temporal(t));
+            case LocalTime t -> typed("LocalTime", Json.temporal(t));
+            case OffsetDateTime t -> typed("OffsetDateTime", Json.temporal(t));
             case ZonedDateTime t -> typed(t.getZone() instanceof ZoneOffset ? "OffsetDateTime" : "ZonedDateTime",
-                    temporal(t));
-            case LocalDateTime t -> typed("LocalDateTime", temporal(t));
+                    Json.temporal(t));
+            case LocalDateTime t -> typed("LocalDateTime", Json.temporal(t));
             case List<?> l -> typed("List", l.stream().map(TypedJson::encode).toList());
             case Map<?, ?> m -> typed("Map", map(m));
             default -> typed("String", v.toString()); // nothing else reaches here from the sinks; text, not a 500
         };
-    }
-
-    /** Text of a temporal value as Neo4j's typed JSON writes it (seconds always, the shortest fraction). */
-    static String temporal(Object t) {
-        return switch (t) {
-            case LocalDate d -> DateTimeFormatter.ISO_LOCAL_DATE.format(d);
-            case OffsetTime x -> DateTimeFormatter.ISO_OFFSET_TIME.format(x);
-            case LocalTime x -> DateTimeFormatter.ISO_LOCAL_TIME.format(x);
-            case OffsetDateTime x -> DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(x);
-            case ZonedDateTime x -> x.getZone() instanceof ZoneOffset
-                    ? DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(x) : DateTimeFormatter.ISO_ZONED_DATE_TIME.format(x);
-            case LocalDateTime x -> DateTimeFormatter.ISO_LOCAL_DATE_TIME.format(x);
-            default -> throw new IllegalArgumentException("not a Cypher temporal: " + t.getClass().getName());
-        };
-    }
-
-    /** A point as Neo4j writes it in both JSON formats: {@code SRID=7203;POINT (1.5 2.0)}, 3D {@code POINT Z}. */
-    static String wkt(GraphPoint p) {
-        List<Double> c = p.coordinates();
-        StringBuilder b = new StringBuilder("SRID=").append(p.srid()).append(c.size() == 3 ? ";POINT Z (" : ";POINT (");
-        for (int i = 0; i < c.size(); i++) {
-            b.append(i == 0 ? "" : " ").append(c.get(i));
-        }
-        return b.append(')').toString();
     }
 
     private static Map<String, Object> typed(String type, Object value) {
