@@ -51,17 +51,22 @@ class NpmQueryClientTest {
         return text;
     }
 
-    @Test
-    void neo4jsQueryApiClientWorksUnchanged() throws Exception {
-        Assumptions.assumeTrue(onPath("node") && onPath("npm"), "node and npm are not installed: skipping the npm client test");
+    /** Copies the client's files into target/ and installs the package from the registry, once. */
+    static void install() throws Exception {
         Files.createDirectories(CLIENT);
-        for (String f : List.of("package.json", "hooks.mjs", "register.mjs", "client.mjs")) {
+        for (String f : List.of("package.json", "hooks.mjs", "register.mjs", "client.mjs", "grouped.mjs")) {
             Files.copy(Path.of("src/test/resources/npm-query-client", f), CLIENT.resolve(f),
                     java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         }
         if (!Files.isDirectory(CLIENT.resolve("node_modules/@neo4j-labs/experimental-query-api-wrapper"))) {
             run(List.of("npm", "install", "--no-audit", "--no-fund", "--loglevel=error"), 240);
         }
+    }
+
+    @Test
+    void neo4jsQueryApiClientWorksUnchanged() throws Exception {
+        Assumptions.assumeTrue(onPath("node") && onPath("npm"), "node and npm are not installed: skipping the npm client test");
+        install();
         try (TestServer s = TestServer.start("", false)) {
             String output = run(List.of("node", "--import", "./register.mjs", "client.mjs", s.server.baseUrl(),
                     TestServer.PASSWORD), 120);
@@ -91,6 +96,37 @@ class NpmQueryClientTest {
             assertThat(steps.get("path").get("value").toString()).isEqualTo("{\"length\":1,\"start\":\"5\",\"end\":\"6\"}");
             assertThat(steps.get("syntaxError").get("code").asText()).isEqualTo("Neo.ClientError.Statement.SyntaxError");
             assertThat(steps.get("wrongPassword").get("code").asText()).isEqualTo("Neo.ClientError.Security.Unauthorized");
+        }
+    }
+
+    /**
+     * The same client against a sluice that groups transactions ({@code transactions.group: true}): 32 concurrent
+     * {@code executeWrite}s (each an explicit transaction of the Query API) share commits, each exactly once; the
+     * client's own retry takes what a group sends back.
+     */
+    @Test
+    void neo4jsQueryApiClientsManagedWritesShareCommitsWhenGrouped() throws Exception {
+        Assumptions.assumeTrue(onPath("node") && onPath("npm"), "node and npm are not installed: skipping the npm client test");
+        install();
+        try (TestServer s = TestServer.start("transactions: {group: true, max_open: 64}\n", false)) {
+            String output = run(List.of("node", "--import", "./register.mjs", "grouped.mjs", s.server.baseUrl(),
+                    TestServer.PASSWORD, "32"), 120);
+            Map<String, JsonNode> steps = new HashMap<>();
+            ObjectMapper json = new ObjectMapper();
+            for (String line : output.split("\n")) {
+                if (line.startsWith("{")) {
+                    JsonNode n = json.readTree(line);
+                    steps.put(n.get("step").asText(), n);
+                }
+            }
+            assertThat(steps.get("concurrent").get("ok").asBoolean()).as(output).isTrue();
+            assertThat(steps.get("concurrent").get("value").asInt()).isEqualTo(32);
+            assertThat(steps.get("count").get("value").get("c").asText()).as("each exactly once").isEqualTo("32");
+            assertThat(steps.get("count").get("value").get("d").asText()).isEqualTo("32");
+            double groups = s.metric("sluice_group_members_count{outcome=\"committed\"}");
+            double members = s.metric("sluice_group_members_sum{outcome=\"committed\"}");
+            assertThat(groups).as("groups committed").isPositive();
+            assertThat(members).as("members in %s groups", groups).isGreaterThan(groups);
         }
     }
 }
