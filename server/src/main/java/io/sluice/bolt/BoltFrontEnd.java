@@ -18,9 +18,11 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.IdentityCipherSuiteFilter;
 import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.OptionalSslHandler;
 import io.netty.handler.ssl.SslContext;
+import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.bolt.Handshake.Version;
 import io.sluice.config.HostPort;
@@ -94,7 +96,7 @@ public final class BoltFrontEnd implements FrontEnd {
         this.loops = new MultiThreadIoEventLoopGroup(options.ioThreads(), new DefaultThreadFactory("sluice-bolt-io",
                 true), NioIoHandler.newFactory());
         this.ssl = options.tls() == null ? null : new JdkSslContext(options.tls(), false, null,
-                io.netty.handler.ssl.IdentityCipherSuiteFilter.INSTANCE, null, ClientAuth.NONE, null, false);
+                IdentityCipherSuiteFilter.INSTANCE, null, ClientAuth.NONE, null, false);
     }
 
     /**
@@ -207,8 +209,8 @@ public final class BoltFrontEnd implements FrontEnd {
         return "Bolt " + (ssl == null ? "bolt://" : options.tlsRequired() ? "bolt+s://" : "bolt(+s)://") + where;
     }
 
-    private static final io.netty.util.AttributeKey<BoltConnection> CONNECTION =
-            io.netty.util.AttributeKey.valueOf("sluice.bolt.connection");
+    private static final AttributeKey<BoltConnection> CONNECTION =
+            AttributeKey.valueOf("sluice.bolt.connection");
 
     /** Answers the handshake; then puts framing and the connection in its place. */
     private final class HandshakeDecoder extends ByteToMessageDecoder {

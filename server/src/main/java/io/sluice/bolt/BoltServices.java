@@ -3,6 +3,7 @@ package io.sluice.bolt;
 import io.sluice.config.Mode;
 import io.sluice.front.Callers;
 import io.sluice.metrics.Metrics;
+import io.sluice.session.Session;
 import io.sluice.session.Sessions;
 import io.sluice.time.Time;
 import io.sluice.write.Outcome;
@@ -12,7 +13,7 @@ import org.slf4j.Logger;
 
 /**
  * What a Bolt connection uses, shared by all of them: the session layer (every statement and transaction goes
- * through a {@link io.sluice.session.Session} of it), who is calling, the server agent drivers require
+ * through a {@link Session} of it), who is calling, the server agent drivers require
  * ({@code Neo4j/<version>}), the keep-alive (NOOP) interval and the receive timeout hinted to drivers, the address a
  * routing driver is sent back to, bookmarks, the clock, the executor a step may block on, metrics and the log.
  */

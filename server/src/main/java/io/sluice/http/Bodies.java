@@ -2,8 +2,10 @@ package io.sluice.http;
 
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
+import io.undertow.io.Receiver;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
+import io.undertow.server.RequestTooBigException;
 import io.undertow.util.Headers;
 import io.undertow.util.HttpString;
 import java.io.ByteArrayOutputStream;
@@ -77,7 +79,7 @@ final class Bodies {
             }
             ex.getRequestReceiver().receiveFullBytes(
                     h::received,
-                    (e, error) -> send(e, error instanceof io.undertow.server.RequestTooBigException
+                    (e, error) -> send(e, error instanceof RequestTooBigException
                             ? tooLarge("request body exceeds the limit of " + maxBodyBytes + " bytes")
                             : Reply.error(400, Neo4jError.invalid("cannot read the request: " + error.getMessage()))));
         };
@@ -157,7 +159,7 @@ final class Bodies {
      * paused) past {@link #DRAIN_BOUND}, {@code failed} when it cannot be read.
      */
     private static void discard(HttpServerExchange ex, Consumer<HttpServerExchange> read,
-            Consumer<HttpServerExchange> tooMuch, io.undertow.io.Receiver.ErrorCallback failed) {
+            Consumer<HttpServerExchange> tooMuch, Receiver.ErrorCallback failed) {
         long[] seen = {0};
         ex.getRequestReceiver().receivePartialBytes((e, chunk, last) -> {
             seen[0] += chunk.length;

@@ -3,6 +3,7 @@ package io.sluice.http;
 import io.sluice.vocab.Neo4jError;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
+import io.undertow.util.HttpString;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.LinkedHashMap;
@@ -24,7 +25,7 @@ record Discovery(String bolt, String neo4jVersion, String sluiceVersion) {
 
     Reply answer(HttpServerExchange ex) {
         ex.getResponseHeaders().put(Headers.VARY, "Accept");
-        ex.getResponseHeaders().put(io.undertow.util.HttpString.tryFromString("Access-Control-Allow-Origin"), "*");
+        ex.getResponseHeaders().put(HttpString.tryFromString("Access-Control-Allow-Origin"), "*");
         String accept = ex.getRequestHeaders().getFirst(Headers.ACCEPT);
         return switch (wants(accept)) {
             case JSON -> Reply.json(200, document(base(ex)));

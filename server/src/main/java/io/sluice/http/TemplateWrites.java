@@ -6,6 +6,8 @@ import io.sluice.metrics.Metrics;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.write.WritePath;
 import io.undertow.server.HttpServerExchange;
+import io.undertow.server.protocol.http.HttpServerConnection;
+import io.undertow.util.SameThreadExecutor;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -51,7 +53,7 @@ final class TemplateWrites {
             return;
         }
         keepReadsRegistered(ex);
-        ex.dispatch(io.undertow.util.SameThreadExecutor.INSTANCE, () -> {
+        ex.dispatch(SameThreadExecutor.INSTANCE, () -> {
             String name = param(ex, "template");
             String label = writes.template(name).isPresent() ? name : Metrics.UNKNOWN;
             Executor onIoThread = task -> answers.execute(ex.getIoThread(), task);
@@ -102,7 +104,7 @@ final class TemplateWrites {
      * take reads resumed under it).
      */
     private static void keepReadsRegistered(HttpServerExchange ex) {
-        if (ex.getConnection() instanceof io.undertow.server.protocol.http.HttpServerConnection c
+        if (ex.getConnection() instanceof HttpServerConnection c
                 && c.getSslSession() == null && c.getExtraBytes() == null && ex.isRequestComplete()) {
             var source = c.getChannel().getSourceChannel();
             if (source.getReadListener() == null) {

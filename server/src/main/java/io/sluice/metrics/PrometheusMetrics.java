@@ -321,8 +321,8 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
         registry.counter("sluice.group.replayed.statements").increment(statements);
     }
 
-    private io.micrometer.core.instrument.DistributionSummary groupMembers(String outcome) {
-        return io.micrometer.core.instrument.DistributionSummary.builder("sluice.group.members")
+    private DistributionSummary groupMembers(String outcome) {
+        return DistributionSummary.builder("sluice.group.members")
                 .description("members per group of managed transactions (Bolt), by the group's outcome")
                 .tag("outcome", outcome).register(registry);
     }
