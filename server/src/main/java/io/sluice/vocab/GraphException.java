@@ -30,6 +30,6 @@ public final class GraphException extends Exception {
      * committed. Running the same work again could apply it twice; only the database can tell which it was.
      */
     public boolean commitOutcomeUnknown() {
-        return commitOutcomeUnknown;
+        return commitOutcomeUnknown || error.isCommitOutcomeUnknown();
     }
 }

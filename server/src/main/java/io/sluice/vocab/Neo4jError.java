@@ -4,12 +4,19 @@ import java.util.Objects;
 
 /**
  * An error as Neo4j reports it: a status code such as {@code Neo.ClientError.Schema.ConstraintValidationFailed}
- * and a message. Sluice's own errors use the same shape and Neo4j's code families.
+ * and a message. Sluice's own errors use the same shape and Neo4j's code families. {@code outcomeUnknown}: a commit
+ * that may or may not have happened ({@link #commitOutcomeUnknown}), which no one may retry blindly; each protocol
+ * tells it its own way (HTTP's statuses in {@code http.Reply}, Bolt's FAILUREs in {@code bolt.BoltFailures}).
  */
-public record Neo4jError(String code, String message) {
+public record Neo4jError(String code, String message, boolean outcomeUnknown) {
     public Neo4jError {
         Objects.requireNonNull(code, "code");
         message = message == null ? "" : message;
+    }
+
+    /** An error as Neo4j reports it: its code and message. */
+    public Neo4jError(String code, String message) {
+        this(code, message, false);
     }
 
     /** A client's mistake: retrying the same request cannot succeed. */
@@ -35,7 +42,7 @@ public record Neo4jError(String code, String message) {
         };
     }
 
-    /** How the message of {@link #commitOutcomeUnknown} begins: what tells such an error from others. */
+    /** How the message of {@link #commitOutcomeUnknown} begins, for whoever reads it. */
     private static final String OUTCOME_UNKNOWN = "the outcome of the commit is unknown:";
 
     /**
@@ -45,12 +52,12 @@ public record Neo4jError(String code, String message) {
      */
     public static Neo4jError commitOutcomeUnknown(String detail) {
         return new Neo4jError(Neo4jStatus.General.DATABASE_UNAVAILABLE, OUTCOME_UNKNOWN
-                + " the transaction may or may not have been committed (" + detail + ")");
+                + " the transaction may or may not have been committed (" + detail + ")", true);
     }
 
     /** Whether this is a {@link #commitOutcomeUnknown}: retrying it could apply a write twice. */
     public boolean isCommitOutcomeUnknown() {
-        return message.startsWith(OUTCOME_UNKNOWN);
+        return outcomeUnknown;
     }
 
     /** Something went wrong that has no better code: a bug, or an exception sluice did not expect. */
