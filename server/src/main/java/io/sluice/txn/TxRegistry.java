@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Explicit transactions held open for a front end's clients between their requests, as Neo4j holds them: real
- * Neo4j transactions ({@link Sink#begin}), never part of a group commit. Protocol-neutral: the ids' form and the
+ * Neo4j transactions ({@link Sink#begin}), or grouped ones the session layer made ({@link #register}). Protocol-neutral: the ids' form and the
  * refusals' texts are the front end's {@link IdScheme}; one registry per scheme, all sharing one {@link Gate}.
  *
  * <p>Design. One lock guards the table of open transactions and each one's state (held by a request or idle,
@@ -41,10 +41,15 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #close} stops the sweeper, refuses every later call with a clear error, rolls back the idle
  * transactions, and waits (bounded) for held ones, which their requests roll back when they release them.
  *
- * <p>Its size (over 400 lines, a third of them this note and the others' javadoc): the table, the {@link Held}
- * handle, the sweeper and the close protocol share one lock and its invariants (what {@code beginning} counts,
- * who gives a place back to the gate, when a release rolls back instead); split, each part would have to expose
- * them to the others.
+ * <p>Its size (about 580 lines, over a third of them this note and the others' javadoc): the table, the
+ * {@link Held} handle, the sweeper and the close protocol share one lock and its invariants (what {@code beginning}
+ * counts, which entries hold a place at the gate and who gives it back, when a release rolls back instead); split,
+ * each part would have to expose them to the others.
+ *
+ * <p>Entries are of two kinds: transactions it begins ({@link #open}: a place at the gate, then {@link Sink#begin}),
+ * and transactions made elsewhere that take no place here ({@link #register}: a grouped one, whose group holds the
+ * place, and which takes its own if it becomes a real transaction). Both expire, are held one request at a time and
+ * are rolled back at close alike.
  *
  * <p>Thread-safe. A {@link Held} is one request's and not thread-safe.
  */
