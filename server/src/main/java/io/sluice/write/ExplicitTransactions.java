@@ -8,13 +8,13 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * Explicit transactions, protocol-neutral: real Neo4j transactions held open for one caller between its requests
- * (HTTP's {@code /tx} endpoints, Bolt's BEGIN ... COMMIT), never part of a group commit (the caller reads its results
- * before it commits). Bounded over all front ends together, expiring when idle, rolled back at shutdown. A failing
- * statement rolls the transaction back and ends it, as Neo4j does: the step then carries the results of the
- * statements before it and the error. A transaction is its opener's ({@link Caller#owner()}); anyone else gets
- * "not found". The id's form and the refusals' texts are the front end's (each front end has its own instance).
- * Thread-safe.
+ * Explicit transactions, protocol-neutral: transactions held open for one caller between its requests (HTTP's
+ * {@code /tx} endpoints, Bolt's BEGIN ... COMMIT): a real Neo4j transaction each, or, where {@code transactions.group}
+ * says, a member of a group that shares one (the session layer's {@code ClientTransactions}). Bounded over all front
+ * ends together, expiring when idle, rolled back at shutdown. A failing statement rolls the transaction back and ends
+ * it, as Neo4j does: the step then carries the results of the statements before it and the error. A transaction is
+ * its opener's ({@link Caller#owner()}); anyone else gets "not found". The id's form and the refusals' texts are the
+ * front end's (each front end has its own instance). Thread-safe.
  */
 public interface ExplicitTransactions {
 
