@@ -27,7 +27,7 @@ final class BoltOpenTx implements Sink.OpenTx {
     @Override
     public StatementResult run(String cypher, Map<String, Object> params) throws GraphException {
         if (finished) {
-            throw EmbeddedSink.finishedError();
+            throw EmbeddedErrors.finishedError();
         }
         try {
             return BoltResults.materialise(tx.run(cypher, BoltValues.params(params)), ResultBudget.forTransaction());
@@ -41,7 +41,7 @@ final class BoltOpenTx implements Sink.OpenTx {
     @Override
     public void commit() throws GraphException {
         if (finished) {
-            throw EmbeddedSink.finishedError();
+            throw EmbeddedErrors.finishedError();
         }
         finished = true;
         try {

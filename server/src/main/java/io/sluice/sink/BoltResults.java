@@ -28,7 +28,7 @@ final class BoltResults {
         return r;
     }
 
-    /** As {@link EmbeddedSink#materialise}: the rows detached and counted against {@code budget}. */
+    /** As {@link EmbeddedResults#materialise}: the rows detached and counted against {@code budget}. */
     static StatementResult materialise(Result r, ResultBudget budget) {
         List<String> columns = r.keys();
         List<List<Object>> rows = new ArrayList<>();
