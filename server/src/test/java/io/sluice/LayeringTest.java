@@ -85,6 +85,27 @@ class LayeringTest {
                     "status", "write")));
 
     @Test
+    void timeIsReadOnlyThroughTheInjectedClock() throws IOException {
+        assertThat(Layering.clockReaders(Layering.MAIN)).as("direct uses of the JVM's clocks outside io.sluice.time")
+                .isEmpty();
+    }
+
+    @Test
+    void everyPackageHasItsRules() throws IOException {
+        Set<String> packages = Layering.packages(Layering.MAIN);
+        assertThat(packages).as("packages of src/main").hasSizeGreaterThan(20);
+        assertThat(ALLOWED.keySet()).as("packages with layering rules").containsAll(packages);
+    }
+
+    @Test
+    void packagesUseOnlyWhatTheLayeringAllows() throws IOException {
+        Map<String, Set<String>> uses = Layering.uses(Layering.MAIN);
+        assertThat(uses).containsKeys("http", "batch", "apply", "sink", "write", "csv", "online", "importer");
+        ALLOWED.forEach((pkg, allowed) -> assertThat(uses.getOrDefault(pkg, Set.of()))
+                .as("sluice packages used by '%s'", pkg).isSubsetOf(allowed));
+    }
+
+    @Test
     void noPackageHasLoopsAmongItsFiles() throws IOException {
         Map<String, List<Layering.Loop>> loops = new TreeMap<>(Layering.loops(Layering.MAIN));
         assertThat(loops).as("loops among a package's files (A uses B and B, directly or not, A)").isEmpty();
