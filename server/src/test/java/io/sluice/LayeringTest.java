@@ -64,11 +64,13 @@ class LayeringTest {
             Map.entry("topic", Set.of("config", "write")),
             // the Neo4j Kafka Connector's configuration read and written as sluice's (its Avro settings: topic's)
             Map.entry("connector", Set.of("config", "topic")),
-            // application topics in from Kafka: topic's strategies, applied through durable's apply loop
-            Map.entry("source", Set.of("config", "consumer", "durable", "metrics", "sink", "topic", "write")),
-            // the gateway routes between parts others build; it never reaches a front end or its owner
-            Map.entry("gateway", Set.of("apply", "batch", "config", "cypher", "durable", "sink", "txn", "write")),
-            // what every front end shares: who is calling, the lifecycle
+            // application topics in from Kafka: topic's strategies, applied through durable's apply loop; a door (front)
+            Map.entry("source", Set.of("config", "consumer", "durable", "front", "metrics", "sink", "topic", "write")),
+            // the gateway routes between parts others build; it never reaches a door or its owner: of front, only the
+            // registry of doors its owner fills, for /health (Doors, over the Door interface)
+            Map.entry("gateway", Set.of("apply", "batch", "config", "cypher", "durable", "front", "sink", "txn",
+                    "write")),
+            // what every door into the write path shares: who is calling, the lifecycle (Door), their registry
             Map.entry("front", Set.of("config", "security", "write")),
             // the HTTP front end reaches the write path only through write (its explicit transactions are the session
             // layer's, behind write.ExplicitTransactions)

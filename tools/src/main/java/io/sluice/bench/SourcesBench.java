@@ -436,7 +436,9 @@ public final class SourcesBench {
                         Sources.Format.STRING, Sources.Format.JSON, new Sources.Cypher(List.of(statement), null,
                         Sources.Binding.DEFAULT, lockOrder()), null, false)));
         try {
-            return KafkaSources.start(config, sink, parts(sink, metrics), metrics, time, "bench");
+            KafkaSources sources = KafkaSources.create(config, sink, parts(sink, metrics), metrics, time, "bench");
+            sources.start();
+            return sources;
         } catch (GraphException e) {
             throw new IllegalStateException("cannot start the sources on " + topic + ": " + e.getMessage(), e);
         }

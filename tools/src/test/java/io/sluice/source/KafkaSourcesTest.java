@@ -147,7 +147,9 @@ class KafkaSourcesTest {
         RecordApplier.Parts parts = new RecordApplier.Parts(clock -> new BatchRunner(sink,
                 new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(100)), clock, Jitter.fixed(0),
                 Metrics.NONE, true), null, 500);
-        return KafkaSources.start(config, sink, parts, Metrics.NONE, Time.SYSTEM, "test");
+        KafkaSources s = KafkaSources.create(config, sink, parts, Metrics.NONE, Time.SYSTEM, "test");
+        s.start();
+        return s;
     }
 
     static List<List<Object>> rows(String cypher) {
@@ -376,7 +378,7 @@ class KafkaSourcesTest {
         try (again) {
             Await.until("both partitions assigned and waiting", Duration.ofSeconds(60), () -> down.refused.get() >= 4
                     && again.partitions().size() == 2);
-            assertThat(again.health().get("consumers_running")).as("no consumer died of it").isEqualTo(2L);
+            assertThat(((Map<?, ?>) again.health().get("sources")).get("consumers_running")).as("no consumer died of it").isEqualTo(2L);
             down.down.set(false);
             Await.until("applied once it is back", Duration.ofSeconds(90),
                     () -> position(topic, 0) == 10 && position(topic, 1) == 10);
