@@ -64,11 +64,13 @@ class LayeringTest {
             Map.entry("topic", Set.of("config", "write")),
             // the Neo4j Kafka Connector's configuration read and written as sluice's (its Avro settings: topic's)
             Map.entry("connector", Set.of("config", "topic")),
-            // application topics in from Kafka: topic's strategies, applied through durable's apply loop
-            Map.entry("source", Set.of("config", "consumer", "durable", "metrics", "sink", "topic", "write")),
-            // the gateway routes between parts others build; it never reaches a front end or its owner
-            Map.entry("gateway", Set.of("apply", "batch", "config", "cypher", "durable", "sink", "txn", "write")),
-            // what every front end shares: who is calling, the lifecycle
+            // application topics in from Kafka: topic's strategies, applied through durable's apply loop; a door (front)
+            Map.entry("source", Set.of("config", "consumer", "durable", "front", "metrics", "sink", "topic", "write")),
+            // the gateway routes between parts others build; it never reaches a door or its owner: of front, only the
+            // registry of doors its owner fills, for /health (Doors, over the Door interface)
+            Map.entry("gateway", Set.of("apply", "batch", "config", "cypher", "durable", "front", "sink", "txn",
+                    "write")),
+            // what every door into the write path shares: who is calling, the lifecycle (Door), their registry
             Map.entry("front", Set.of("config", "security", "write")),
             // the HTTP front end reaches the write path only through write (its explicit transactions are the session
             // layer's, behind write.ExplicitTransactions)
@@ -83,6 +85,27 @@ class LayeringTest {
             // the product's commands: the composition root of each
             Map.entry("cli", Set.of("config", "connector", "csv", "importer", "security", "server", "sink", "source",
                     "status", "write")));
+
+    @Test
+    void timeIsReadOnlyThroughTheInjectedClock() throws IOException {
+        assertThat(Layering.clockReaders(Layering.MAIN)).as("direct uses of the JVM's clocks outside io.sluice.time")
+                .isEmpty();
+    }
+
+    @Test
+    void everyPackageHasItsRules() throws IOException {
+        Set<String> packages = Layering.packages(Layering.MAIN);
+        assertThat(packages).as("packages of src/main").hasSizeGreaterThan(20);
+        assertThat(ALLOWED.keySet()).as("packages with layering rules").containsAll(packages);
+    }
+
+    @Test
+    void packagesUseOnlyWhatTheLayeringAllows() throws IOException {
+        Map<String, Set<String>> uses = Layering.uses(Layering.MAIN);
+        assertThat(uses).containsKeys("http", "batch", "apply", "sink", "write", "csv", "online", "importer");
+        ALLOWED.forEach((pkg, allowed) -> assertThat(uses.getOrDefault(pkg, Set.of()))
+                .as("sluice packages used by '%s'", pkg).isSubsetOf(allowed));
+    }
 
     @Test
     void noPackageHasLoopsAmongItsFiles() throws IOException {

@@ -27,7 +27,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.bolt.Handshake.Version;
 import io.sluice.config.HostPort;
 import io.sluice.front.Callers;
-import io.sluice.front.FrontEnd;
+import io.sluice.front.Door;
 import io.sluice.metrics.Metrics;
 import io.sluice.session.Sessions;
 import io.sluice.time.Time;
@@ -56,7 +56,7 @@ import org.slf4j.LoggerFactory;
  * virtual {@code sluice-bolt-bolt-N} per connection, and virtual {@code sluice-bolt-write} threads for writes
  * waiting for admission. All are this front end's, stopped by {@link #close}.
  */
-public final class BoltFrontEnd implements FrontEnd {
+public final class BoltFrontEnd implements Door {
     private static final Logger log = LoggerFactory.getLogger(BoltFrontEnd.class);
 
     /**

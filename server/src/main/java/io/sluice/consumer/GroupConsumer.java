@@ -341,15 +341,36 @@ public final class GroupConsumer implements AutoCloseable {
         consumer.wakeup();
     }
 
+    /**
+     * Waits up to {@code wait} for the thread to end (after {@link #stop}: its batch finished, the group left);
+     * true when it has, or was never started.
+     */
+    public boolean drain(Duration wait) {
+        if (thread.getState() == Thread.State.NEW) {
+            return true;
+        }
+        try {
+            return thread.join(wait);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Stops the thread and waits for it (30 s at most); a consumer never started is closed here instead. */
     @Override
     public void close() {
         stop();
-        try {
-            if (!thread.join(Duration.ofSeconds(30))) {
-                log.warn("{} did not stop within 30 s", thread.getName());
+        if (thread.getState() == Thread.State.NEW) { // built, never started (a start-up failed): no thread owns it
+            try {
+                consumer.close(CloseOptions.timeout(Duration.ofSeconds(10)));
+            } catch (RuntimeException e) {
+                log.warn("closing {}'s consumer: {}", name, e.toString());
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            return;
+        }
+        if (!drain(Duration.ofSeconds(30))) {
+            log.warn("{} did not stop within 30 s", thread.getName());
         }
     }
 }

@@ -10,6 +10,7 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.cypher.StatementClassifier.Classified;
 import io.sluice.cypher.StatementClassifier;
 import io.sluice.durable.AsyncJournal;
+import io.sluice.front.Doors;
 import io.sluice.sink.Sink;
 import io.sluice.time.Time;
 import io.sluice.vocab.GraphException;
@@ -37,7 +38,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.function.Supplier;
 
 /**
  * The write path behind every front end: validates a request, classifies it, admits it against the bounds, and
@@ -51,12 +51,15 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
     /**
      * What the gateway routes to. {@code runner} applies direct writes on the caller's thread (the partitions'
      * appliers share it); {@code templates} are compiled; {@code async} is null where async writes are not taken
-     * (the start-up rehearsal), {@code warmer} null where there is none ({@code POST /warmup} is then refused).
+     * (the start-up rehearsal), {@code warmer} null where there is none ({@code POST /warmup} is then refused);
+     * {@code doors}: the doors the owner registers as it builds them, whose sections {@link #health} reports (none
+     * when null).
      */
     public record Parts(Sink sink, StatementClassifier classifier, Admission admission, Partitions partitions,
-            BatchRunner runner, AsyncJournal async, Map<String, Template> templates, Warmer warmer) {
+            BatchRunner runner, AsyncJournal async, Map<String, Template> templates, Warmer warmer, Doors doors) {
         public Parts {
             templates = Map.copyOf(templates);
+            doors = doors == null ? new Doors() : doors;
         }
     }
 
@@ -375,8 +378,6 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
         return parts.async();
     }
 
-    private volatile Supplier<Map<String, Object>> sources;
-
     @Override
     public Health health() {
         Sink sink = parts.sink();
@@ -390,12 +391,7 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
                 parts.partitions().batchLimits(), config.batch().maxRows(), config.batch().maxWait(),
                 parts.templates().keySet(), async == null ? Map.of() : async.describe(),
                 async == null ? 0 : async.deadLetterCount(),
-                parts.warmer() == null ? null : parts.warmer().describe(), sources == null ? null : sources.get());
-    }
-
-    /** What /health says of the application topics this instance applies (set once they start). */
-    public void sources(Supplier<Map<String, Object>> sources) {
-        this.sources = sources;
+                parts.warmer() == null ? null : parts.warmer().describe(), parts.doors().health());
     }
 
     @Override

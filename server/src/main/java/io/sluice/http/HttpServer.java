@@ -3,7 +3,7 @@ package io.sluice.http;
 import io.sluice.config.HostPort;
 import io.sluice.config.Http;
 import io.sluice.front.Callers;
-import io.sluice.front.FrontEnd;
+import io.sluice.front.Door;
 import io.sluice.metrics.History;
 import io.sluice.metrics.Metrics;
 import io.sluice.time.Time;
@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * {@link #stopAccepting} answers new requests 503 in Neo4j's format, {@link #drain} waits (bounded) for those in
  * flight, {@link #close} stops.
  */
-public final class HttpServer implements FrontEnd {
+public final class HttpServer implements Door {
     private static final Logger log = LoggerFactory.getLogger(HttpServer.class);
 
     /**

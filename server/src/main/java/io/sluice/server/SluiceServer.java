@@ -10,7 +10,8 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.durable.AsyncJournal;
 import io.sluice.durable.AsyncPath;
 import io.sluice.front.Callers;
-import io.sluice.front.FrontEnd;
+import io.sluice.front.Door;
+import io.sluice.front.Doors;
 import io.sluice.gateway.Gateway;
 import io.sluice.gateway.Warmer;
 import io.sluice.group.TransactionGroups;
@@ -26,7 +27,6 @@ import io.sluice.session.Sessions;
 import io.sluice.sink.BoltSink;
 import io.sluice.sink.EmbeddedNeo4j;
 import io.sluice.sink.Sink;
-import io.sluice.source.KafkaSources;
 import io.sluice.source.SourceChecks;
 import io.sluice.time.Time;
 import io.sluice.vocab.GraphException;
@@ -42,7 +42,6 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -53,14 +52,16 @@ import org.slf4j.LoggerFactory;
 /**
  * A running sluice, and the one owner of its parts: the sink (embedded Neo4j, or a Neo4j of one's own over
  * Bolt), metrics, admission, the batch runner, the partitions' appliers, the async path with its journal
- * applier, the gateway that routes between them, and the HTTP API. {@link #start} builds them in that order and
- * {@link #close} closes them in the reverse one; a start-up that fails part-way closes what it had built, so
- * no thread, lock or port is left behind.
+ * applier, the gateway that routes between them, and the doors into it ({@link Door}s: the HTTP API, Bolt, the
+ * application topics). {@link #start} builds them in that order, starting the doors last, and {@link #close}
+ * closes them in the reverse one; a start-up that fails part-way closes what it had built, so no thread, lock or
+ * port is left behind.
  *
- * <p>Closing first refuses new work everywhere (HTTP 503, admission and the journal's lag bound closed), then
- * closes in reverse order: HTTP waits for the requests in flight (the appliers, still running, answer them),
- * the journal applier stops after its batch in flight, the partitions drain and answer what is left, then
- * metrics, the sink, and embedded Neo4j. This is what {@code sluice serve} runs and what tests and benchmarks
+ * <p>Closing first refuses new work everywhere (every door stops accepting: HTTP 503, the topics' consumers poll no
+ * more; admission and the journal's lag bound closed), then closes in reverse order: each door drains (the
+ * topics' batches in flight, the requests in flight, which the appliers, still running, answer) and closes, the
+ * journal applier stops after its batch in flight, the partitions drain and answer what is left, then metrics,
+ * the sink, and embedded Neo4j. This is what {@code sluice serve} runs and what tests and benchmarks
  * start in-process.
  */
 public final class SluiceServer implements InProcess {
@@ -72,8 +73,8 @@ public final class SluiceServer implements InProcess {
             + " ends (the page cache, then the write path's rehearsal: a minute at most), so that a load balancer waits"
             + " for UP before it sends a full share of traffic; clients need not wait";
 
-    /** How long closing waits for a front end's in-flight requests to be answered. */
-    private static final Duration FRONT_END_DRAIN = Duration.ofSeconds(30);
+    /** How long closing waits for a door's work in flight (requests answered, a batch of records applied). */
+    private static final Duration DOOR_DRAIN = Duration.ofSeconds(30);
 
     /**
      * Where and how to run. {@code remote} null: embedded Neo4j in {@code dataDir} (its own Bolt connector off:
@@ -116,12 +117,13 @@ public final class SluiceServer implements InProcess {
     private final AsyncJournal async;
     private final Gateway gateway;
     private final PrometheusMetrics metrics;
-    private final List<FrontEnd> frontEnds;
+    private final List<Door> doors;
+    private final Doors registry;
     private final HttpServer http;
     private final String authentication;
 
     private SluiceServer(Owned owned, EmbeddedNeo4j neo4j, Sink sink, Admission admission, AsyncJournal async,
-            Gateway gateway, PrometheusMetrics metrics, List<FrontEnd> frontEnds, String authentication) {
+            Gateway gateway, PrometheusMetrics metrics, Doors doors, String authentication) {
         this.authentication = authentication;
         this.metrics = metrics;
         this.owned = owned;
@@ -130,8 +132,9 @@ public final class SluiceServer implements InProcess {
         this.admission = admission;
         this.async = async;
         this.gateway = gateway;
-        this.frontEnds = List.copyOf(frontEnds);
-        this.http = frontEnds.stream().filter(HttpServer.class::isInstance).map(HttpServer.class::cast).findFirst()
+        this.registry = doors;
+        this.doors = doors.all();
+        this.http = this.doors.stream().filter(HttpServer.class::isInstance).map(HttpServer.class::cast).findFirst()
                 .orElse(null);
     }
 
@@ -255,7 +258,7 @@ public final class SluiceServer implements InProcess {
             metrics.knownGroups(Arrays.stream(TransactionGroups.Cause.values())
                     .map(TransactionGroups.Cause::label).toList());
         }
-        List<FrontEnd> frontEnds = new ArrayList<>();
+        Doors doors = built.doors();
         // one authenticator for every front end: its credential cache and per-address failure limit are shared
         Callers callers = new Callers(security.authenticator(users, time), c.security().access(), c.modes());
         if (http != null || https != null) {
@@ -263,8 +266,7 @@ public final class SluiceServer implements InProcess {
                     .bytes(), c.security().metricsOpen(), boltForClients(o), sink.neo4jVersion(),
                     c.http().ioThreads()), new HttpServer.Services(built.gateway(), built.gateway(), queryTransactions,
                     classicTransactions, callers, metrics, metrics::scrape, history), time);
-            owned.add("HTTP", () -> h.close(FRONT_END_DRAIN));
-            frontEnds.add(h);
+            own("HTTP", h, owned, doors);
         }
         if (o.bolt() != null) {
             var b = c.bolt();
@@ -273,23 +275,30 @@ public final class SluiceServer implements InProcess {
                     (int) b.maxString().bytes(), 1_000_000, b.maxDepth()), b.keepAlive(), b.ioThreads()),
                     new Sessions(built.gateway(), boltTransactions, sink::system, sink::lastCommitted, time),
                     callers, metrics, sink.neo4jVersion(), time);
-            owned.add("Bolt", () -> {
-                bolt.drain(FRONT_END_DRAIN);
-                bolt.close();
-            });
-            frontEnds.add(bolt);
+            own("Bolt", bolt, owned, doors);
         }
-        if (c.sources().kafka() != null) {
-            KafkaSources sources = paths.sources(c.sources().kafka(), instanceName(o));
-            built.gateway().sources(sources::health);
+        if (c.sources().kafka() != null) { // last: a listener that cannot open has then consumed nothing
+            own("the application topics", paths.sources(c.sources().kafka(), instanceName(o)), owned, doors);
         }
-        // before the front ends open: otherwise the first /health answers could say UP (200) before the warm-up began
+        // before the doors open: otherwise the first /health answers could say UP (200) before the warm-up began
         warmer.startOnStart(c.warmup().onStart());
-        for (FrontEnd f : frontEnds) {
-            f.start();
+        for (Door d : doors.all()) {
+            d.start();
         }
         return new SluiceServer(owned, neo4j, sink, built.admission(), built.async(), built.gateway(), metrics,
-                frontEnds, security.describe(o.dataDir()));
+                doors, security.describe(o.dataDir()));
+    }
+
+    /**
+     * Records {@code door} in {@code owned}, closed (after a bounded drain) in reverse order of creation, and
+     * registers it with {@code doors}: the order they start in, and what {@code /health} asks.
+     */
+    private static void own(String name, Door door, Owned owned, Doors doors) {
+        owned.add(name, () -> {
+            door.drain(DOOR_DRAIN);
+            door.close();
+        });
+        doors.add(door);
     }
 
     /** The Bolt address clients should use: sluice's own listener (never the Neo4j behind it), if there is one. */
@@ -346,9 +355,9 @@ public final class SluiceServer implements InProcess {
         return "http://" + httpAddress().getHostString() + ":" + httpAddress().getPort();
     }
 
-    /** The front ends' listeners, for the start-up line. */
+    /** The doors (the listeners, the topics), for the start-up line. */
     public String urls() {
-        return frontEnds.isEmpty() ? "no HTTP" : String.join("  ", frontEnds.stream().map(FrontEnd::describe).toList());
+        return doors.isEmpty() ? "no HTTP" : String.join("  ", doors.stream().map(Door::describe).toList());
     }
 
     /** How callers authenticate, for the start-up line (never a secret). */
@@ -378,6 +387,15 @@ public final class SluiceServer implements InProcess {
         return metrics;
     }
 
+    /**
+     * The registry of this server's doors, which {@code /health} asks for their sections: for in-process callers
+     * (a test registers a stand-in for the application topics). A door registered here after start-up is reported,
+     * not owned: its lifecycle stays its caller's.
+     */
+    public Doors doors() {
+        return registry;
+    }
+
     /** The write path behind the front ends, for in-process callers (the online importer). */
     public WritePath writePath() {
         return gateway;
@@ -405,7 +423,7 @@ public final class SluiceServer implements InProcess {
     @Override
     public void close() {
         log.info("sluice stopping: refusing new writes, applying what was admitted");
-        frontEnds.forEach(FrontEnd::stopAccepting);
+        doors.forEach(Door::stopAccepting);
         gateway.close();
         admission.close();
         if (async != null) {

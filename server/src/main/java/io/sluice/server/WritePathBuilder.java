@@ -11,6 +11,7 @@ import io.sluice.cypher.StatementClassifier;
 import io.sluice.durable.AsyncJournal;
 import io.sluice.durable.AsyncPath;
 import io.sluice.durable.RecordApplier;
+import io.sluice.front.Doors;
 import io.sluice.gateway.Gateway;
 import io.sluice.gateway.TransactionGate;
 import io.sluice.gateway.Warmer;
@@ -53,9 +54,12 @@ final class WritePathBuilder {
         static final Journal NONE = new Journal(null, null);
     }
 
-    /** What was built. {@code async} is null without a journal. */
+    /**
+     * What was built. {@code async} is null without a journal; {@code doors} is empty, the gateway's view of the
+     * doors the caller builds and registers there.
+     */
     record Built(Admission admission, BatchRunner runner, Partitions partitions, AsyncJournal async, Gateway gateway,
-            TransactionGate transactionGate) {}
+            TransactionGate transactionGate, Doors doors) {}
 
     private final SluiceConfig config;
     private final Sink sink;
@@ -115,9 +119,10 @@ final class WritePathBuilder {
         AsyncJournal async = journal.dataDir() == null ? null : journal(templates, journal);
         var t = config.transactions();
         TransactionGate gate = new TransactionGate(admission, t.maxOpen(), a.timeout());
+        Doors doors = new Doors();
         Gateway gateway = new Gateway(new Gateway.Parts(sink, new StatementClassifier(sink, CLASSIFIER_CACHE),
-                admission, partitions, runner, async, templates, warmer), config, time);
-        return new Built(admission, runner, partitions, async, gateway, gate);
+                admission, partitions, runner, async, templates, warmer, doors), config, time);
+        return new Built(admission, runner, partitions, async, gateway, gate, doors);
     }
 
     /**
@@ -147,11 +152,11 @@ final class WritePathBuilder {
     /**
      * The application topics of {@code sources}, applied through this write path's runner with the config's retry
      * policy (bounded: a batch not applied after it pauses its partition, which retries for as long as it takes,
-     * while its consumer keeps polling, so it stays in its group) and row limits.
+     * while its consumer keeps polling, so it stays in its group) and row limits. Built, not started: a door, which
+     * the caller owns and starts as it does its other doors (not recorded in {@link Owned} here).
      */
     KafkaSources sources(Sources.KafkaSource sources, String instance) throws GraphException {
-        return owned.add("the application topics", KafkaSources.start(sources, sink, consumerParts(), metrics, time,
-                instance));
+        return KafkaSources.create(sources, sink, consumerParts(), metrics, time, instance);
     }
 
     /**

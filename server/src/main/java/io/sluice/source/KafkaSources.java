@@ -4,6 +4,7 @@ import io.sluice.topic.AvroReader;
 import io.sluice.config.Sources;
 import io.sluice.consumer.Partition;
 import io.sluice.durable.RecordApplier;
+import io.sluice.front.Door;
 import io.sluice.metrics.Metrics;
 import io.sluice.metrics.PrometheusMetrics;
 import io.sluice.sink.Sink;
@@ -47,8 +48,16 @@ import org.slf4j.LoggerFactory;
  * Owns the consumers ({@link SourceConsumer}, {@code consumers} of them, each a member of the group), the
  * dead-letter producer and the admin client that reads {@code from_group}'s offsets. Every record goes through
  * the write path's batch runner, so it is bounded by the same appliers' work and shares lock order and bisection.
+ *
+ * <p>A {@link Door} like the front ends: {@link #create} checks the mappings and builds the clients, consuming
+ * nothing; {@link #start} starts the consumers' threads (the server does so last, with its other doors);
+ * {@link #stopAccepting} tells every consumer to poll no more (a flag and {@code wakeup}, never an interrupt: one
+ * inside Neo4j's I/O closes its channels); {@link #drain} waits for each to finish its batch in flight (its
+ * positions written with it) and leave the group; {@link #close} stops the rest and closes the clients. Its
+ * {@link #health} is the {@code sources} section of {@code /health}. The lifecycle's calls come from one owner
+ * thread; {@link #health} and {@link #partitions} from any.
  */
-public final class KafkaSources implements AutoCloseable {
+public final class KafkaSources implements Door {
     private static final Logger log = LoggerFactory.getLogger(KafkaSources.class);
 
     private final Sources.KafkaSource config;
@@ -60,9 +69,11 @@ public final class KafkaSources implements AutoCloseable {
     private final Thread lag;
     private final CountDownLatch closing = new CountDownLatch(1);
     private final AvroReader avro;
+    private final Time time;
 
-    private KafkaSources(Sources.KafkaSource config, Admin admin, KafkaProducer<byte[], byte[]> producer) {
+    private KafkaSources(Sources.KafkaSource config, Admin admin, KafkaProducer<byte[], byte[]> producer, Time time) {
         this.config = config;
+        this.time = time;
         this.admin = admin;
         this.producer = producer;
         this.subscription = subscription(config);
@@ -104,9 +115,10 @@ public final class KafkaSources implements AutoCloseable {
 
     /**
      * Checks every topic's mapping (a strategy that does not build fails here, by name), creates the positions'
-     * constraint and starts the consumers. {@code parts}: the apply loop's runner and row limits.
+     * constraint and the dead-letter topic, and builds the consumers, which poll once {@link #start}ed.
+     * {@code parts}: the apply loop's runner and row limits.
      */
-    public static KafkaSources start(Sources.KafkaSource config, Sink sink, RecordApplier.Parts parts,
+    public static KafkaSources create(Sources.KafkaSource config, Sink sink, RecordApplier.Parts parts,
             Metrics metrics, Time time, String instance) throws GraphException {
         if (config.bootstrap() == null) {
             throw new IllegalArgumentException("sources.kafka needs bootstrap: HOST:PORT[,HOST:PORT...] (or --kafka)");
@@ -134,7 +146,7 @@ public final class KafkaSources implements AutoCloseable {
                         ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
                         ProducerConfig.CLIENT_ID_CONFIG, "sluice-sources-dlq-" + instance)));
             }
-            s = new KafkaSources(config, admin, producer);
+            s = new KafkaSources(config, admin, producer, time);
             SourcePositions positions = new SourcePositions(sink, config,
                     SourcePositions.committedOffsets(config, s::committed));
             positions.createSchema(time);
@@ -158,15 +170,11 @@ public final class KafkaSources implements AutoCloseable {
                         ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
                         ConsumerConfig.CLIENT_ID_CONFIG, "sluice-sources-" + instance + "-" + i)));
                 s.consumers.add(new SourceConsumer(i, c, topics, positions, parts, config, dlq, metrics, time,
-                        Thread.ofPlatform().name("sluice-source-" + i).factory()).start());
+                        Thread.ofPlatform().name("sluice-source-" + i).factory()));
             }
-            s.lag.start();
-            KafkaSources started = s;
-            metrics.sourceConsumers(config::consumers, () -> started.consumers.stream()
+            KafkaSources built = s;
+            metrics.sourceConsumers(config::consumers, () -> built.consumers.stream()
                     .filter(SourceConsumer::running).count());
-            log.info("applying {} from Kafka at {} as group {} ({} consumer{}){}", describe(config),
-                    config.bootstrap(), config.group(), config.consumers(), config.consumers() == 1 ? "" : "s",
-                    s.avro == null ? "" : ", Avro schemas from " + s.avro.url());
             return s;
         } catch (GraphException | RuntimeException e) {
             if (s != null) {
@@ -203,7 +211,25 @@ public final class KafkaSources implements AutoCloseable {
         }
     }
 
-    private static String describe(Sources.KafkaSource config) {
+    /** Starts the consumers' threads (each joins the group and polls) and the lag's. */
+    @Override
+    public void start() {
+        for (SourceConsumer c : consumers) {
+            c.start();
+        }
+        lag.start();
+        log.info("applying {} from Kafka at {} as group {} ({} consumer{}){}", topicNames(config),
+                config.bootstrap(), config.group(), config.consumers(), config.consumers() == 1 ? "" : "s",
+                avro == null ? "" : ", Avro schemas from " + avro.url());
+    }
+
+    /** For the start-up line: the topics and the group ({@code Kafka orders, users as group sluice}). */
+    @Override
+    public String describe() {
+        return "Kafka " + topicNames(config) + " as group " + config.group();
+    }
+
+    private static String topicNames(Sources.KafkaSource config) {
         List<String> names = new ArrayList<>();
         for (Sources.Topic t : config.topics()) {
             names.add(t.name());
@@ -291,14 +317,35 @@ public final class KafkaSources implements AutoCloseable {
         return out;
     }
 
-    /** The sources' part of /health: the group, and each partition applied here. */
+    /** The sources' section of /health ({@code sources}): the group, and each partition applied here. */
+    @Override
     public Map<String, Object> health() {
         Map<String, Object> h = new LinkedHashMap<>();
         h.put("group", config.group());
         h.put("consumers", config.consumers());
         h.put("consumers_running", consumers.stream().filter(SourceConsumer::running).count());
         h.put("partitions", partitions());
-        return h;
+        return Map.of("sources", h);
+    }
+
+    /** Every consumer polls no more: each finishes its batch in flight, then leaves the group. */
+    @Override
+    public void stopAccepting() {
+        for (SourceConsumer c : consumers) {
+            c.stop(); // all at once, not one batch after another
+        }
+    }
+
+    /** Waits up to {@code wait} for every consumer to have finished its batch and left the group. */
+    @Override
+    public boolean drain(Duration wait) {
+        stopAccepting();
+        long deadline = time.nanos() + wait.toNanos();
+        boolean drained = true;
+        for (SourceConsumer c : consumers) {
+            drained &= c.drain(Duration.ofNanos(Math.max(0, deadline - time.nanos())));
+        }
+        return drained;
     }
 
     @Override
@@ -311,9 +358,7 @@ public final class KafkaSources implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        for (SourceConsumer c : consumers) {
-            c.stop(); // every consumer finishes its batch at once, not one after another
-        }
+        stopAccepting();
         for (SourceConsumer c : consumers) {
             c.close();
         }

@@ -12,6 +12,7 @@ import io.sluice.topic.Formats;
 import io.sluice.topic.Strategy;
 import io.sluice.vocab.GraphException;
 import io.sluice.write.WriteRequest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -181,6 +182,11 @@ final class SourceConsumer implements GroupConsumer.Log, AutoCloseable {
     /** Asks the thread to finish its batch and leave the group; {@link #close} waits for it. */
     void stop() {
         driver.stop();
+    }
+
+    /** Waits up to {@code wait} for the thread to end (after {@link #stop}); true when it has, or never started. */
+    boolean drain(Duration wait) {
+        return driver.drain(wait);
     }
 
     @Override

@@ -11,12 +11,13 @@ import java.util.TreeSet;
 /**
  * The write path's state, as /health reports it: {@code status} first (what a load balancer reads), then the
  * bounds and queues, the journal's own fields ({@code journal}: they differ between the local journal and Kafka)
- * and the warm-up's ({@code warmup}, null when the server has no warmer), and the application topics' partitions
- * this instance applies ({@code sources}, null when it has none).
+ * and the warm-up's ({@code warmup}, null when the server has no warmer), and what the server's doors add, by
+ * section ({@code doors}: the application topics' partitions this instance applies as {@code sources}; empty when
+ * no door adds anything).
  */
 public record Health(Status status, String sink, long pendingRows, long pendingBytes, long queuedRows, int appliers,
         boolean lockOrder, List<Integer> batchLimitRows, int batchMaxRows, Duration batchMaxWait, Set<String> templates,
-        Map<String, Object> journal, long deadLetters, Map<String, Object> warmup, Map<String, Object> sources) {
+        Map<String, Object> journal, long deadLetters, Map<String, Object> warmup, Map<String, Object> doors) {
 
     /**
      * {@code UP}: taking and applying writes; {@code WARMING}: taking writes while the page cache or the write path
@@ -36,6 +37,7 @@ public record Health(Status status, String sink, long pendingRows, long pendingB
         batchLimitRows = List.copyOf(batchLimitRows);
         templates = Collections.unmodifiableSortedSet(new TreeSet<>(templates));
         journal = journal == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(journal));
+        doors = doors == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(doors));
     }
 
     /** The /health document: its field names and order as sluice has always answered them. */
@@ -57,9 +59,7 @@ public record Health(Status status, String sink, long pendingRows, long pendingB
         if (warmup != null) {
             h.put("warmup", warmup);
         }
-        if (sources != null) {
-            h.put("sources", sources);
-        }
+        h.putAll(doors);
         return h;
     }
 }

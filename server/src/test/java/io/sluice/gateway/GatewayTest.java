@@ -95,7 +95,7 @@ class GatewayTest {
                         new RetryPolicy(Integer.MAX_VALUE, Duration.ofMillis(1), Duration.ofMillis(5)), 100));
         toClose.add(async);
         gateway = new Gateway(new Gateway.Parts(sink, new StatementClassifier(sink, 100), admission, partitions,
-                runner, async, Map.of("item", item), null), config, Time.SYSTEM);
+                runner, async, Map.of("item", item), null, null), config, Time.SYSTEM);
     }
 
     @AfterEach

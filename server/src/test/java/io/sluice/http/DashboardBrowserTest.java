@@ -3,6 +3,7 @@ package io.sluice.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.front.Door;
 import io.sluice.support.Chromium;
 import io.sluice.support.TestServer;
 import java.net.URI;
@@ -28,7 +29,8 @@ import org.junit.jupiter.api.Timeout;
  * a statement Bolt answers with FAILURE). It asks for credentials, refuses a wrong password, signs in with the right
  * one, and then shows every chart with data and the template in its table, but no sources' charts or line (this
  * server applies no application topics); once source series exist (registered here as {@code KafkaSources}
- * registers them, with a paused partition in /health: this test has no broker) their two charts and header line
+ * registers them, and a stand-in door registered with the server's doors, with a paused partition in /health:
+ * this test has no broker) their two charts and header line
  * appear, the line naming the paused partition and why. It fits a phone's width, asks again when the credentials
  * stop working, and says nothing at the error level (its console,
  * uncaught exceptions, the browser's log: failed loads, Content-Security-Policy violations) but the browser's own
@@ -97,9 +99,36 @@ class DashboardBrowserTest {
         p0.put("lag_seconds", 42.5);
         p0.put("state", "paused");
         p0.put("reason", "held at offset 41 (on_error stop): Neo.ClientError.Statement.TypeError bad");
-        ((io.sluice.gateway.Gateway) server.server.operations()).sources(() -> java.util.Map.of("group",
-                "sluice-sources", "consumers", 2, "partitions", List.of(p0)));
+        server.server.doors().add(new FakeSources(java.util.Map.of("group", "sluice-sources", "consumers", 2,
+                "partitions", List.of(p0))));
         sources.set(true);
+    }
+
+    /** A stand-in for {@code KafkaSources} as /health sees a door: its {@code sources} section, nothing to run. */
+    record FakeSources(java.util.Map<String, Object> section) implements Door {
+        @Override
+        public void start() {}
+
+        @Override
+        public void stopAccepting() {}
+
+        @Override
+        public boolean drain(Duration wait) {
+            return true;
+        }
+
+        @Override
+        public void close() {}
+
+        @Override
+        public String describe() {
+            return "Kafka orders as group sluice-sources (a test's stand-in)";
+        }
+
+        @Override
+        public java.util.Map<String, Object> health() {
+            return java.util.Map.of("sources", section);
+        }
     }
 
     /**

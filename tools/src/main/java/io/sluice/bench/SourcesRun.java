@@ -80,7 +80,9 @@ record SourcesRun(Scenario scenario, long records, int partitions, int consumers
                         Sources.Format.STRING, Sources.Format.JSON, new Sources.Cypher(List.of(statement), null,
                         Sources.Binding.DEFAULT, lockOrder()), null, false)));
         try {
-            return KafkaSources.start(section, sink, parts(sink, metrics), metrics, time, "bench");
+            KafkaSources sources = KafkaSources.create(section, sink, parts(sink, metrics), metrics, time, "bench");
+            sources.start();
+            return sources;
         } catch (GraphException e) {
             throw new IllegalStateException("cannot start the sources on " + topic + ": " + e.getMessage(), e);
         }

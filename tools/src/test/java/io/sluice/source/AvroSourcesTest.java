@@ -192,7 +192,9 @@ class AvroSourcesTest {
         RecordApplier.Parts parts = new RecordApplier.Parts(clock -> new BatchRunner(graph,
                 new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(100)), clock, Jitter.fixed(0),
                 Metrics.NONE, true), null, 500);
-        return KafkaSources.start(config, graph, parts, Metrics.NONE, Time.SYSTEM, "test");
+        KafkaSources s = KafkaSources.create(config, graph, parts, Metrics.NONE, Time.SYSTEM, "test");
+        s.start();
+        return s;
     }
 
     static List<List<Object>> rows(String cypher) {

@@ -147,7 +147,9 @@ class KafkaSourcesTest {
         RecordApplier.Parts parts = new RecordApplier.Parts(clock -> new BatchRunner(sink,
                 new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(100)), clock, Jitter.fixed(0),
                 Metrics.NONE, true), null, 500);
-        return KafkaSources.start(config, sink, parts, Metrics.NONE, Time.SYSTEM, "test");
+        KafkaSources s = KafkaSources.create(config, sink, parts, Metrics.NONE, Time.SYSTEM, "test");
+        s.start();
+        return s;
     }
 
     static List<List<Object>> rows(String cypher) {
@@ -376,13 +378,62 @@ class KafkaSourcesTest {
         try (again) {
             Await.until("both partitions assigned and waiting", Duration.ofSeconds(60), () -> down.refused.get() >= 4
                     && again.partitions().size() == 2);
-            assertThat(again.health().get("consumers_running")).as("no consumer died of it").isEqualTo(2L);
+            assertThat(((Map<?, ?>) again.health().get("sources")).get("consumers_running")).as("no consumer died of it").isEqualTo(2L);
             down.down.set(false);
             Await.until("applied once it is back", Duration.ofSeconds(90),
                     () -> position(topic, 0) == 10 && position(topic, 1) == 10);
         }
         assertThat(count("MATCH (s:Seen) RETURN count(s)")).isEqualTo(20);
         assertThat(deadLetters(dlq, 0)).isEmpty();
+    }
+
+    /**
+     * A door's lifecycle: built, it consumes nothing (no group joined, its /health section empty of partitions);
+     * started, it applies; drained, its consumers have finished their batch and left, their positions written.
+     */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> section(KafkaSources sources) {
+        return (Map<String, Object>) sources.health().get("sources");
+    }
+
+    @Test
+    void builtSourcesConsumeNothingUntilStartedAndDrainLeavingTheirPositionsWritten() throws Exception {
+        String topic = name("door");
+        topic(topic, 1);
+        String group = name("group");
+        var config = config("""
+                sources:
+                  kafka:
+                    bootstrap: BOOTSTRAP
+                    group: %s
+                    consumers: 2
+                    topics:
+                      - topic: %s
+                        cypher: "CREATE (:Event {n: event.n})"
+                """.formatted(group, topic));
+        for (int i = 0; i < 10; i++) {
+            send(topic, 0, null, "{\"n\": " + i + "}", Map.of());
+        }
+        RecordApplier.Parts parts = new RecordApplier.Parts(clock -> new BatchRunner(graph,
+                new RetryPolicy(3, Duration.ofMillis(20), Duration.ofMillis(100)), clock, Jitter.fixed(0),
+                Metrics.NONE, true), null, 500);
+        try (KafkaSources door = KafkaSources.create(config, graph, parts, Metrics.NONE, Time.SYSTEM, "test")) {
+            Thread.sleep(2_000); // long enough for a consumer that polled to have joined and applied something
+            assertThat(count("MATCH (e:Event) RETURN count(e)")).as("nothing consumed before start").isZero();
+            assertThat(door.health()).containsOnlyKeys("sources");
+            assertThat(section(door)).containsEntry("group", group)
+                    .containsEntry("consumers_running", 0L).containsEntry("partitions", List.of());
+            assertThat(door.describe()).isEqualTo("Kafka '" + topic + "' as group " + group);
+
+            door.start();
+            Await.until("every record applied", Duration.ofSeconds(120), () -> position(topic, 0) == 10);
+            door.stopAccepting();
+            assertThat(door.drain(Duration.ofSeconds(30))).as("drained within the bound").isTrue();
+            assertThat(section(door)).containsEntry("consumers_running", 0L)
+                    .containsEntry("partitions", List.of());
+        }
+        assertThat(count("MATCH (e:Event) RETURN count(e)")).isEqualTo(10);
+        assertThat(position(topic, 0)).isEqualTo(10);
     }
 
     @Test
