@@ -41,7 +41,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * commit slot) and waits for Z's COMMIT; meanwhile the next group stays open (one commit slot), so the members under
  * test all join it, whatever the threads' timing. Z's COMMIT frees the slot: the group under test then closes.
  */
-@Timeout(60)
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class TransactionGroupsTest {
     static final Duration TIMEOUT = Duration.ofMillis(40);
     static final Duration WITHIN = Duration.ofSeconds(10);
@@ -123,15 +123,14 @@ class TransactionGroupsTest {
         }
     }
 
-    static Neo4jError told(OnThread.Call<?> call) {
-        try {
-            Object returned = call.call();
-            throw new AssertionError("expected an error, got " + returned);
-        } catch (GraphException e) {
-            return e.error();
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
+    /** What {@code call} was told, run on a thread of its own: a broken group fails the test instead of hanging it. */
+    Neo4jError told(OnThread.Call<?> call) {
+        return told(on("call", call));
+    }
+
+    /** {@code m}'s COMMIT, which must succeed, on a thread of its own. */
+    void commits(Member m) throws Exception {
+        assertThat(commit("commit", m).get(WITHIN)).isTrue();
     }
 
     static void waitsOnACondition(String what, OnThread<?> t) {
@@ -168,7 +167,7 @@ class TransactionGroupsTest {
         List<Member> ab = twoRan();
         OnThread<Boolean> a = commit("commit-a", ab.get(0));
         OnThread<Boolean> b = commit("commit-b", ab.get(1));
-        z.commit(); // the slot frees: the group of A and B closes, and the last of their COMMITs leads its commit
+        commits(z); // the slot frees: the group of A and B closes, and the last of their COMMITs leads its commit
 
         for (OnThread<Boolean> m : List.of(a, b)) {
             Neo4jError e = told(m);
@@ -206,7 +205,7 @@ class TransactionGroupsTest {
         List<Member> ab = twoRan();
         OnThread<Boolean> a = commit("commit-a", ab.get(0));
         OnThread<Boolean> b = commit("commit-b", ab.get(1));
-        z.commit();
+        commits(z);
 
         for (OnThread<Boolean> m : List.of(a, b)) {
             Neo4jError e = told(m);
@@ -229,7 +228,7 @@ class TransactionGroupsTest {
         assertThat(ab.get(1).run("B", Map.of())).isEqualTo(result(1));
         assertThat(c.run("C", Map.of())).isEqualTo(result("C"));
 
-        assertThat(ab.get(0).rollback(false)).isTrue(); // A leaves: B and C replayed, B's answers differ, C's do not
+        assertThat(on("rollback-a", () -> ab.get(0).rollback(false)).get(WITHIN)).isTrue(); // A leaves: B and C replayed, B's answers differ, C's do not
 
         Neo4jError b = told(() -> {
             ab.get(1).commit();
@@ -238,7 +237,7 @@ class TransactionGroupsTest {
         assertThat(b.code()).isEqualTo(TransactionGroups.ABORTED);
         assertThat(b.message()).contains("were not the same");
         OnThread<Boolean> cCommit = commit("commit-c", c);
-        z.commit();
+        commits(z);
         assertThat(cCommit.get(WITHIN)).isTrue();
         assertThat(ab.get(1).abortedGroup()).isFalse();
         assertThat(sink.calls(2)).containsExactly("begin", "run A", "run B", "run C", "rollback");
@@ -289,7 +288,7 @@ class TransactionGroupsTest {
         List<Member> ab = twoRan();
         OnThread<Boolean> b = commit("commit-b", ab.get(1));
         waitsOnACondition("B waiting for its group's commit", b);
-        z.commit(); // the group of A and B closes; A never sends COMMIT
+        commits(z); // the group of A and B closes; A never sends COMMIT
 
         time.advance(TIMEOUT.multipliedBy(2)); // only the manual clock moves: the watchdog's next pass sees it
 
@@ -334,7 +333,7 @@ class TransactionGroupsTest {
         assertThat(cRuns.get(WITHIN)).isEqualTo(result("C")); // after the replay, in its transaction
         OnThread<Boolean> aCommits = commit("commit-a", a);
         OnThread<Boolean> cCommits = commit("commit-c", c);
-        z.commit();
+        commits(z);
         assertThat(aCommits.get(WITHIN)).isTrue();
         assertThat(cCommits.get(WITHIN)).isTrue();
         assertThat(b.abortedGroup()).isFalse();
