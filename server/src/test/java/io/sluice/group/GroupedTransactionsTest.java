@@ -110,6 +110,10 @@ class GroupedTransactionsTest {
         double members = members();
         double groups = groups();
         AtomicInteger created = new AtomicInteger();
+        // the shared node exists before: concurrent MERGEs of a node no constraint makes unique can each create one in
+        // Neo4j, grouped or not (two groups, or a group and a retry running alone, are two transactions), and a second
+        // counter would make every later statement CREATE its item twice
+        s.count("MERGE (c:GroupedCounter {k: 'shared'}) RETURN 1");
         concurrently(50, (session, client, i) -> {
             // every client increments one shared counter and creates a node of its own: the counters each
             // transaction is told are those of its own statement in the group's serial order
@@ -120,8 +124,8 @@ class GroupedTransactionsTest {
         });
         assertThat(s.count("MATCH (i:GroupedItem) WHERE i.k STARTS WITH 'c' RETURN count(i)")).isEqualTo(800);
         assertThat(s.count("MATCH (c:GroupedCounter {k: 'shared'}) RETURN c.n")).isEqualTo(800);
-        // the shared node was created by exactly one transaction, and each counted its own item
-        assertThat(created.get()).isEqualTo(801);
+        // each counted its own item, once
+        assertThat(created.get()).isEqualTo(800);
         // grouped: most of them (a connection demoted by an earlier test's rollbacks runs alone for a while), with
         // fewer commits than members
         assertThat(members() - members).as("members of committed groups").isBetween(400.0, 800.0);
@@ -185,8 +189,10 @@ class GroupedTransactionsTest {
         s.count("MERGE (p:GroupedPair {k: 'p'}) SET p.a = 0, p.b = 0 RETURN 1");
         AtomicInteger torn = new AtomicInteger();
         concurrently(30, (session, client, i) -> session.executeWrite(tx -> {
-            // read a and b, then write both: another member between the two statements would make them differ
-            var r = tx.run("MATCH (p:GroupedPair {k: 'p'}) RETURN p.a AS a, p.b AS b").single();
+            // read a and b, then write both: another member between the two statements would make them differ. The
+            // read takes the node's lock first: a plain read is read committed in Neo4j, so a retry running alone
+            // could see another transaction's commit land between its reads of a and b, grouped or not
+            var r = tx.run("MATCH (p:GroupedPair {k: 'p'}) SET p.a = p.a RETURN p.a AS a, p.b AS b").single();
             if (r.get("a").asLong() != r.get("b").asLong()) {
                 torn.incrementAndGet();
             }
