@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.support.Layering;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The server module's package layering (docs/ARCHITECTURE.md), checked on the sources' imports. The journal module
@@ -90,6 +93,18 @@ class LayeringTest {
     void timeIsReadOnlyThroughTheInjectedClock() throws IOException {
         assertThat(Layering.clockReaders(Layering.MAIN)).as("direct uses of the JVM's clocks outside io.sluice.time")
                 .isEmpty();
+    }
+
+    /** The clock rule sees a sleep by another name ({@code TimeUnit}'s), and not the injected clock's own sleep. */
+    @Test
+    void theClockRuleCatchesATimeUnitsSleep(@TempDir Path main) throws IOException {
+        Files.createDirectories(main.resolve("a"));
+        Files.writeString(main.resolve("a/Sleeps.java"), "class Sleeps { void s() { TimeUnit.NANOSECONDS.sleep(5); } }");
+        Files.writeString(main.resolve("a/Imported.java"), "class Imported { void s() { SECONDS.timedJoin(t, 1); } }");
+        Files.writeString(main.resolve("a/Clean.java"), "class Clean { void s() { time.sleep(d); Time.SYSTEM.sleep(d);"
+                + " TimeUnit.SECONDS.toNanos(1); } }");
+        assertThat(Layering.clockReaders(main)).containsOnlyKeys(Path.of("a/Sleeps.java").toString(),
+                Path.of("a/Imported.java").toString());
     }
 
     @Test

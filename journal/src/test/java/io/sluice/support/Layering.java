@@ -27,9 +27,14 @@ public final class Layering {
     public static final Path MAIN = Path.of("src/main/java/io/sluice");
     static final Pattern IMPORT = Pattern.compile("^import (?:static )?io\\.sluice\\.([a-z]+)\\.", Pattern.MULTILINE);
     static final Pattern QUALIFIED = Pattern.compile("io\\.sluice\\.([a-z]+)\\.[A-Z]");
-    /** The one clock: time is read, slept and jittered through {@code io.sluice.time}, nowhere else. */
+    /**
+     * The one clock: time is read, slept and jittered through {@code io.sluice.time}, nowhere else. A
+     * {@code TimeUnit}'s sleep and timed join count (with or without {@code TimeUnit.}, for a static import):
+     * {@code Thread.sleep} by another name.
+     */
     static final Pattern CLOCK = Pattern.compile(
-            "System\\.nanoTime|System\\.currentTimeMillis|Thread\\.sleep|ThreadLocalRandom|Instant\\.now|Clock\\.system");
+            "System\\.nanoTime|System\\.currentTimeMillis|Thread\\.sleep|ThreadLocalRandom|Instant\\.now|Clock\\.system"
+            + "|\\b(?:NANO|MICRO|MILLI)?SECONDS\\.(?:sleep|timedJoin)\\b|\\b(?:MINUTES|HOURS|DAYS)\\.(?:sleep|timedJoin)\\b");
 
     private Layering() {}
 

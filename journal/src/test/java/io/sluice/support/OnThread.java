@@ -55,6 +55,12 @@ public final class OnThread<T> implements AutoCloseable {
                 && java.util.concurrent.locks.LockSupport.getBlocker(thread) instanceof java.util.concurrent.locks.Condition;
     }
 
+    /** Parked in an untimed wait on a {@link java.util.concurrent.locks.Condition} (e.g. {@code awaitUninterruptibly}). */
+    public boolean isWaitingOnACondition() {
+        return thread.getState() == Thread.State.WAITING
+                && java.util.concurrent.locks.LockSupport.getBlocker(thread) instanceof java.util.concurrent.locks.Condition;
+    }
+
     public boolean isDone() {
         return result.isDone();
     }

@@ -1,0 +1,156 @@
+package io.sluice.group;
+
+import io.sluice.group.Groups.Executed;
+import io.sluice.group.Groups.Group;
+import io.sluice.group.TransactionGroups.Cause;
+import io.sluice.sink.Sink;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.StatementResult;
+import java.util.Map;
+
+/**
+ * A member's statement: it joins the open group at its first, waits for the turn, runs in the group's transaction
+ * without the lock, and is logged (what a replay runs again); one that would interleave with another member's aborts
+ * the group, and one that fails takes its member out (the others replayed). Blocks the caller (the turn; Neo4j).
+ */
+final class Statements {
+    private final Groups groups;
+    private final Replay replay;
+
+    Statements(Groups groups, Replay replay) {
+        this.groups = groups;
+        this.replay = replay;
+    }
+
+    /** {@link TransactionGroups.Member#run}. */
+    StatementResult run(Seat s, String cypher, Map<String, Object> params) throws GraphException {
+        Group g;
+        boolean first = false;
+        boolean interleaved = false;
+        Sink.OpenTx rollback = null;
+        groups.lock.lock();
+        try {
+            if (s.group == null) {
+                groups.join(s, cypher);
+            }
+            g = s.group;
+            if (s.evicted != null) { // before the group's state: taken out, it was not in what committed
+                throw new GraphException(s.evicted, null);
+            }
+            Groups.failIfFinished(g);
+            if (interleaves(s, g)) {
+                rollback = groups.abort(g, Cause.INTERLEAVED, s);
+                interleaved = true;
+            } else {
+                awaitTurn(s, g);
+                g.turn.running(true);
+                first = g.statements == 0;
+            }
+        } finally {
+            groups.lock.unlock();
+        }
+        if (interleaved) {
+            Groups.rollbackNow(rollback); // outside the lock: Neo4j's rollback may take a while
+            throw Groups.aborted(g);
+        }
+        StatementResult result = null;
+        GraphException failure = null;
+        try {
+            if (g.tx == null) {
+                groups.begin(g);
+            }
+            result = g.tx.run(cypher, params);
+        } catch (GraphException e) {
+            failure = e;
+        } catch (RuntimeException | Error e) {
+            failure = new GraphException(Neo4jError.unknown("a grouped statement failed: " + e), null);
+        }
+        ran(s, g, cypher, params, result, failure);
+        if (failure != null) {
+            // its error is its own only when nothing of anyone else's was in the transaction; else it may have come
+            // from work that will never commit (a member that rolls back later): it is retried, alone
+            replay.evictAndReplay(g, s, Cause.FAILED, true);
+            throw first ? failure : new GraphException(new Neo4jError(TransactionGroups.ABORTED, "this transaction"
+                    + " ran in a group with others, and its statement failed there: " + failure.error().message()
+                    + " (retry it: the retry runs alone)"), null);
+        }
+        return result;
+    }
+
+    /**
+     * Whether {@code s}'s statement would interleave with another member's (under the lock): the group is closed
+     * (it runs nothing more, see {@link Phase}), or someone ran since {@code s}'s last statement. A member found to
+     * take a second statement keeps the turn from then on, and its shape is learned.
+     */
+    private boolean interleaves(Seat s, Group g) {
+        if (g.phase() == Phase.CLOSED) {
+            groups.learn(s.shape);
+            return true;
+        }
+        if (s.ran && !s.holding) {
+            groups.learn(s.shape);
+            if (g.turn.last() != s || g.turn.holder() != null && !g.turn.heldBy(s)) {
+                return true;
+            }
+            s.holding = true;
+        }
+        return false;
+    }
+
+    /** Waits (under the lock) until {@code s} has the turn, or throws when it is taken out or the group aborts. */
+    private void awaitTurn(Seat s, Group g) throws GraphException {
+        g.turn.await(s, false, () -> g.finished() || s.evicted != null);
+        if (s.evicted != null) {
+            g.turn.release(s);
+            throw new GraphException(s.evicted, null);
+        }
+        Groups.failIfFinished(g);
+        s.lastActivity = groups.time.nanos();
+    }
+
+    /**
+     * Records {@code s}'s statement that ran (or failed) in {@code g}, and gives the turn on; throws when {@code s}
+     * was taken out meanwhile (its client gone) or the group aborted meanwhile. A failed statement keeps the turn: the
+     * replay that takes {@code s} out runs with it.
+     */
+    private void ran(Seat s, Group g, String cypher, Map<String, Object> params, StatementResult result,
+            GraphException failure) throws GraphException {
+        Sink.OpenTx rollback = null;
+        GraphException thrown = null;
+        groups.lock.lock();
+        try {
+            g.turn.running(false);
+            g.statements++;
+            g.turn.last(s);
+            s.ran = true;
+            s.lastActivity = groups.time.nanos();
+            if (s.evicted != null) {
+                // taken out while its statement ran (its client went): the turn goes to the replay waiting for it
+                if (g.phase() == Phase.ABORTED) {
+                    rollback = groups.takeRollback(g);
+                } else {
+                    g.turn.pass();
+                }
+                thrown = new GraphException(s.evicted, null);
+            } else if (g.phase() == Phase.ABORTED) { // aborted while it ran: the transaction is this thread's to end
+                rollback = groups.takeRollback(g);
+                if (failure == null) {
+                    thrown = Groups.aborted(g);
+                }
+            } else if (failure == null) {
+                g.log.add(new Executed(s, cypher, params, result));
+                if (!s.holding) {
+                    g.turn.pass();
+                }
+                groups.maybeClose(g);
+            }
+        } finally {
+            groups.lock.unlock();
+        }
+        Groups.rollbackNow(rollback);
+        if (thrown != null) {
+            throw thrown;
+        }
+    }
+}

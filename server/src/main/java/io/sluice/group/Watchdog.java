@@ -1,0 +1,111 @@
+package io.sluice.group;
+
+import io.sluice.group.Groups.Group;
+import io.sluice.group.TransactionGroups.Cause;
+import io.sluice.sink.Sink;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The watchdog thread ({@code sluice-groups-watch}): every quarter of the member timeout (at least 5 ms) of the
+ * injected clock, aborts each group a silent member holds up past the member timeout: one that keeps the turn
+ * between statements, or keeps a closed group from committing. Its wait is a condition wait whose deadline comes
+ * from the clock (a manual clock decides when a pass is due), ended at once by {@link Groups#shutDown}. A pass that
+ * fails is logged; the watch goes on.
+ */
+final class Watchdog implements Runnable {
+    private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
+    private static final Duration JOIN = Duration.ofSeconds(5);
+
+    private final Groups groups;
+    private final Thread thread;
+    private final long timeout;
+    private final long every;
+
+    Watchdog(Groups groups, ThreadFactory threads) {
+        this.groups = groups;
+        this.thread = threads.newThread(this);
+        this.timeout = groups.options.memberTimeout().toNanos();
+        this.every = Math.max(Duration.ofMillis(5).toNanos(), timeout / 4);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Waits (bounded) for the thread to end, after {@link Groups#shutDown} told it to. */
+    void join() {
+        try {
+            if (!thread.join(JOIN)) {
+                log.warn("the groups' watchdog did not stop within {}", JOIN);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void run() {
+        while (true) {
+            List<Sink.OpenTx> rollbacks = List.of();
+            groups.lock.lock();
+            try {
+                if (!due()) {
+                    return;
+                }
+                rollbacks = pass(groups.time.nanos());
+            } catch (RuntimeException e) { // a pass that failed must not end the watch
+                log.warn("the groups' watchdog's pass failed: {}", e.toString(), e);
+            } finally {
+                groups.lock.unlock();
+            }
+            try {
+                rollbacks.forEach(Groups::rollbackNow);
+            } catch (RuntimeException e) {
+                log.warn("rolling back a stalled group failed: {}", e.toString(), e);
+            }
+        }
+    }
+
+    /**
+     * Waits (under the lock) until the clock has moved on by a pass's interval: a cadence, not a synchronisation,
+     * stalls are found within it. False when the groups shut down (or the thread is interrupted).
+     */
+    private boolean due() {
+        long deadline = groups.time.nanos() + every;
+        try {
+            for (long left = every; left > 0 && !groups.stopping(); left = deadline - groups.time.nanos()) {
+                groups.stopping.awaitNanos(left);
+            }
+        } catch (InterruptedException e) {
+            return false;
+        }
+        return !groups.stopping();
+    }
+
+    /** Aborts (under the lock) the groups a member holds up past the timeout; returns their transactions to roll back. */
+    private List<Sink.OpenTx> pass(long now) {
+        List<Sink.OpenTx> rollbacks = new ArrayList<>();
+        for (Group g : groups.liveGroups()) {
+            if (g.turn.running() || g.phase() == Phase.COMMITTING) {
+                continue;
+            }
+            for (Seat m : g.members) {
+                // keeping the turn holds up the group, and its locks hold up everyone: whoever is there
+                boolean blocking = g.turn.heldBy(m) || g.phase() == Phase.CLOSED;
+                if (m.ran && !m.committing && blocking && now - m.lastActivity > timeout) {
+                    Sink.OpenTx tx = groups.abort(g, Cause.STALLED, m);
+                    if (tx != null) {
+                        rollbacks.add(tx);
+                    }
+                    break;
+                }
+            }
+        }
+        return rollbacks;
+    }
+}
