@@ -1,7 +1,6 @@
 package io.sluice.group;
 
-import io.sluice.group.Groups.Group;
-import io.sluice.group.TransactionGroups.Cause;
+import io.sluice.group.Group.Seat;
 import io.sluice.sink.Sink;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
@@ -88,7 +87,7 @@ final class Commit {
                 groups.finish(g, Phase.COMMITTED);
                 groups.listener.committed(g.members.size(), g.statements, took);
             } else {
-                g.abort = failure.isCommitOutcomeUnknown() ? failure : new Neo4jError(TransactionGroups.ABORTED,
+                g.abort = failure.isCommitOutcomeUnknown() ? failure : new Neo4jError(Cause.ABORTED,
                         "the group this transaction ran in failed to commit: " + failure.message() + " (retry it)");
                 g.cause = Cause.COMMIT_FAILED;
                 groups.finish(g, Phase.ABORTED);

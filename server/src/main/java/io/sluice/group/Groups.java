@@ -1,18 +1,14 @@
 package io.sluice.group;
 
-import io.sluice.group.TransactionGroups.Cause;
-import io.sluice.group.TransactionGroups.Listener;
-import io.sluice.group.TransactionGroups.Options;
+import io.sluice.group.Group.Seat;
 import io.sluice.sink.Sink;
 import io.sluice.time.Time;
 import io.sluice.txn.TxRegistry;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
-import io.sluice.vocab.StatementResult;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -51,50 +47,6 @@ final class Groups {
         this.time = Objects.requireNonNull(time, "time");
         this.listener = Objects.requireNonNull(listener, "listener");
     }
-
-    /** One Neo4j transaction and its members. Guarded by the lock, except {@link #tx}: see there. */
-    static final class Group {
-        final long id;
-        final List<Seat> members = new ArrayList<>();
-        final Turn turn = new Turn();
-        /** Signalled when the group finishes, becomes ready to commit, or a replay took members out. */
-        final Condition done;
-        private Phase phase = Phase.OPEN; // guarded by lock: set by Groups.move alone
-        /**
-         * Its Neo4j transaction: begun, run in, replaced and rolled back by whoever holds the turn while
-         * {@code turn.running()}, without the lock; else handed over under the lock (to the rollback of an abort,
-         * {@link Groups#takeRollback}, or to the commit's leader), and never touched again by anyone else.
-         */
-        Sink.OpenTx tx;
-        boolean entered; // guarded by lock: holds a place of the gate
-        boolean rolledBack; // guarded by lock: tx is someone's to roll back, or rolled back, or committed
-        int statements; // guarded by lock: statements in tx
-        List<Executed> log = new ArrayList<>(); // guarded by lock: every statement in tx, in order (a replay's work)
-        Neo4jError abort; // guarded by lock: what its members are told, once ABORTED
-        Cause cause; // guarded by lock: why it was ABORTED
-        Seat culprit; // guarded by lock: who aborted it, if anyone
-
-        private Group(long id, Condition done) {
-            this.id = id;
-            this.done = done;
-        }
-
-        Phase phase() {
-            return phase;
-        }
-
-        boolean finished() {
-            return phase.finished();
-        }
-
-        /** Whether a statement of {@code s}'s is in the transaction, or running in it now. */
-        boolean holdsWorkOf(Seat s) {
-            return turn.heldBy(s) && turn.running() || log.stream().anyMatch(e -> e.member() == s);
-        }
-    }
-
-    /** A statement run in a group's transaction, by whom, and what its member was answered. */
-    record Executed(Seat member, String cypher, Map<String, Object> params, StatementResult result) {}
 
     // ---- the phase table ----
 
@@ -200,7 +152,7 @@ final class Groups {
         if (g.finished() || g.phase == Phase.COMMITTING) {
             return null;
         }
-        g.abort = new Neo4jError(TransactionGroups.ABORTED, switch (cause) {
+        g.abort = new Neo4jError(Cause.ABORTED, switch (cause) {
             case ROLLBACK -> "another transaction in this one's group rolled back";
             case FAILED -> "another transaction in this one's group failed";
             case STALLED -> "another transaction in this one's group kept it waiting past "
@@ -249,7 +201,7 @@ final class Groups {
     /** What a member of the aborted {@code g} is told. */
     static GraphException aborted(Group g) {
         return new GraphException(g.abort != null ? g.abort
-                : new Neo4jError(TransactionGroups.ABORTED, "the group was aborted"), null);
+                : new Neo4jError(Cause.ABORTED, "the group was aborted"), null);
     }
 
     /** Throws when {@code g} is finished (under the lock): aborted, the abort's error; else a bug of the caller's. */

@@ -1,8 +1,7 @@
 package io.sluice.group;
 
-import io.sluice.group.Groups.Executed;
-import io.sluice.group.Groups.Group;
-import io.sluice.group.TransactionGroups.Cause;
+import io.sluice.group.Group.Executed;
+import io.sluice.group.Group.Seat;
 import io.sluice.sink.Sink;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
@@ -48,7 +47,7 @@ final class Replay {
 
     /** A member that ran nothing leaves its group (under the lock): a ROLLBACK before any statement of its ran. */
     private void leave(Seat s, Group g) {
-        s.evicted = new Neo4jError(TransactionGroups.ABORTED, "this transaction left its group");
+        s.evicted = new Neo4jError(Cause.ABORTED, "this transaction left its group");
         s.wake.signal(); // a statement of its waiting for the turn (its client gone under it) gives up
         g.members.remove(s);
         g.turn.dequeue(s);
@@ -78,7 +77,7 @@ final class Replay {
             }
             // a statement of its may still be running (its client gone under it): that is in the transaction too
             boolean wrote = cause == Cause.FAILED || g.holdsWorkOf(culprit);
-            culprit.evicted = new Neo4jError(TransactionGroups.ABORTED, "this transaction was taken out of its group");
+            culprit.evicted = new Neo4jError(Cause.ABORTED, "this transaction was taken out of its group");
             culprit.wake.signal();
             g.members.remove(culprit);
             g.turn.dequeue(culprit);
@@ -189,7 +188,7 @@ final class Replay {
             if (g.finished()) {
                 return false;
             }
-            mismatch.evicted = new Neo4jError(TransactionGroups.ABORTED, "this transaction's group was replayed"
+            mismatch.evicted = new Neo4jError(Cause.ABORTED, "this transaction's group was replayed"
                     + " without one that rolled back, and its results were not the same without it: nothing of it was"
                     + " committed; retry it");
             mismatch.wake.signal();

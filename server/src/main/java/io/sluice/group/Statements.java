@@ -1,8 +1,7 @@
 package io.sluice.group;
 
-import io.sluice.group.Groups.Executed;
-import io.sluice.group.Groups.Group;
-import io.sluice.group.TransactionGroups.Cause;
+import io.sluice.group.Group.Executed;
+import io.sluice.group.Group.Seat;
 import io.sluice.sink.Sink;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
@@ -71,7 +70,7 @@ final class Statements {
             // its error is its own only when nothing of anyone else's was in the transaction; else it may have come
             // from work that will never commit (a member that rolls back later): it is retried, alone
             replay.evictAndReplay(g, s, Cause.FAILED, true);
-            throw first ? failure : new GraphException(new Neo4jError(TransactionGroups.ABORTED, "this transaction"
+            throw first ? failure : new GraphException(new Neo4jError(Cause.ABORTED, "this transaction"
                     + " ran in a group with others, and its statement failed there: " + failure.error().message()
                     + " (retry it: the retry runs alone)"), null);
         }

@@ -1,14 +1,13 @@
 package io.sluice.group;
 
+import io.sluice.group.Group.Seat;
+import io.sluice.group.Group.Turn;
 import io.sluice.sink.Sink;
 import io.sluice.time.Time;
 import io.sluice.txn.TxRegistry;
 import io.sluice.vocab.GraphException;
-import io.sluice.vocab.Neo4jStatus;
 import io.sluice.vocab.StatementResult;
-import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadFactory;
 import org.slf4j.Logger;
@@ -74,45 +73,7 @@ public final class TransactionGroups implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TransactionGroups.class);
 
     /** What a member aborted by its group is told: transient, retried by every driver's managed transactions. */
-    public static final String ABORTED = Neo4jStatus.Transaction.OUTDATED;
-
-    /** Why a group was aborted, as the metrics count it. */
-    public enum Cause {
-        ROLLBACK, FAILED, STALLED, INTERLEAVED, DISCONNECTED, COMMIT_FAILED, SHUTDOWN,
-        /** A member whose results were not the same when its group was replayed without one that left. */
-        REPLAY_MISMATCH;
-
-        public String label() {
-            return name().toLowerCase(Locale.ROOT);
-        }
-    }
-
-    /** {@code maxMembers}: members a group takes at most; {@code memberTimeout}: how long a member may keep it waiting. */
-    public record Options(int maxMembers, Duration memberTimeout) {
-        public Options {
-            if (maxMembers < 1 || !memberTimeout.isPositive()) {
-                throw new IllegalArgumentException("a group takes >= 1 member and the member timeout is positive, got "
-                        + maxMembers + " and " + memberTimeout);
-            }
-        }
-    }
-
-    /** What the groups report (metrics). Called without the lock held... or with it: keep it cheap and lock-free. */
-    public interface Listener {
-        Listener NONE = new Listener() {};
-
-        /** A group committed: its members and statements, and the commit's duration. */
-        default void committed(int members, int statements, long commitNanos) {}
-
-        /** A group aborted: its members, and why. */
-        default void aborted(int members, Cause cause) {}
-
-        /** A member taken out of its group, and why (the others were replayed, or kept what ran). */
-        default void evicted(Cause cause) {}
-
-        /** Statements run again by a replay. */
-        default void replayed(int statements) {}
-    }
+    public static final String ABORTED = Cause.ABORTED;
 
     private final Groups groups;
     private final Replay replay;

@@ -1,7 +1,6 @@
 package io.sluice.group;
 
-import io.sluice.group.Groups.Group;
-import io.sluice.group.TransactionGroups.Cause;
+import io.sluice.group.Group.Seat;
 import io.sluice.sink.Sink;
 import java.time.Duration;
 import java.util.ArrayList;

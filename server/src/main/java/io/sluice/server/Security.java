@@ -1,5 +1,6 @@
 package io.sluice.server;
 
+import io.sluice.config.HostPort;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.Tls;
 import io.sluice.security.Authenticator;
@@ -7,12 +8,12 @@ import io.sluice.security.InitialAuth;
 import io.sluice.security.Pem;
 import io.sluice.security.UserStore;
 import io.sluice.sink.EmbeddedNeo4j;
-import io.sluice.config.HostPort;
 import io.sluice.time.Time;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,7 +21,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.Set;
 import javax.net.ssl.SSLContext;

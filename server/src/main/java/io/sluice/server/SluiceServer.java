@@ -14,7 +14,7 @@ import io.sluice.front.Door;
 import io.sluice.front.Doors;
 import io.sluice.gateway.Gateway;
 import io.sluice.gateway.Warmer;
-import io.sluice.group.TransactionGroups;
+import io.sluice.group.Cause;
 import io.sluice.http.Flavour;
 import io.sluice.http.HttpServer;
 import io.sluice.metrics.History;
@@ -255,8 +255,8 @@ public final class SluiceServer implements InProcess {
 
         metrics.knownBolt(BoltFrontEnd.MESSAGES, codes);
         if (c.transactions().anyGrouped()) { // at zero from the start; absent when no one's are grouped
-            metrics.knownGroups(Arrays.stream(TransactionGroups.Cause.values())
-                    .map(TransactionGroups.Cause::label).toList());
+            metrics.knownGroups(Arrays.stream(Cause.values())
+                    .map(Cause::label).toList());
         }
         Doors doors = built.doors();
         // one authenticator for every front end: its credential cache and per-address failure limit are shared

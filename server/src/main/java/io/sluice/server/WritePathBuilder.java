@@ -15,6 +15,9 @@ import io.sluice.front.Doors;
 import io.sluice.gateway.Gateway;
 import io.sluice.gateway.TransactionGate;
 import io.sluice.gateway.Warmer;
+import io.sluice.group.Cause;
+import io.sluice.group.Listener;
+import io.sluice.group.Options;
 import io.sluice.group.TransactionGroups;
 import io.sluice.kafka.KafkaJournal;
 import io.sluice.metrics.Metrics;
@@ -185,20 +188,20 @@ final class WritePathBuilder {
     private TransactionGroups groups(Built built) {
         var t = config.transactions();
         return owned.add("transaction groups", TransactionGroups.start(sink, built.transactionGate(),
-                new TransactionGroups.Options(t.groupMaxMembers(), t.groupMemberTimeout()), time,
-                new TransactionGroups.Listener() {
+                new Options(t.groupMaxMembers(), t.groupMemberTimeout()), time,
+                new Listener() {
                     @Override
                     public void committed(int members, int statements, long commitNanos) {
                         metrics.groupCommitted(members, statements, commitNanos);
                     }
 
                     @Override
-                    public void aborted(int members, TransactionGroups.Cause cause) {
+                    public void aborted(int members, Cause cause) {
                         metrics.groupAborted(members, cause.label());
                     }
 
                     @Override
-                    public void evicted(TransactionGroups.Cause cause) {
+                    public void evicted(Cause cause) {
                         metrics.groupEvicted(cause.label());
                     }
 

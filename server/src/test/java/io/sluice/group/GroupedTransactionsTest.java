@@ -192,7 +192,8 @@ class GroupedTransactionsTest {
             // read a and b, then write both: another member between the two statements would make them differ. The
             // read takes the node's lock first: a plain read is read committed in Neo4j, so a retry running alone
             // could see another transaction's commit land between its reads of a and b, grouped or not
-            var r = tx.run("MATCH (p:GroupedPair {k: 'p'}) SET p.a = p.a RETURN p.a AS a, p.b AS b").single();
+            var r = tx.run("MATCH (p:GroupedPair {k: 'p'}) SET p.reads = coalesce(p.reads, 0) + 1"
+                    + " RETURN p.a AS a, p.b AS b").single();
             if (r.get("a").asLong() != r.get("b").asLong()) {
                 torn.incrementAndGet();
             }

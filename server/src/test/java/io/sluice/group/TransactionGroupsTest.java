@@ -4,8 +4,7 @@ import static io.sluice.group.ScriptedSink.result;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.group.Groups.Group;
-import io.sluice.group.TransactionGroups.Cause;
+import io.sluice.group.Group.Seat;
 import io.sluice.group.TransactionGroups.Member;
 import io.sluice.support.Await;
 import io.sluice.support.OnThread;
@@ -66,7 +65,7 @@ class TransactionGroupsTest {
                 places.decrementAndGet();
             }
         };
-        TransactionGroups.Listener listener = new TransactionGroups.Listener() {
+        Listener listener = new Listener() {
             @Override
             public void committed(int members, int statements, long commitNanos) {
                 events.add("committed " + members + " " + statements);
@@ -87,7 +86,7 @@ class TransactionGroupsTest {
                 events.add("replayed " + statements);
             }
         };
-        groups = TransactionGroups.start(sink, gate, new TransactionGroups.Options(64, TIMEOUT), time, listener,
+        groups = TransactionGroups.start(sink, gate, new Options(64, TIMEOUT), time, listener,
                 Thread.ofPlatform().name("groups-watch-test").daemon(true).factory());
     }
 
@@ -345,8 +344,8 @@ class TransactionGroupsTest {
 
     @Test
     void thePhaseTableRefusesAnIllegalMoveNamingBoth() throws Exception {
-        Groups table = new Groups(sink, TxRegistry.Gate.NONE, new TransactionGroups.Options(4, TIMEOUT), time,
-                TransactionGroups.Listener.NONE);
+        Groups table = new Groups(sink, TxRegistry.Gate.NONE, new Options(4, TIMEOUT), time,
+                Listener.NONE);
         Seat s = new Seat(table.lock.newCondition());
         table.lock.lock();
         try {
