@@ -51,6 +51,19 @@ class NpmQueryClientTest {
         return text;
     }
 
+    /** The client's output, a line of JSON per step, by step. */
+    static Map<String, JsonNode> steps(String output) throws IOException {
+        Map<String, JsonNode> steps = new HashMap<>();
+        ObjectMapper json = new ObjectMapper();
+        for (String line : output.split("\n")) {
+            if (line.startsWith("{")) {
+                JsonNode n = json.readTree(line);
+                steps.put(n.get("step").asText(), n);
+            }
+        }
+        return steps;
+    }
+
     /** Copies the client's files into target/ and installs the package from the registry, once. */
     static void install() throws Exception {
         Files.createDirectories(CLIENT);
@@ -70,14 +83,7 @@ class NpmQueryClientTest {
         try (TestServer s = TestServer.start("", false)) {
             String output = run(List.of("node", "--import", "./register.mjs", "client.mjs", s.server.baseUrl(),
                     TestServer.PASSWORD), 120);
-            Map<String, JsonNode> steps = new HashMap<>();
-            ObjectMapper json = new ObjectMapper();
-            for (String line : output.split("\n")) {
-                if (line.startsWith("{")) {
-                    JsonNode n = json.readTree(line);
-                    steps.put(n.get("step").asText(), n);
-                }
-            }
+            Map<String, JsonNode> steps = steps(output);
             assertThat(steps).as(output).containsKeys("connect", "write", "commit", "rollback", "executeWrite",
                     "executeRead", "path", "syntaxError", "wrongPassword");
             for (String ok : List.of("connect", "write", "commit", "rollback", "executeWrite", "executeRead", "path")) {
@@ -111,14 +117,7 @@ class NpmQueryClientTest {
         try (TestServer s = TestServer.start("transactions: {group: true, max_open: 64}\n", false)) {
             String output = run(List.of("node", "--import", "./register.mjs", "grouped.mjs", s.server.baseUrl(),
                     TestServer.PASSWORD, "32"), 120);
-            Map<String, JsonNode> steps = new HashMap<>();
-            ObjectMapper json = new ObjectMapper();
-            for (String line : output.split("\n")) {
-                if (line.startsWith("{")) {
-                    JsonNode n = json.readTree(line);
-                    steps.put(n.get("step").asText(), n);
-                }
-            }
+            Map<String, JsonNode> steps = steps(output);
             assertThat(steps.get("concurrent").get("ok").asBoolean()).as(output).isTrue();
             assertThat(steps.get("concurrent").get("value").asInt()).isEqualTo(32);
             assertThat(steps.get("count").get("value").get("c").asText()).as("each exactly once").isEqualTo("32");
