@@ -118,26 +118,8 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
             CompletableFuture<Outcome> journaled = parts.async().submitNow(t);
             return journaled != null ? journaled : WritePath.super.submit(request, mode, caller, blocking);
         }
-        Admission admission = parts.admission();
-        if (admission.tryAcquire(t.rows(), t.bytes()) != Admission.Result.ADMITTED) {
-            return WritePath.super.submit(request, mode, caller, blocking); // waits for room, or refuses
-        }
-        Pending p = new Pending(t, time.nanos());
-        boolean queued = false;
-        try {
-            queued = parts.partitions().enqueue(partitionOf(t), p);
-        } finally {
-            if (!queued) { // refused (closing), or partitionOf threw: give the room back
-                admission.release(t.rows(), t.bytes());
-            }
-        }
-        if (!queued) {
-            return CompletableFuture.completedFuture(Outcome.SHUTTING_DOWN);
-        }
-        return p.future().handle((o, e) -> {
-            admission.release(t.rows(), t.bytes());
-            return e == null ? o : new Outcome.Failed(Neo4jError.unknown(e.toString()));
-        });
+        CompletableFuture<Outcome> queued = queueAtOnce(t, null);
+        return queued != null ? queued : WritePath.super.submit(request, mode, caller, blocking); // waits, or refuses
     }
 
     /**
@@ -156,25 +138,36 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
             }
             kinds.add(ok.kind());
         }
+        CompletableFuture<Outcome> queued = queueAtOnce(c, kinds);
+        return queued != null ? queued : WritePath.super.submit(c, Mode.SYNC, caller, blocking); // waits, or refuses
+    }
+
+    /**
+     * Queues a sync write if admission takes it at once, from the caller's thread: its future completes when its batch
+     * commits (releasing the room, with {@code kinds} when given); null when admission cannot take it now (the
+     * caller then waits for room on a thread that may block).
+     */
+    private CompletableFuture<Outcome> queueAtOnce(WriteRequest r, List<QueryKind> kinds) {
         Admission admission = parts.admission();
-        if (admission.tryAcquire(c.rows(), c.bytes()) != Admission.Result.ADMITTED) {
-            return WritePath.super.submit(c, Mode.SYNC, caller, blocking); // waits for room, or refuses
+        if (admission.tryAcquire(r.rows(), r.bytes()) != Admission.Result.ADMITTED) {
+            return null;
         }
-        Pending p = new Pending(c, time.nanos());
+        Pending p = new Pending(r, time.nanos());
         boolean queued = false;
         try {
-            queued = parts.partitions().enqueue(partitionOf(c), p);
+            queued = parts.partitions().enqueue(partitionOf(r), p);
         } finally {
-            if (!queued) {
-                admission.release(c.rows(), c.bytes());
+            if (!queued) { // refused (closing), or partitionOf threw: give the room back
+                admission.release(r.rows(), r.bytes());
             }
         }
         if (!queued) {
             return CompletableFuture.completedFuture(Outcome.SHUTTING_DOWN);
         }
         return p.future().handle((o, e) -> {
-            admission.release(c.rows(), c.bytes());
-            return (e == null ? o : new Outcome.Failed(Neo4jError.unknown(e.toString()))).withKinds(kinds);
+            admission.release(r.rows(), r.bytes());
+            Outcome out = e == null ? o : new Outcome.Failed(Neo4jError.unknown(e.toString()));
+            return kinds == null ? out : out.withKinds(kinds);
         });
     }
 

@@ -1,7 +1,6 @@
 package io.sluice.session;
 
 import io.sluice.config.Access;
-import io.sluice.time.Time;
 import io.sluice.txn.TxRegistry;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
@@ -42,7 +41,7 @@ public final class ClientTransactions implements ExplicitTransactions {
 
     @Override
     public Step open(List<Statement> statements, Caller caller) throws GraphException {
-        return open(statements, caller, grouping.applies(caller) ? new Demotion(registryTime()) : null);
+        return open(statements, caller, grouping.applies(caller) ? new Demotion(registry.time()) : null);
     }
 
     /**
@@ -118,9 +117,5 @@ public final class ClientTransactions implements ExplicitTransactions {
     @Override
     public boolean isNotFound(Neo4jError e) {
         return registry.ids().isNotFound(e);
-    }
-
-    private Time registryTime() {
-        return registry.time();
     }
 }
