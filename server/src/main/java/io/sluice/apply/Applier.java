@@ -77,7 +77,8 @@ public final class Applier implements AutoCloseable {
         for (Pending p : batch) {
             rows += p.rows();
             // a transient failure (deadlock, timeout) is a batch-size signal; a client's bad write is not
-            failed |= p.future().join() instanceof Outcome.Failed f && f.error().isTransient();
+            // (a request set aside for a lock is not done yet: it says nothing of the batch's size)
+            failed |= p.future().getNow(null) instanceof Outcome.Failed f && f.error().isTransient();
         }
         if (failed) {
             sizes.failed();

@@ -44,6 +44,14 @@ import java.util.Map;
 final class Execution {
     private Execution() {}
 
+    /** Told, before each statement, whose requests it runs (what a lock watch sets aside if it blocks). */
+    @FunctionalInterface
+    interface Step {
+        Step NONE = requests -> {};
+
+        void at(List<Pending> requests);
+    }
+
     /**
      * {@code keepResults} false: raw statements run discarding their results (each request gets empty ones).
      * {@code forms}: the coalesced forms of statements, by text ({@link #formsFor}); those without one run as
@@ -51,15 +59,25 @@ final class Execution {
      */
     static Map<Pending, List<StatementResult>> run(SinkTx tx, List<Pending> group, boolean lockOrder,
             boolean keepResults, Map<String, String> forms) throws GraphException {
+        return run(tx, group, lockOrder, keepResults, forms, Step.NONE);
+    }
+
+    /** As above, telling {@code step} whose requests each statement runs. */
+    static Map<Pending, List<StatementResult>> run(SinkTx tx, List<Pending> group, boolean lockOrder,
+            boolean keepResults, Map<String, String> forms, Step step) throws GraphException {
         Map<Template, List<Map<String, Object>>> templateRows = new LinkedHashMap<>();
+        Map<Template, List<Pending>> templateRequests = new HashMap<>();
         List<Pending> cypher = new ArrayList<>();
         for (Pending p : group) {
             switch (p.request()) {
-                case TemplateRequest t -> templateRows.computeIfAbsent(t.template(), k -> new ArrayList<>())
-                        .addAll(t.rowList());
+                case TemplateRequest t -> {
+                    templateRows.computeIfAbsent(t.template(), k -> new ArrayList<>()).addAll(t.rowList());
+                    addOnce(templateRequests.computeIfAbsent(t.template(), k -> new ArrayList<>()), p);
+                }
                 case Sequence s -> {
                     for (TemplateRequest t : s.parts()) {
                         templateRows.computeIfAbsent(t.template(), k -> new ArrayList<>()).addAll(t.rowList());
+                        addOnce(templateRequests.computeIfAbsent(t.template(), k -> new ArrayList<>()), p);
                     }
                 }
                 case CypherRequest c -> cypher.add(p);
@@ -67,6 +85,7 @@ final class Execution {
         }
         for (var e : templateRows.entrySet()) {
             List<Map<String, Object>> rows = lockOrder ? lockOrdered(e.getKey(), e.getValue()) : e.getValue();
+            step.at(templateRequests.get(e.getKey()));
             tx.runDiscarding(e.getKey().unwindCypher(), Map.of(Template.ROWS_PARAM, rows));
         }
         Map<Pending, List<StatementResult>> results = new IdentityHashMap<>();
@@ -82,16 +101,52 @@ final class Execution {
                 for (Pending p : cypher.subList(i, end)) {
                     rows.add(((CypherRequest) p.request()).statements().getFirst().params());
                 }
+                step.at(cypher.subList(i, end));
                 tx.runDiscarding(form, Map.of(Coalescing.ROWS, rows));
                 for (Pending p : cypher.subList(i, end)) {
                     results.put(p, List.of(StatementResult.EMPTY)); // what it returns: no columns, no rows
                 }
             } else {
+                step.at(List.of(cypher.get(i)));
                 results.put(cypher.get(i), runAsSent(tx, (CypherRequest) cypher.get(i).request(), keepResults));
             }
             i = end;
         }
         return results;
+    }
+
+    /** A sequence's parts share a template: its request is one of that template's once. */
+    private static void addOnce(List<Pending> requests, Pending p) {
+        if (requests.isEmpty() || requests.getLast() != p) {
+            requests.add(p);
+        }
+    }
+
+    /**
+     * Runs each request of {@code group} as statements of its own, in order, telling {@code step} whose they are:
+     * the requests a blocked statement held together, run again so that the one that waits is found alone.
+     */
+    static Map<Pending, List<StatementResult>> runEach(SinkTx tx, List<Pending> group, boolean lockOrder,
+            boolean keepResults, Step step) throws GraphException {
+        Map<Pending, List<StatementResult>> results = new IdentityHashMap<>();
+        for (Pending p : group) {
+            step.at(List.of(p));
+            switch (p.request()) {
+                case TemplateRequest t -> runTemplate(tx, t, lockOrder);
+                case Sequence s -> {
+                    for (TemplateRequest t : s.parts()) {
+                        runTemplate(tx, t, lockOrder);
+                    }
+                }
+                case CypherRequest c -> results.put(p, runAsSent(tx, c, keepResults));
+            }
+        }
+        return results;
+    }
+
+    private static void runTemplate(SinkTx tx, TemplateRequest t, boolean lockOrder) throws GraphException {
+        List<Map<String, Object>> rows = lockOrder ? lockOrdered(t.template(), t.rowList()) : t.rowList();
+        tx.runDiscarding(t.template().unwindCypher(), Map.of(Template.ROWS_PARAM, rows));
     }
 
     /**

@@ -27,6 +27,7 @@ import io.sluice.write.ExplicitTransactions.Step;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
 import java.io.ByteArrayOutputStream;
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -228,14 +229,16 @@ final class BoltProtocol {
             return;
         }
         Mode mode;
+        Duration timeout;
         try {
             mode = Extras.mode(run.extra(), caller.mode());
+            timeout = Extras.timeout(run.extra());
         } catch (IllegalArgumentException e) {
             fail(Neo4jError.invalid(e.getMessage()));
             return;
         }
         Caller as = Extras.read(run.extra()) ? caller.readOnly() : caller;
-        Outcome o = wire.await(session.submit(statement, run.bytes(), Extras.counted(run.extra()), mode, as,
+        Outcome o = wire.await(session.submit(statement, run.bytes(), Extras.counted(run.extra()), timeout, mode, as,
                 services.blocking()));
         services.metrics().statement(mode, o, services.time().nanos() - start);
         switch (o) {
@@ -289,14 +292,21 @@ final class BoltProtocol {
             return;
         }
         boolean read = Extras.read(b.extra());
+        Duration timeout;
+        try {
+            timeout = Extras.timeout(b.extra());
+        } catch (IllegalArgumentException e) {
+            fail(Neo4jError.invalid(e.getMessage()));
+            return;
+        }
         Caller as = read ? caller.readOnly() : caller;
         boolean managed = lastApi == 0 || lastApi == 3; // a transaction function or an executable query
         try {
-            if (session.defers(as, !read, managed)) { // nothing to wait for: its first RUN decides how it runs
-                session.begin(as, !read, managed);
+            if (session.defers(as, !read, managed, timeout)) { // nothing to wait for: its first RUN decides how
+                session.begin(as, !read, managed, timeout);
             } else {
                 wire.blocking(() -> {
-                    session.begin(as, !read, managed);
+                    session.begin(as, !read, managed, timeout);
                     return null;
                 });
             }

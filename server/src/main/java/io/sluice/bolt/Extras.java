@@ -3,6 +3,7 @@ package io.sluice.bolt;
 import io.sluice.config.Mode;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -17,6 +18,22 @@ final class Extras {
     /** A driver's read session or transaction ({@code mode: "r"}). */
     static boolean read(Map<String, Object> extra) {
         return "r".equals(extra.get("mode"));
+    }
+
+    /**
+     * The transaction's timeout ({@code tx_timeout}, milliseconds, as the drivers send it), or null when it asks for
+     * none (the database's own applies). Throws when it is not a whole number of milliseconds, 0 or more.
+     */
+    static Duration timeout(Map<String, Object> extra) {
+        Object t = extra.get("tx_timeout");
+        if (t == null) {
+            return null;
+        }
+        if (!(t instanceof Long ms) || ms < 0) {
+            throw new IllegalArgumentException("tx_timeout must be a whole number of milliseconds, 0 or more, got "
+                    + t);
+        }
+        return Duration.ofMillis(ms);
     }
 
     /** Whether the statement runs on the {@code system} database. */

@@ -29,6 +29,12 @@ public interface Metrics {
     /** A failing batch was split in two to isolate the bad request. */
     default void bisection() {}
 
+    /**
+     * A batch's transaction waited for a lock held outside sluice's batches and was ended: {@code requests} of it
+     * (the blocked statement's) were set aside to run alone, the rest ran again at once.
+     */
+    default void setAside(int requests) {}
+
     /** A request failed while applying (constraint violation, type error ...). */
     default void writeFailed(String code) {}
 

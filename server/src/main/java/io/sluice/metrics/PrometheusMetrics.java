@@ -32,6 +32,8 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
     private final Timer commit;
     private final Counter batches;
     private final Counter bisections;
+    private final Counter blockedBatches;
+    private final Counter setAside;
     private final JvmGcMetrics gc = new JvmGcMetrics();
 
     public PrometheusMetrics() {
@@ -42,6 +44,10 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
         batches = Counter.builder("sluice.batches").description("batches committed").register(registry);
         bisections = Counter.builder("sluice.bisections").description("failing batches split to isolate a bad write")
                 .register(registry);
+        blockedBatches = Counter.builder("sluice.batches.blocked").description("batches ended because they waited"
+                + " for a lock held outside sluice's batches (their other writes ran again at once)").register(registry);
+        setAside = Counter.builder("sluice.writes.set.aside").description("writes that waited for a lock held"
+                + " outside sluice's batches, set aside to run alone").register(registry);
         new JvmMemoryMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
@@ -214,6 +220,12 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
     @Override
     public void bisection() {
         bisections.increment();
+    }
+
+    @Override
+    public void setAside(int requests) {
+        blockedBatches.increment();
+        setAside.increment(requests);
     }
 
     @Override

@@ -2,8 +2,10 @@ package io.sluice.server;
 
 import io.sluice.apply.BatchRunner;
 import io.sluice.apply.BatchSizeController;
+import io.sluice.apply.LockWatch;
 import io.sluice.apply.Partitions;
 import io.sluice.apply.RetryPolicy;
+import io.sluice.apply.SetAside;
 import io.sluice.batch.Admission;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.Sources;
@@ -114,7 +116,15 @@ final class WritePathBuilder {
         Admission admission = new Admission(a.maxPendingRows(), a.maxPendingBytes().bytes(), time);
         owned.add("admission", admission::close);
         var r = config.retry();
-        BatchRunner runner = runner(time, new RetryPolicy(r.maxAttempts(), r.initialBackoff(), r.maxBackoff()));
+        // the front ends' writes: one blocked by a lock held outside the batches waits alone (closed after the
+        // appliers, which may set writes aside while they drain)
+        LockWatch watch = owned.add("the lock watch", LockWatch.start(config.apply().setAsideAfter(), time,
+                Thread.ofPlatform().name(threads + "lock-watch").daemon(true).factory()));
+        SetAside aside = owned.add("the writes set aside", new SetAside(
+                Thread.ofVirtual().name(threads + "aside-", 0).factory(), drain));
+        BatchRunner runner = new BatchRunner(sink, new RetryPolicy(r.maxAttempts(), r.initialBackoff(),
+                r.maxBackoff()), time, Jitter.RANDOM, metrics, config.apply().lockOrder(),
+                config.apply().coalesceCypher(), watch, aside);
         Supplier<BatchSizeController> sizes = sizes();
         Partitions partitions = owned.add("the appliers", Partitions.start(config.apply().appliers(), b.maxRows(),
                 b.maxWait(), runner, i -> sizes == null ? null : sizes.get(),

@@ -11,6 +11,7 @@ import io.sluice.write.Caller;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.Statement;
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
 
@@ -41,14 +42,15 @@ public final class ClientTransactions implements ExplicitTransactions {
 
     @Override
     public Step open(List<Statement> statements, Caller caller) throws GraphException {
-        return open(statements, caller, grouping.applies(caller) ? new Demotion(registry.time()) : null);
+        return open(statements, caller, grouping.applies(caller) ? new Demotion(registry.time()) : null, null);
     }
 
     /**
      * Opens one for {@code caller}: a grouped one when {@code demotion} is given (the caller may join groups, and the
-     * session's strikes go there), else a real Neo4j transaction.
+     * session's strikes go there), else a real Neo4j transaction, ended by the database once open for
+     * {@code timeout} (null: the database's own).
      */
-    Step open(List<Statement> statements, Caller caller, Demotion demotion) throws GraphException {
+    Step open(List<Statement> statements, Caller caller, Demotion demotion, Duration timeout) throws GraphException {
         if (caller.access() == Access.TEMPLATES) {
             throw new GraphException(new Neo4jError(Neo4jStatus.Security.FORBIDDEN,
                     "this user may send the named templates only (/db/{db}/write/{template}), not Cypher"), null);
@@ -56,7 +58,7 @@ public final class ClientTransactions implements ExplicitTransactions {
         TxRegistry.Opened opened = demotion != null && caller.access() == Access.CYPHER
                 ? registry.register(new GroupedTransaction(grouping.groups(), grouping.sink(), grouping.gate(), kinds,
                         demotion), caller.owner())
-                : registry.open(caller.access() != Access.READ, caller.owner());
+                : registry.open(caller.access() != Access.READ, caller.owner(), timeout);
         if (statements.isEmpty()) {
             return new Step(List.of(), null, opened.id(), opened.expires(), List.of());
         }

@@ -14,6 +14,7 @@ import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
 import io.sluice.write.WritePath;
 import io.sluice.write.WriteRequest.CypherRequest;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -74,12 +75,12 @@ public final class Session {
 
     /**
      * An auto-commit statement: the write path's request ({@code counted}: its update counters kept, so never
-     * coalesced with others), its outcome's future; a statement that cannot start without waiting runs on
-     * {@code blocking}.
+     * coalesced with others; {@code timeout}: its client's for its transaction, or null), its outcome's future; a
+     * statement that cannot start without waiting runs on {@code blocking}.
      */
-    public CompletableFuture<Outcome> submit(Statement statement, int bytes, boolean counted, Mode mode, Caller as,
-            Executor blocking) {
-        return writes.submit(new CypherRequest(List.of(statement), bytes, counted), mode, as, blocking);
+    public CompletableFuture<Outcome> submit(Statement statement, int bytes, boolean counted, Duration timeout,
+            Mode mode, Caller as, Executor blocking) {
+        return writes.submit(new CypherRequest(List.of(statement), bytes, counted, timeout), mode, as, blocking);
     }
 
     /** A statement on the DBMS's {@code system} database, as the logged-in user, in an implicit transaction. */
@@ -96,16 +97,21 @@ public final class Session {
     /**
      * Whether a transaction begun with these would be deferred to its first statement, so that its BEGIN needs no
      * wait: grouping on for {@code as}, a write transaction, a managed transaction's first attempt ({@code managed}:
-     * a driver retries it), and this session not demoted.
+     * a driver retries it), no timeout of its own (a group's transaction is everyone's), and this session not
+     * demoted.
      */
-    public boolean defers(Caller as, boolean write, boolean managed) {
-        return managed && write && transactions.grouping().applies(as) && demotion.allowsGrouping();
+    public boolean defers(Caller as, boolean write, boolean managed, Duration timeout) {
+        return managed && write && timeout == null && transactions.grouping().applies(as)
+                && demotion.allowsGrouping();
     }
 
-    /** Begins a transaction as {@code as} (read-only when {@code as} is); may block when it is not deferred. */
-    public void begin(Caller as, boolean write, boolean managed) throws GraphException {
-        boolean grouped = defers(as, write, managed);
-        Step s = transactions.open(List.of(), as, grouped ? demotion : null);
+    /**
+     * Begins a transaction as {@code as} (read-only when {@code as} is), ended by the database once open for
+     * {@code timeout} (null: the database's own); may block when it is not deferred.
+     */
+    public void begin(Caller as, boolean write, boolean managed, Duration timeout) throws GraphException {
+        boolean grouped = defers(as, write, managed, timeout);
+        Step s = transactions.open(List.of(), as, grouped ? demotion : null, timeout);
         open = new Begun(s.id(), as, grouped);
     }
 

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import org.neo4j.driver.AccessMode;
 import org.neo4j.driver.AuthToken;
 import org.neo4j.driver.AuthTokens;
@@ -28,6 +29,7 @@ import org.neo4j.driver.GraphDatabase;
 import org.neo4j.driver.Session;
 import org.neo4j.driver.SessionConfig;
 import org.neo4j.driver.Transaction;
+import org.neo4j.driver.TransactionConfig;
 import org.neo4j.driver.summary.QueryType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -105,6 +107,8 @@ public final class BoltSink implements Sink {
     private final String uri;
     private final SessionConfig writeSession;
     private final SessionConfig readSession;
+    /** Where {@code SHOW TRANSACTIONS} looks into batches: no bookmarks, so it waits for nothing. */
+    private final SessionConfig watchSession;
     private final Time time;
     private final ReentrantLock probing = new ReentrantLock();
     private volatile String serverAgent = "version unknown";
@@ -123,6 +127,7 @@ public final class BoltSink implements Sink {
                 .withBookmarkManager(bookmarks).build();
         this.readSession = SessionConfig.builder().withDatabase(database).withDefaultAccessMode(AccessMode.READ)
                 .withBookmarkManager(bookmarks).build();
+        this.watchSession = SessionConfig.builder().withDatabase(database).build();
     }
 
     /**
@@ -180,13 +185,37 @@ public final class BoltSink implements Sink {
         return transact(work, readSession, false);
     }
 
+    /** Marked as a batch's by its metadata, seen through {@code SHOW TRANSACTIONS} ({@link BoltRunning}). */
+    @Override
+    public <T> T inBatchTransaction(TxWork<T> work, Duration timeout, Consumer<Running> opened)
+            throws GraphException {
+        BoltRunning running = new BoltRunning(driver, watchSession);
+        TransactionConfig.Builder c = TransactionConfig.builder().withMetadata(running.metadata());
+        if (timeout != null) {
+            c.withTimeout(timeout);
+        }
+        return transact(work, writeSession, true, c.build(), () -> opened.accept(running));
+    }
+
+    @Override
+    public <T> T inTransaction(TxWork<T> work, Duration timeout) throws GraphException {
+        return transact(work, writeSession, true, timeout == null ? TransactionConfig.empty()
+                : TransactionConfig.builder().withTimeout(timeout).build(), () -> {});
+    }
+
     private <T> T transact(TxWork<T> work, SessionConfig config, boolean commit) throws GraphException {
+        return transact(work, config, commit, TransactionConfig.empty(), () -> {});
+    }
+
+    private <T> T transact(TxWork<T> work, SessionConfig config, boolean commit, TransactionConfig txConfig,
+            Runnable begun) throws GraphException {
         Session session = null;
         Transaction tx = null;
         boolean committing = false;
         try {
             session = driver.session(config);
-            tx = session.beginTransaction();
+            tx = session.beginTransaction(txConfig);
+            begun.run();
             T value = work.run(new BoltTx(tx, ResultBudget.forTransaction()));
             if (commit) {
                 committing = true;
@@ -205,11 +234,12 @@ public final class BoltSink implements Sink {
     }
 
     @Override
-    public OpenTx begin(boolean write) throws GraphException {
+    public OpenTx begin(boolean write, Duration timeout) throws GraphException {
         Session session = null;
         try {
             session = driver.session(write ? writeSession : readSession);
-            return new BoltOpenTx(session, session.beginTransaction());
+            return new BoltOpenTx(session, session.beginTransaction(timeout == null ? TransactionConfig.empty()
+                    : TransactionConfig.builder().withTimeout(timeout).build()));
         } catch (RuntimeException e) {
             BoltOpenTx.closeQuietly(session);
             throw BoltErrors.translate(e, false);

@@ -7,10 +7,13 @@ import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
 import io.sluice.vocab.QueryKind;
 import io.sluice.vocab.StatementResult;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.neo4j.graphdb.GraphDatabaseService;
@@ -19,6 +22,8 @@ import org.neo4j.graphdb.Result;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.internal.kernel.api.security.LoginContext;
 import org.neo4j.kernel.api.security.AuthManager;
+import org.neo4j.kernel.impl.api.KernelTransactions;
+import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.neo4j.kernel.api.security.exception.InvalidAuthTokenException;
 import org.neo4j.kernel.internal.GraphDatabaseAPI;
 import org.neo4j.kernel.internal.Version;
@@ -95,8 +100,45 @@ public final class EmbeddedSink implements Sink {
         return transact(work, false);
     }
 
+    /** Marked as a batch's ({@link EmbeddedRunning#BATCH}), seen through Neo4j's registry of transactions. */
+    @Override
+    public <T> T inBatchTransaction(TxWork<T> work, Duration timeout, Consumer<Running> opened)
+            throws GraphException {
+        return transact(work, true, timeout, tx -> {
+            InternalTransaction internal = (InternalTransaction) tx;
+            internal.setMetaData(EmbeddedRunning.BATCH);
+            opened.accept(new EmbeddedRunning(internal.kernelTransaction(), kernelTransactions()));
+        });
+    }
+
+    private Transaction beginTx(Duration timeout) {
+        return timeout == null ? db.beginTx() : db.beginTx(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private KernelTransactions kernelTransactions() {
+        if (kernelTransactions == null) {
+            kernelTransactions = ((GraphDatabaseAPI) db).getDependencyResolver().resolveDependency(
+                    KernelTransactions.class);
+        }
+        return kernelTransactions;
+    }
+
+    private volatile KernelTransactions kernelTransactions;
+
+    @Override
+    public <T> T inTransaction(TxWork<T> work, Duration timeout) throws GraphException {
+        return transact(work, true, timeout, tx -> {});
+    }
+
     private <T> T transact(TxWork<T> work, boolean commit) throws GraphException {
-        try (Transaction tx = db.beginTx()) {
+        return transact(work, commit, null, tx -> {});
+    }
+
+    /** {@code begun} is given the transaction before the work runs in it. */
+    private <T> T transact(TxWork<T> work, boolean commit, Duration timeout, Consumer<Transaction> begun)
+            throws GraphException {
+        try (Transaction tx = beginTx(timeout)) {
+            begun.accept(tx);
             T value = work.run(new EmbeddedTx(tx));
             if (commit) {
                 tx.commit();
@@ -111,9 +153,9 @@ public final class EmbeddedSink implements Sink {
     }
 
     @Override
-    public OpenTx begin(boolean write) throws GraphException {
+    public OpenTx begin(boolean write, Duration timeout) throws GraphException {
         try {
-            return new EmbeddedOpenTx(db.beginTx(), write);
+            return new EmbeddedOpenTx(beginTx(timeout), write);
         } catch (RuntimeException e) {
             throw EmbeddedErrors.translate(e);
         }

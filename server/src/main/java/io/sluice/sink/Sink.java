@@ -7,11 +7,13 @@ import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
 import io.sluice.vocab.QueryKind;
 import io.sluice.vocab.StatementResult;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * Where writes land: a Neo4j database, embedded or over Bolt. The one seam between sluice's write path and
@@ -66,10 +68,70 @@ public interface Sink extends AutoCloseable {
      * Opens an explicit transaction, read or write. A read transaction refuses writes with Neo4j's
      * {@code Neo.ClientError.Statement.AccessMode} (and rolls back, like any failed statement).
      */
-    OpenTx begin(boolean write) throws GraphException;
+    default OpenTx begin(boolean write) throws GraphException {
+        return begin(write, null);
+    }
+
+    /**
+     * As {@link #begin(boolean)}, ended by the database (Neo4j's {@code TransactionTimedOutClientConfiguration})
+     * once it has been open for {@code timeout}, what a driver's {@code tx_timeout} asks; null: the database's own.
+     */
+    OpenTx begin(boolean write, Duration timeout) throws GraphException;
 
     /** Runs {@code work} in a new write transaction and commits it; any failure rolls it back. */
     <T> T inTransaction(TxWork<T> work) throws GraphException;
+
+    /**
+     * As {@link #inTransaction(TxWork)}, ended by the database once open for {@code timeout} (null: its own); this
+     * default, for a sink without timeouts, applies none.
+     */
+    default <T> T inTransaction(TxWork<T> work, Duration timeout) throws GraphException {
+        return inTransaction(work);
+    }
+
+    /**
+     * A batch's transaction while it runs, as another thread sees it (the appliers' lock watch, apply.LockWatch):
+     * whether it waits for a lock that a transaction other than sluice's batches holds, and ending it. Thread-safe.
+     */
+    interface Running {
+        /** A transaction nobody can see into: never found blocked. */
+        Running UNSEEN = new Running() {
+            @Override
+            public boolean blockedByOther() {
+                return false;
+            }
+
+            @Override
+            public boolean terminate() {
+                return false;
+            }
+        };
+
+        /**
+         * Whether it waits now for a lock held by a transaction that is not a batch's: a client's explicit
+         * transaction, a group's, anyone's on the same database who bypasses sluice. A wait for another batch is
+         * not: that one commits soon, and batches take their locks in one order.
+         */
+        boolean blockedByOther() throws GraphException;
+
+        /**
+         * Ends it, rolled back: the statement it runs fails on its own thread. False when it cannot be ended any
+         * more (it commits, or has finished): then it is as if this was never called.
+         */
+        boolean terminate() throws GraphException;
+    }
+
+    /**
+     * As {@link #inTransaction}, for a batch: its transaction is marked as a batch's (so that another batch's
+     * {@link Running#blockedByOther} does not count it), {@code timeout} (null: the database's own) ends it as
+     * Neo4j's transaction timeout does, and {@code opened} is given its {@link Running} once it has begun, on this
+     * thread. This default, for a sink that cannot see into its transactions, gives {@link Running#UNSEEN}.
+     */
+    default <T> T inBatchTransaction(TxWork<T> work, Duration timeout, Consumer<Running> opened)
+            throws GraphException {
+        opened.accept(Running.UNSEEN);
+        return inTransaction(work);
+    }
 
     /** Runs {@code work} in a new read transaction (never commits anything). */
     <T> T inReadTransaction(TxWork<T> work) throws GraphException;

@@ -154,6 +154,11 @@ public final class TxRegistry implements AutoCloseable {
      * the same owner finds it again, as Neo4j compares the opener's credentials).
      */
     public Opened open(boolean write, Object owner) throws GraphException {
+        return open(write, owner, null);
+    }
+
+    /** As {@link #open(boolean, Object)}, ended by the database once open for {@code timeout} (null: its own). */
+    public Opened open(boolean write, Object owner, Duration timeout) throws GraphException {
         lock.lock();
         try {
             if (closed) {
@@ -171,7 +176,7 @@ public final class TxRegistry implements AutoCloseable {
         try {
             gate.enter();
             entered = true;
-            tx = sink.begin(write);
+            tx = sink.begin(write, timeout);
         } catch (GraphException | RuntimeException e) {
             if (entered) {
                 gate.leave();

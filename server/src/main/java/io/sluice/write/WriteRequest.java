@@ -1,5 +1,6 @@
 package io.sluice.write;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -16,11 +17,19 @@ public sealed interface WriteRequest {
      * Raw Cypher statements (tx/commit, query/v2), run in order. {@code counters}: whether the client asked for
      * the statements' update counters ({@code includeStats}, {@code includeCounters}), which only running each
      * statement on its own gives; without it the write path may coalesce a one-statement request that returns
-     * nothing with others running the same statement.
+     * nothing with others running the same statement. {@code timeout}: what its client asked of its transaction
+     * (Bolt's {@code tx_timeout}; null: none), applied when it runs in a transaction of its own (set aside for a lock,
+     * see apply.LockWatch); never journaled (an async request was answered before it ran).
      */
-    record CypherRequest(List<Statement> statements, long bytes, boolean counters) implements WriteRequest {
+    record CypherRequest(List<Statement> statements, long bytes, boolean counters, Duration timeout)
+            implements WriteRequest {
         public CypherRequest {
             statements = List.copyOf(statements);
+        }
+
+        /** Without a timeout of its own. */
+        public CypherRequest(List<Statement> statements, long bytes, boolean counters) {
+            this(statements, bytes, counters, null);
         }
 
         /** A request whose every result, counters included, is kept (in-process callers, journal replays). */

@@ -4,6 +4,7 @@ import io.sluice.sink.Sink;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.QueryKind;
 import io.sluice.vocab.StatementResult;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -112,7 +113,7 @@ final class ScriptedSink implements Sink {
     }
 
     @Override
-    public synchronized OpenTx begin(boolean write) {
+    public synchronized OpenTx begin(boolean write, Duration timeout) {
         Tx tx = new Tx(txs.size() + 1);
         txs.add(tx);
         calls.add(tx.name + " begin");

@@ -4,6 +4,7 @@ import io.sluice.vocab.QueryKind;
 import io.sluice.sink.Sink;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.StatementResult;
+import java.time.Duration;
 import java.util.Map;
 
 /** A {@link Sink} that passes everything to a real one; tests override what they want to break. */
@@ -35,8 +36,8 @@ public class ForwardingSink implements Sink {
     }
 
     @Override
-    public OpenTx begin(boolean write) throws GraphException {
-        return real.begin(write);
+    public OpenTx begin(boolean write, Duration timeout) throws GraphException {
+        return real.begin(write, timeout);
     }
 
     @Override

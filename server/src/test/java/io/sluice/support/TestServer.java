@@ -89,6 +89,23 @@ public final class TestServer implements AutoCloseable {
     }
 
     /**
+     * Starts over a Neo4j reached through Bolt at {@code uri} as {@code user}, with sluice's own Bolt listener:
+     * {@link #bolt} is then sluice's.
+     */
+    public static TestServer startRemoteWithBolt(String yaml, String uri, String user, String password) {
+        try {
+            SluiceConfig c = withoutRehearsal(yaml, ConfigLoader.parse(yaml));
+            Path dir = Files.createTempDirectory("sluice-test-");
+            HostPort bolt = new HostPort("127.0.0.1", freePort());
+            return new TestServer(SluiceServer.start(SluiceServer.Options.remote(c, dir, new HostPort("127.0.0.1", 0),
+                    bolt, new BoltSink.Options(uri, user, password, c.neo4j().database()))
+                    .withInitialAuth(new InitialAuth.Given(PASSWORD, false))), dir, bolt);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
      * Tests start without the write path's rehearsal (it would add up to its time limit of CPU beside every
      * test's start) unless their YAML asks for it ({@code write_path}).
      */
