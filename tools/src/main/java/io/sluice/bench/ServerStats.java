@@ -15,7 +15,8 @@ import java.time.Duration;
  * shares with the server). The difference over the measured window says where the time went: an applier busy
  * near 100% means the database is the limit; well below, the requests do not arrive fast enough (clients,
  * HTTP, or the hand-off to the applier). Raw mode has no server side: its figures come from its own loop.
- * Besides the counters, the largest batch.
+ * Besides the counters, the largest batch. A group of managed transactions ({@code transactions.group}) counts as a
+ * batch of its members (each a write): rows/tx is then members per group, tx ms the group's commit.
  *
  * <p>Batches and rows are the count and sum of one meter, the rows-per-batch summary, which a scrape reads
  * together. They used to come from two meters (batches from {@code sluice_batches_total}), which a batch commit
@@ -106,6 +107,10 @@ public record ServerStats(double batches, double rows, double commitSeconds, dou
         return seconds > 0 ? commitSeconds / seconds : 0;
     }
 
+    /** Grouped transactions' commits (issue 29's groups) count as batches of their members: a member is a write. */
+    private static final String GROUPS_COMMITTED = "sluice_group_members_count{outcome=\"committed\"}";
+    private static final String GROUP_MEMBERS_COMMITTED = "sluice_group_members_sum{outcome=\"committed\"}";
+
     /** Parses the Prometheus text format; absent series count as zero. */
     public static ServerStats parse(String text) {
         double batches = 0;
@@ -121,14 +126,14 @@ public record ServerStats(double batches, double rows, double commitSeconds, dou
             int space = line.lastIndexOf(' ');
             String name = line.substring(0, space);
             double v = Double.parseDouble(line.substring(space + 1));
-            if (name.equals("sluice_batch_rows_count")) {
-                batches = v;
-            } else if (name.equals("sluice_batch_rows_sum")) {
-                rows = v;
+            if (name.equals("sluice_batch_rows_count") || name.equals(GROUPS_COMMITTED)) {
+                batches += v;
+            } else if (name.equals("sluice_batch_rows_sum") || name.equals(GROUP_MEMBERS_COMMITTED)) {
+                rows += v;
             } else if (name.equals("sluice_batch_rows_max")) {
                 max = v;
-            } else if (name.equals("sluice_commit_seconds_sum")) {
-                commit = v;
+            } else if (name.equals("sluice_commit_seconds_sum") || name.equals("sluice_group_commit_seconds_sum")) {
+                commit += v;
             } else if (name.startsWith("jvm_gc_pause_seconds_sum")) {
                 gc += v;
             } else if (name.startsWith("sluice_transient_retries_total") && name.contains(Neo4jStatus.Transaction.DEADLOCK_DETECTED)) {
