@@ -4,7 +4,6 @@ import io.sluice.vocab.GraphException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.neo4j.driver.Driver;
@@ -25,13 +24,15 @@ final class BoltRunning implements Sink.Running {
 
     private final Driver driver;
     private final SessionConfig session;
-    private final String id = UUID.randomUUID().toString();
+    /** Its own among every batch on the server: the sink's id (one random draw per sink) and a count. */
+    private final String id;
     /** The server's id of its transaction, once {@link #blockedByOther} has seen it. */
     private volatile String serverId;
 
-    BoltRunning(Driver driver, SessionConfig session) {
+    BoltRunning(Driver driver, SessionConfig session, String id) {
         this.driver = driver;
         this.session = session;
+        this.id = id;
     }
 
     /** The metadata its transaction begins with. */

@@ -11,9 +11,11 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -109,6 +111,9 @@ public final class BoltSink implements Sink {
     private final SessionConfig readSession;
     /** Where {@code SHOW TRANSACTIONS} looks into batches: no bookmarks, so it waits for nothing. */
     private final SessionConfig watchSession;
+    /** This sink's batches' ids on the server: one random prefix (other instances share the server), a count. */
+    private final String batchIds = UUID.randomUUID().toString();
+    private final AtomicLong batches = new AtomicLong();
     private final Time time;
     private final ReentrantLock probing = new ReentrantLock();
     private volatile String serverAgent = "version unknown";
@@ -189,7 +194,7 @@ public final class BoltSink implements Sink {
     @Override
     public <T> T inBatchTransaction(TxWork<T> work, Duration timeout, Consumer<Running> opened)
             throws GraphException {
-        BoltRunning running = new BoltRunning(driver, watchSession);
+        BoltRunning running = new BoltRunning(driver, watchSession, batchIds + "-" + batches.incrementAndGet());
         TransactionConfig.Builder c = TransactionConfig.builder().withMetadata(running.metadata());
         if (timeout != null) {
             c.withTimeout(timeout);
