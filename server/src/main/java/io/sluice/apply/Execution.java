@@ -55,14 +55,8 @@ final class Execution {
     /**
      * {@code keepResults} false: raw statements run discarding their results (each request gets empty ones).
      * {@code forms}: the coalesced forms of statements, by text ({@link #formsFor}); those without one run as
-     * they are.
+     * they are. {@code step} is told whose requests each statement runs.
      */
-    static Map<Pending, List<StatementResult>> run(SinkTx tx, List<Pending> group, boolean lockOrder,
-            boolean keepResults, Map<String, String> forms) throws GraphException {
-        return run(tx, group, lockOrder, keepResults, forms, Step.NONE);
-    }
-
-    /** As above, telling {@code step} whose requests each statement runs. */
     static Map<Pending, List<StatementResult>> run(SinkTx tx, List<Pending> group, boolean lockOrder,
             boolean keepResults, Map<String, String> forms, Step step) throws GraphException {
         Map<Template, List<Map<String, Object>>> templateRows = new LinkedHashMap<>();

@@ -99,7 +99,7 @@ public final class LockWatch implements AutoCloseable {
         private long due; // guarded by lock
         private int looks; // guarded by lock
         private boolean finished; // guarded by lock
-        private List<Pending> blocked; // guarded by lock
+        private volatile List<Pending> blocked; // written under lock (against finished), read without
 
         private Watched(long due) {
             this.due = due;
@@ -120,12 +120,7 @@ public final class LockWatch implements AutoCloseable {
          * null when it did not: read by the runner once its transaction failed.
          */
         List<Pending> blocked() {
-            lock.lock();
-            try {
-                return blocked;
-            } finally {
-                lock.unlock();
-            }
+            return blocked;
         }
 
         /** Its transaction has ended, however: the watch forgets it. */
