@@ -7,7 +7,9 @@ import java.util.Locale;
 public enum Cause {
     ROLLBACK, FAILED, STALLED, INTERLEAVED, DISCONNECTED, COMMIT_FAILED, SHUTDOWN,
     /** A member whose results were not the same when its group was replayed without one that left. */
-    REPLAY_MISMATCH;
+    REPLAY_MISMATCH,
+    /** The group's transaction met a deadlock, and running its statements again failed. */
+    DEADLOCK;
 
     /** What a member aborted by its group is told: transient, retried by every driver's managed transactions. */
     public static final String ABORTED = Neo4jStatus.Transaction.OUTDATED;

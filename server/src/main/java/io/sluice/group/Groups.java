@@ -162,6 +162,7 @@ final class Groups {
             case COMMIT_FAILED -> "the group's commit failed";
             case REPLAY_MISMATCH -> "the group was replayed and its results changed";
             case SHUTDOWN -> "sluice is shutting down";
+            case DEADLOCK -> "the group's transaction met a deadlock and could not run again";
         } + ": nothing of it was committed; retry it");
         g.cause = cause;
         g.culprit = culprit;

@@ -126,6 +126,19 @@ final class Replay {
 
     /** Runs the group's statements again, as the turn's holder {@code token}, without those of members taken out. */
     private void replay(Group g, Seat culprit, Cause cause, Seat token) {
+        Again a = runAgain(g);
+        ended(g, culprit, cause, token, a.kept(), a.replayed(), a.failed());
+    }
+
+    /** What running a group's log again gave: the statements kept, how many ran, why it failed (null: it did not). */
+    private record Again(List<Executed> kept, int replayed, Neo4jError failed) {}
+
+    /**
+     * Rolls the group's transaction back and runs the statements of the members not taken out again in a new one,
+     * in order, each checked against its member's answer; a member whose answer differs is taken out and the run
+     * starts over without it. Called holding the turn, running, without the lock.
+     */
+    private Again runAgain(Group g) {
         int replayed = 0;
         Neo4jError failed = null;
         List<Executed> kept = new ArrayList<>();
@@ -156,10 +169,43 @@ final class Replay {
                 failed = Neo4jError.unknown("a group's replay failed: " + e);
             }
             if (failed != null || mismatch == null || !evictMismatch(g, mismatch)) {
-                break;
+                return new Again(kept, replayed, failed);
             }
         }
-        ended(g, culprit, cause, token, kept, replayed, failed);
+    }
+
+    /**
+     * A statement of {@code s}, which holds the turn and is running, met a deadlock: Neo4j rolled the group's
+     * transaction back. The group's statements run again in a new transaction, as when a member leaves, but no one
+     * leaves for it (a member whose answer would differ is taken out, as there); {@code s} keeps the turn, running,
+     * to run its statement again. True when it may; false when {@code s} was taken out (its own earlier answer
+     * differed) or the group ended (the re-run failed: the group is aborted, and its transaction rolled back).
+     */
+    boolean rerun(Group g, Seat s) {
+        Again a = runAgain(g);
+        Sink.OpenTx rollback = null;
+        groups.lock.lock();
+        try {
+            groups.listener.replayed(a.replayed());
+            if (g.finished()) { // aborted meanwhile (shutdown, a stall): this re-run's transaction to roll back
+                g.turn.running(false);
+                rollback = groups.takeRollback(g);
+                return false;
+            }
+            if (a.failed() != null) {
+                g.turn.running(false);
+                rollback = groups.abort(g, Cause.DEADLOCK, null);
+                return false;
+            }
+            g.log = new ArrayList<>(a.kept());
+            g.statements = a.kept().size();
+            g.turn.last(a.kept().isEmpty() ? null : a.kept().getLast().member());
+            g.done.signalAll(); // members taken out while waiting for the commit learn it
+            return s.evicted == null;
+        } finally {
+            groups.lock.unlock();
+            Groups.rollbackNow(rollback);
+        }
     }
 
     /** The log's statements of members not taken out, a copy (taken under the lock). */
@@ -188,9 +234,9 @@ final class Replay {
             if (g.finished()) {
                 return false;
             }
-            mismatch.evicted = new Neo4jError(Cause.ABORTED, "this transaction's group was replayed"
-                    + " without one that rolled back, and its results were not the same without it: nothing of it was"
-                    + " committed; retry it");
+            mismatch.evicted = new Neo4jError(Cause.ABORTED, "this transaction's group ran again (without one"
+                    + " that left it, or after a deadlock with another transaction), and its results were not the same:"
+                    + " nothing of it was committed; retry it");
             mismatch.wake.signal();
             g.members.remove(mismatch);
             g.turn.dequeue(mismatch);

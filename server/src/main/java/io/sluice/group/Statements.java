@@ -5,15 +5,20 @@ import io.sluice.group.Group.Seat;
 import io.sluice.sink.Sink;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.Neo4jStatus;
 import io.sluice.vocab.StatementResult;
 import java.util.Map;
 
 /**
  * A member's statement: it joins the open group at its first, waits for the turn, runs in the group's transaction
  * without the lock, and is logged (what a replay runs again); one that would interleave with another member's aborts
- * the group, and one that fails takes its member out (the others replayed). Blocks the caller (the turn; Neo4j).
+ * the group, and one that fails takes its member out (the others replayed); one that meets a deadlock runs the
+ * group's statements again ({@link Replay#rerun}) and then itself, no one taken out for it. Blocks the caller (the turn; Neo4j).
  */
 final class Statements {
+    /** How many times one statement's deadlocks re-run its group before the deadlock is its answer. */
+    static final int MAX_RERUNS = 5;
+
     private final Groups groups;
     private final Replay replay;
 
@@ -55,15 +60,26 @@ final class Statements {
         }
         StatementResult result = null;
         GraphException failure = null;
-        try {
-            if (g.tx == null) {
-                groups.begin(g);
+        for (int deadlocks = 0; ; deadlocks++) {
+            try {
+                if (g.tx == null) {
+                    groups.begin(g);
+                }
+                result = g.tx.run(cypher, params);
+                failure = null;
+            } catch (GraphException e) {
+                failure = e;
+            } catch (RuntimeException | Error e) {
+                failure = new GraphException(Neo4jError.unknown("a grouped statement failed: " + e), null);
             }
-            result = g.tx.run(cypher, params);
-        } catch (GraphException e) {
-            failure = e;
-        } catch (RuntimeException | Error e) {
-            failure = new GraphException(Neo4jError.unknown("a grouped statement failed: " + e), null);
+            if (failure == null || !deadlock(failure) || deadlocks == MAX_RERUNS) {
+                break;
+            }
+            // Neo4j rolled the group's transaction back to break a deadlock with another transaction: nobody's
+            // fault in the group, so everyone's statements run again (checked), then this one, still holding the turn
+            if (!replay.rerun(g, s)) {
+                throw leftAfterRerun(s, g);
+            }
         }
         ran(s, g, cypher, params, result, failure);
         if (failure != null) {
@@ -75,6 +91,39 @@ final class Statements {
                     + " (retry it: the retry runs alone)"), null);
         }
         return result;
+    }
+
+    private static boolean deadlock(GraphException e) {
+        return e.error() != null && Neo4jStatus.Transaction.DEADLOCK_DETECTED.equals(e.error().code());
+    }
+
+    /**
+     * After a re-run that {@code s} did not survive (under the lock): gives the turn up, and says why it ends, its own
+     * eviction or its group's abort.
+     */
+    private GraphException leftAfterRerun(Seat s, Group g) {
+        Sink.OpenTx rollback = null;
+        groups.lock.lock();
+        try {
+            g.turn.running(false);
+            if (g.finished()) {
+                rollback = groups.takeRollback(g);
+                return s.evicted != null ? new GraphException(s.evicted, null) : Groups.aborted(g);
+            }
+            g.turn.pass();
+            if (g.members.isEmpty() && g.log.isEmpty()) {
+                rollback = g.tx;
+                g.tx = null;
+                groups.finish(g, Phase.DISSOLVED); // no one left, nothing kept: its place goes back
+            } else {
+                groups.maybeClose(g);
+                g.done.signalAll();
+            }
+            return new GraphException(s.evicted, null);
+        } finally {
+            groups.lock.unlock();
+            Groups.rollbackNow(rollback);
+        }
     }
 
     /**

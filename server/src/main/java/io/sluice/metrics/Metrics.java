@@ -35,6 +35,13 @@ public interface Metrics {
      */
     default void setAside(int requests) {}
 
+    /**
+     * A client's explicit write transaction was a deadlock's victim, and {@code outcome} says how it ended:
+     * {@code rerun} (its statements ran again with the same answers: the client never saw it), {@code answer_differed}
+     * or {@code not_rerun} (the client got Neo4j's deadlock error).
+     */
+    default void deadlock(String outcome) {}
+
     /** A request failed while applying (constraint violation, type error ...). */
     default void writeFailed(String code) {}
 

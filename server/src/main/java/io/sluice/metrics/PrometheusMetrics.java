@@ -218,6 +218,11 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
     }
 
     @Override
+    public void deadlock(String outcome) {
+        registry.counter("sluice.transactions.deadlocks", "outcome", outcome).increment();
+    }
+
+    @Override
     public void bisection() {
         bisections.increment();
     }

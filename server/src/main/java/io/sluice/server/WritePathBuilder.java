@@ -233,7 +233,8 @@ final class WritePathBuilder {
                 // would refuse before the gate could (a driver's 64 managed sessions would back off, not take turns)
                 TxRegistry.Options.of(ids, idleTimeout, Integer.MAX_VALUE), time,
                 new SecureRandom(),
-                Thread.ofPlatform().name(threads + "txn-sweeper-" + ids.label()).factory()));
+                Thread.ofPlatform().name(threads + "txn-sweeper-" + ids.label()).factory(),
+                outcome -> metrics.deadlock(outcome.label())));
         return new ClientTransactions(registry, grouping, built.gateway()::kind);
     }
 }

@@ -112,6 +112,7 @@ public final class TxRegistry implements AutoCloseable {
     private final Options options;
     private final Time time;
     private final RandomGenerator random;
+    private final Rerunnable.Listener deadlocks;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition released = lock.newCondition();
     private final Condition stopping = lock.newCondition();
@@ -121,8 +122,10 @@ public final class TxRegistry implements AutoCloseable {
     private boolean closed; // guarded by lock
     private final Thread sweeper;
 
-    private TxRegistry(Sink sink, Gate gate, Options options, Time time, RandomGenerator random, ThreadFactory threads) {
+    private TxRegistry(Sink sink, Gate gate, Options options, Time time, RandomGenerator random, ThreadFactory threads,
+            Rerunnable.Listener deadlocks) {
         this.sink = sink;
+        this.deadlocks = deadlocks;
         this.gate = gate;
         this.options = options;
         this.time = time;
@@ -144,7 +147,16 @@ public final class TxRegistry implements AutoCloseable {
     /** As {@link #start(Sink, Gate, Options, Time)}, with the ids' randomness and the sweeper's thread injected. */
     public static TxRegistry start(Sink sink, Gate gate, Options options, Time time, RandomGenerator random,
             ThreadFactory threads) {
-        TxRegistry r = new TxRegistry(sink, gate, options, time, random, threads);
+        return start(sink, gate, options, time, random, threads, Rerunnable.Listener.NONE);
+    }
+
+    /**
+     * As {@link #start(Sink, Gate, Options, Time, RandomGenerator, ThreadFactory)}, telling {@code deadlocks} how
+     * each deadlock in a write transaction ended ({@link Rerunnable}).
+     */
+    public static TxRegistry start(Sink sink, Gate gate, Options options, Time time, RandomGenerator random,
+            ThreadFactory threads, Rerunnable.Listener deadlocks) {
+        TxRegistry r = new TxRegistry(sink, gate, options, time, random, threads, deadlocks);
         r.sweeper.start();
         return r;
     }
@@ -176,7 +188,9 @@ public final class TxRegistry implements AutoCloseable {
         try {
             gate.enter();
             entered = true;
-            tx = sink.begin(write, timeout);
+            // a write transaction survives being a deadlock's victim (Rerunnable); a read one takes no write locks
+            tx = write ? Rerunnable.begin(t -> sink.begin(true, t), timeout, time, deadlocks)
+                    : sink.begin(false, timeout);
         } catch (GraphException | RuntimeException e) {
             if (entered) {
                 gate.leave();

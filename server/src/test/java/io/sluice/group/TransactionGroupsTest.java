@@ -217,6 +217,84 @@ class TransactionGroupsTest {
         assertEverythingGivenBack();
     }
 
+    static StatementResult deadlock() throws GraphException {
+        throw new GraphException(new Neo4jError(Neo4jStatus.Transaction.DEADLOCK_DETECTED, "a deadlock"), null);
+    }
+
+    @Test
+    void aDeadlockRunsTheGroupAgainAndNoOneIsToldOrTakenOut() throws Exception {
+        sink.answerNext("C", TransactionGroupsTest::deadlock); // Neo4j breaks a cycle with another transaction here
+        Member z = pacer();
+        List<Member> ab = twoRan();
+        Member c = groups.member();
+
+        assertThat(c.run("C", Map.of())).isEqualTo(result("C")); // after A's and B's, run again (checked), in tx 3
+
+        List<OnThread<Boolean>> commits = List.of(commit("commit-a", ab.get(0)), commit("commit-b", ab.get(1)),
+                commit("commit-c", c));
+        commits(z);
+        for (OnThread<Boolean> m : commits) {
+            assertThat(m.get(WITHIN)).isTrue();
+        }
+        assertThat(sink.calls(2)).containsExactly("begin", "run A", "run B", "run C");
+        assertThat(sink.calls(3)).containsExactly("begin", "run A", "run B", "run C", "commit");
+        assertThat(events).containsExactly("replayed 2", "committed 1 1", "committed 3 3");
+        assertEverythingGivenBack();
+    }
+
+    @Test
+    void aDeadlockWhoseRerunChangesAMembersAnswerTakesThatMemberOutAlone() throws Exception {
+        sink.answer("B", result(1), result(2)); // B read what the deadlock's other transaction has since changed
+        sink.answerNext("C", TransactionGroupsTest::deadlock);
+        Member z = pacer();
+        List<Member> ab = List.of(groups.member(), groups.member());
+        ab.get(0).run("A", Map.of());
+        assertThat(ab.get(1).run("B", Map.of())).isEqualTo(result(1));
+        Member c = groups.member();
+
+        assertThat(c.run("C", Map.of())).isEqualTo(result("C"));
+
+        Neo4jError b = told(() -> {
+            ab.get(1).commit();
+            return null;
+        });
+        assertThat(b.code()).isEqualTo(TransactionGroups.ABORTED);
+        assertThat(b.message()).contains("were not the same");
+        List<OnThread<Boolean>> commits = List.of(commit("commit-a", ab.get(0)), commit("commit-c", c));
+        commits(z);
+        for (OnThread<Boolean> m : commits) {
+            assertThat(m.get(WITHIN)).isTrue();
+        }
+        assertThat(sink.calls(3)).containsExactly("begin", "run A", "run B", "rollback");
+        assertThat(sink.calls(4)).containsExactly("begin", "run A", "run C", "commit");
+        assertThat(events).containsExactly("evicted replay_mismatch", "replayed 3", "committed 1 1",
+                "committed 2 2");
+        assertEverythingGivenBack();
+    }
+
+    @Test
+    void aStatementThatKeepsMeetingDeadlocksFailsAfterFiveRerunsAndOnlyItsMemberLeaves() throws Exception {
+        for (int i = 0; i <= Statements.MAX_RERUNS; i++) {
+            sink.answerNext("C", TransactionGroupsTest::deadlock);
+        }
+        Member z = pacer();
+        List<Member> ab = twoRan();
+        Member c = groups.member();
+
+        Neo4jError told = told(() -> c.run("C", Map.of()));
+
+        assertThat(told.code()).isEqualTo(TransactionGroups.ABORTED);
+        assertThat(told.message()).contains("a deadlock");
+        List<OnThread<Boolean>> commits = List.of(commit("commit-a", ab.get(0)), commit("commit-b", ab.get(1)));
+        commits(z);
+        for (OnThread<Boolean> m : commits) {
+            assertThat(m.get(WITHIN)).isTrue();
+        }
+        assertThat(sink.begun()).isEqualTo(2 + Statements.MAX_RERUNS + 1); // the pacer's, the first, each re-run, the replay
+        assertThat(events).contains("evicted failed").last().isEqualTo("committed 2 2");
+        assertEverythingGivenBack();
+    }
+
     @Test
     void aMemberWhoseReplayedAnswerDiffersIsTakenOutAndToldToRetryTheOthersCommit() throws Exception {
         sink.answer("B", result(1), result(2)); // B read what A wrote: without A, its answer changes

@@ -1,0 +1,219 @@
+package io.sluice.txn;
+
+import io.sluice.sink.Sink;
+import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.Neo4jStatus;
+import io.sluice.vocab.StatementResult;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A client's explicit write transaction that a deadlock does not end: when Neo4j picks it as a deadlock's victim
+ * ({@code Neo.TransientError.Transaction.DeadlockDetected}, which rolls it back), its statements so far run again in a
+ * new Neo4j transaction, in order, each checked to give exactly the answer its client was given, and then the
+ * statement that met the deadlock runs again. The client never learns it happened.
+ *
+ * <h2>Why it is safe</h2>
+ * Neo4j takes a write's locks as it runs and keeps them to the end of the transaction. The victim's locks are gone
+ * when it is rolled back, so the other transaction of the cycle goes on; the re-run then waits, as any transaction
+ * would, for the locks it needs. A re-run whose every answer equals the first run's is a run of the same transaction
+ * later, after the one it deadlocked with: what the client saw, and what it will commit, is what that serial order
+ * gives. An answer that differs (it read what the other transaction wrote, it returned the element id of a node it
+ * created, whose id differs now, it called {@code randomUUID()}) means the client saw something the new transaction
+ * would not have: the re-run is rolled back and the client gets Neo4j's deadlock error, as it would from Neo4j. So
+ * nothing is ever answered that a serial execution would not have answered; at worst the client sees what Neo4j
+ * would have shown it.
+ *
+ * <h2>Bounds</h2>
+ * A transaction is re-run at most {@value #MAX_RERUNS} times (another deadlock during a re-run is the next attempt),
+ * never past its own timeout (what is left of it is the new transaction's), and only while what it ran is small
+ * enough to keep: {@value #MAX_STATEMENTS} statements and {@value #MAX_ROWS} result rows; past that it runs as a plain
+ * Neo4j transaction, its log dropped. Read transactions take no write locks and are never wrapped.
+ *
+ * <p>Used by one request at a time, as every {@link Sink.OpenTx} (the registry's hold orders them); blocks where the
+ * sink does. No thread of its own.
+ */
+public final class Rerunnable implements Sink.OpenTx {
+    static final int MAX_RERUNS = 5;
+    static final int MAX_STATEMENTS = 1_000;
+    static final int MAX_ROWS = 10_000;
+
+    /** How a deadlock in a client's transaction ended, for the metrics. */
+    public enum Outcome {
+        /** re-run, every answer the same: the client never saw the deadlock */
+        RERUN("rerun"),
+        /** re-run, an answer differed: the client got Neo4j's deadlock error */
+        ANSWER_DIFFERED("answer_differed"),
+        /** not re-run (too large, out of time or attempts, the re-run failed otherwise): Neo4j's error */
+        NOT_RERUN("not_rerun");
+
+        private final String label;
+
+        Outcome(String label) {
+            this.label = label;
+        }
+
+        public String label() {
+            return label;
+        }
+    }
+
+    /** Told how each deadlock ended. Called on the client's request thread. */
+    public interface Listener {
+        Listener NONE = outcome -> { };
+
+        void deadlock(Outcome outcome);
+    }
+
+    /** Begins a Neo4j transaction: the sink's {@code begin}. */
+    @FunctionalInterface
+    public interface Begin {
+        Sink.OpenTx begin(Duration timeout) throws GraphException;
+    }
+
+    /** One statement the client was answered: what it sent and what it got. */
+    private record Ran(String cypher, Map<String, Object> params, StatementResult result) {}
+
+    private final Begin begin;
+    private final Time time;
+    private final Listener listener;
+    private final Duration timeout;
+    private final long deadline;
+    private final List<Ran> log = new ArrayList<>();
+    private boolean logging = true;
+    private int rows;
+    private Sink.OpenTx tx;
+
+    private Rerunnable(Sink.OpenTx tx, Begin begin, Duration timeout, Time time, Listener listener) {
+        this.tx = tx;
+        this.begin = begin;
+        this.time = time;
+        this.listener = listener;
+        this.timeout = timeout;
+        this.deadline = timeout == null ? 0 : time.nanos() + timeout.toNanos();
+    }
+
+    /** Begins a write transaction through {@code begin}, ended by the database once open for {@code timeout}. */
+    public static Rerunnable begin(Begin begin, Duration timeout, Time time, Listener listener) throws GraphException {
+        return new Rerunnable(begin.begin(timeout), begin, timeout, time, listener);
+    }
+
+    @Override
+    public StatementResult run(String cypher, Map<String, Object> params) throws GraphException {
+        int attempts = 0; // re-runs for this statement, each deadlock meeting one
+        while (true) {
+            try {
+                StatementResult r = tx.run(cypher, params);
+                keep(cypher, params, r);
+                return r;
+            } catch (GraphException e) {
+                if (!deadlock(e)) {
+                    throw e;
+                }
+                tx.rollback(); // Neo4j has rolled the victim back; this only makes sure
+                Outcome o = null;
+                while (o == null) { // null: a deadlock again while re-running, the next attempt if one is left
+                    o = attempts++ < MAX_RERUNS && logging ? rerun() : Outcome.NOT_RERUN;
+                }
+                listener.deadlock(o);
+                if (o != Outcome.RERUN) {
+                    tx = Finished.TX;
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /**
+     * Runs the log again in a new transaction: {@link Outcome#RERUN} when every answer was the same (the new
+     * transaction is this one's now), null when the re-run met a deadlock again (rolled back; try again), else why
+     * not (rolled back).
+     */
+    private Outcome rerun() {
+        Duration left = null;
+        if (timeout != null) {
+            long nanos = deadline - time.nanos();
+            if (nanos <= 0) {
+                return Outcome.NOT_RERUN;
+            }
+            left = Duration.ofNanos(nanos);
+        }
+        try {
+            tx = begin.begin(left);
+        } catch (GraphException | RuntimeException e) {
+            tx = Finished.TX;
+            return Outcome.NOT_RERUN;
+        }
+        try {
+            for (Ran r : log) {
+                if (!tx.run(r.cypher(), r.params()).equals(r.result())) {
+                    tx.rollback();
+                    return Outcome.ANSWER_DIFFERED;
+                }
+            }
+            return Outcome.RERUN;
+        } catch (GraphException e) {
+            tx.rollback();
+            return deadlock(e) ? null : Outcome.NOT_RERUN;
+        } catch (RuntimeException e) {
+            tx.rollback();
+            return Outcome.NOT_RERUN;
+        }
+    }
+
+    private void keep(String cypher, Map<String, Object> params, StatementResult r) {
+        if (!logging) {
+            return;
+        }
+        rows += r.rows().size();
+        if (log.size() >= MAX_STATEMENTS || rows > MAX_ROWS) {
+            logging = false;
+            log.clear();
+            return;
+        }
+        log.add(new Ran(cypher, params, r));
+    }
+
+    private static boolean deadlock(GraphException e) {
+        return e.error() != null && Neo4jStatus.Transaction.DEADLOCK_DETECTED.equals(e.error().code());
+    }
+
+    @Override
+    public void commit() throws GraphException {
+        log.clear();
+        tx.commit();
+    }
+
+    @Override
+    public void rollback() {
+        log.clear();
+        tx.rollback();
+    }
+
+    @Override
+    public void abandon() {
+        log.clear();
+        tx.abandon();
+    }
+
+    /** What a transaction whose re-run could not even begin holds: nothing, ended. */
+    private static final class Finished implements Sink.OpenTx {
+        static final Sink.OpenTx TX = new Finished();
+
+        @Override
+        public StatementResult run(String cypher, Map<String, Object> params) throws GraphException {
+            throw new IllegalStateException("the transaction has ended");
+        }
+
+        @Override
+        public void commit() {
+            throw new IllegalStateException("the transaction has ended");
+        }
+
+        @Override
+        public void rollback() {}
+    }
+}

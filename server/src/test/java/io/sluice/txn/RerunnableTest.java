@@ -1,0 +1,178 @@
+package io.sluice.txn;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.sink.EmbeddedNeo4j;
+import io.sluice.support.TestServer;
+import io.sluice.time.Time;
+import io.sluice.vocab.GraphException;
+import io.sluice.vocab.Neo4jStatus;
+import io.sluice.vocab.StatementResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@link Rerunnable} against the real embedded Neo4j and its real deadlock detection: two write transactions lock
+ * nodes A and B in opposite orders, so Neo4j picks one as the victim. Whichever it is, its statements run again
+ * after the other's locks go and neither client sees an error, when its answers do not depend on the other's
+ * writes; when they do, the victim's client gets Neo4j's deadlock error, and nothing of its first run or its re-run
+ * is committed.
+ */
+@Timeout(60)
+class RerunnableTest {
+    static Path dir;
+    static EmbeddedNeo4j neo4j;
+
+    final ConcurrentLinkedQueue<Rerunnable.Outcome> outcomes = new ConcurrentLinkedQueue<>();
+    ExecutorService pool;
+
+    @BeforeAll
+    static void startNeo4j() throws Exception {
+        dir = Files.createTempDirectory("sluice-rerunnable-");
+        neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(dir, null, 64L << 20, 0, "neo4j"));
+    }
+
+    @AfterAll
+    static void stopNeo4j() {
+        neo4j.close();
+        TestServer.deleteRecursively(dir);
+    }
+
+    @BeforeEach
+    void setUp() {
+        neo4j.database().executeTransactionally("MATCH (n) DETACH DELETE n");
+        neo4j.database().executeTransactionally("CREATE (:N {id: 'A', c: 0}), (:N {id: 'B', c: 0})");
+        pool = Executors.newFixedThreadPool(2, Thread.ofPlatform().name("test-rerun-", 0).factory());
+    }
+
+    @AfterEach
+    void tearDown() throws InterruptedException {
+        pool.shutdownNow();
+        assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    Rerunnable begin(Duration timeout) throws GraphException {
+        return Rerunnable.begin(t -> neo4j.sink().begin(true, t), timeout, Time.SYSTEM, outcomes::add);
+    }
+
+    /** Sets {@code property} on node {@code id}, answering the node's id: an answer the other's writes leave alone. */
+    static StatementResult set(Rerunnable tx, String id, String property) throws GraphException {
+        return tx.run("MATCH (n:N {id: $id}) SET n[$p] = true RETURN n.id AS id", Map.of("id", id, "p", property));
+    }
+
+    /** Counts on node {@code id}, answering the count: an answer that depends on whoever counted before. */
+    static StatementResult count(Rerunnable tx, String id) throws GraphException {
+        return tx.run("MATCH (n:N {id: $id}) SET n.c = n.c + 1 RETURN n.c AS c", Map.of("id", id));
+    }
+
+    /**
+     * The deadlock: {@code one} has run {@code first} on A, {@code two} on B; {@code one} then runs {@code second}
+     * on B (on another thread, waiting for two's lock) and {@code two} on A. Each, once its statement returns,
+     * commits. Returns each one's outcome: null for a commit, else the error it got.
+     */
+    List<GraphException> deadlock(Rerunnable one, Rerunnable two, Step second) throws Exception {
+        CompletableFuture<GraphException> first = CompletableFuture.supplyAsync(() -> finish(one, "B", second), pool);
+        // one waits for B's lock, held by two; two then asks for A's, held by one: a cycle Neo4j breaks
+        awaitWaiting();
+        GraphException other = finish(two, "A", second);
+        return Arrays.asList(first.get(30, TimeUnit.SECONDS), other);
+    }
+
+    interface Step {
+        void run(Rerunnable tx, String node) throws GraphException;
+    }
+
+    static GraphException finish(Rerunnable tx, String node, Step second) {
+        try {
+            second.run(tx, node);
+            tx.commit();
+            return null;
+        } catch (GraphException e) {
+            tx.rollback();
+            return e;
+        }
+    }
+
+    /** Until a transaction waits for a lock (Neo4j's own view), bounded by the test's timeout. */
+    static void awaitWaiting() throws InterruptedException {
+        while (true) {
+            long waiting = (long) neo4j.database().executeTransactionally("SHOW TRANSACTIONS YIELD status"
+                    + " WHERE status STARTS WITH 'Blocked' RETURN count(*) AS n", Map.of(),
+                    r -> r.next().get("n"));
+            if (waiting > 0) {
+                return;
+            }
+            Thread.sleep(5); // polling Neo4j's own state, not timing the test
+        }
+    }
+
+    @Test
+    void victimRunsAgainUnseenWhenItsAnswersAreTheSame() throws Exception {
+        Rerunnable one = begin(null);
+        Rerunnable two = begin(null);
+        set(one, "A", "one");
+        set(two, "B", "two");
+
+        List<GraphException> errors = deadlock(one, two, (tx, node) ->
+                set(tx, node, tx == one ? "one" : "two"));
+
+        assertThat(errors).containsOnlyNulls();
+        assertThat(outcomes).containsExactly(Rerunnable.Outcome.RERUN);
+        Object all = neo4j.database().executeTransactionally("MATCH (n:N) WHERE n.one AND n.two RETURN count(*) AS n",
+                Map.of(), r -> r.next().get("n"));
+        assertThat(all).isEqualTo(2L); // both transactions' writes to both nodes, committed
+    }
+
+    @Test
+    void victimWhoseAnswerWouldDifferGetsNeo4jsDeadlockError() throws Exception {
+        Rerunnable one = begin(null);
+        Rerunnable two = begin(null);
+        count(one, "A");
+        count(two, "B");
+
+        List<GraphException> errors = deadlock(one, two, (tx, node) -> count(tx, node));
+
+        assertThat(errors).filteredOn(e -> e != null).singleElement()
+                .satisfies(e -> assertThat(e.error().code()).isEqualTo(Neo4jStatus.Transaction.DEADLOCK_DETECTED));
+        assertThat(outcomes).containsExactly(Rerunnable.Outcome.ANSWER_DIFFERED);
+        // the survivor counted each node once; nothing of the victim's first run or its re-run was committed
+        Object counts = neo4j.database().executeTransactionally("MATCH (n:N) RETURN sum(n.c) AS c, max(n.c) AS m",
+                Map.of(), r -> {
+                    Map<String, Object> row = r.next();
+                    return row.get("c") + "/" + row.get("m");
+                });
+        assertThat(counts).isEqualTo("2/1");
+    }
+
+    @Test
+    void transactionTooLargeToKeepGetsNeo4jsDeadlockError() throws Exception {
+        Rerunnable one = begin(null);
+        Rerunnable two = begin(null);
+        for (int i = 0; i <= Rerunnable.MAX_STATEMENTS; i++) { // both past the log's bound: whichever is the victim
+            set(one, "A", "one");
+            set(two, "B", "two");
+        }
+
+        List<GraphException> errors = deadlock(one, two, (tx, node) -> set(tx, node, tx == one ? "one" : "two"));
+
+        assertThat(errors).filteredOn(e -> e != null).singleElement()
+                .satisfies(e -> assertThat(e.error().code()).isEqualTo(Neo4jStatus.Transaction.DEADLOCK_DETECTED));
+        assertThat(outcomes).containsExactly(Rerunnable.Outcome.NOT_RERUN);
+    }
+}
