@@ -3,6 +3,8 @@ package io.sluice.group;
 import io.sluice.group.Group.Executed;
 import io.sluice.group.Group.Seat;
 import io.sluice.sink.Sink;
+import io.sluice.time.Jitter;
+import io.sluice.txn.Rerunnable;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
@@ -17,7 +19,7 @@ import java.util.Map;
  */
 final class Statements {
     /** How many times one statement's deadlocks re-run its group before the deadlock is its answer. */
-    static final int MAX_RERUNS = 5;
+    static final int MAX_RERUNS = 10;
 
     private final Groups groups;
     private final Replay replay;
@@ -76,7 +78,9 @@ final class Statements {
                 break;
             }
             // Neo4j rolled the group's transaction back to break a deadlock with another transaction: nobody's
-            // fault in the group, so everyone's statements run again (checked), then this one, still holding the turn
+            // fault in the group, so everyone's statements run again (checked), then this one, still holding the turn,
+            // after a pause (the other transaction is usually about to commit)
+            Rerunnable.pause(groups.time, Jitter.RANDOM, deadlocks);
             if (!replay.rerun(g, s)) {
                 throw leftAfterRerun(s, g);
             }

@@ -1,6 +1,7 @@
 package io.sluice.txn;
 
 import io.sluice.sink.Sink;
+import io.sluice.time.Jitter;
 import io.sluice.time.Time;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jStatus;
@@ -28,8 +29,11 @@ import java.util.Map;
  * would have shown it.
  *
  * <h2>Bounds</h2>
- * A transaction is re-run at most {@value #MAX_RERUNS} times (another deadlock during a re-run is the next attempt),
- * never past its own timeout (what is left of it is the new transaction's), and only while what it ran is small
+ * Each re-run waits first, 2 ms doubling to 250 ms, jittered: the transaction it deadlocked with is usually about to
+ * commit, and victims re-run at once would lock again in the orders that deadlocked (measured with the Python
+ * driver: six threads on four shared nodes, 13 of 196 deadlocks still reached their clients after five immediate
+ * re-runs). A transaction is re-run at most {@value #MAX_RERUNS} times (another deadlock during a re-run is the next
+ * attempt), never past its own timeout (what is left of it is the new transaction's), and only while what it ran is small
  * enough to keep: {@value #MAX_STATEMENTS} statements and {@value #MAX_ROWS} result rows; past that it runs as a plain
  * Neo4j transaction, its log dropped. Read transactions take no write locks and are never wrapped.
  *
@@ -37,7 +41,10 @@ import java.util.Map;
  * sink does. No thread of its own.
  */
 public final class Rerunnable implements Sink.OpenTx {
-    static final int MAX_RERUNS = 5;
+    static final int MAX_RERUNS = 10;
+    /** The first pause before a re-run; each next one doubles, up to {@link #MAX_PAUSE}, times a jitter in [0.5, 1.5). */
+    static final Duration FIRST_PAUSE = Duration.ofMillis(2);
+    static final Duration MAX_PAUSE = Duration.ofMillis(250);
     static final int MAX_STATEMENTS = 1_000;
     static final int MAX_ROWS = 10_000;
 
@@ -79,6 +86,7 @@ public final class Rerunnable implements Sink.OpenTx {
 
     private final Begin begin;
     private final Time time;
+    private final Jitter jitter;
     private final Listener listener;
     private final Duration timeout;
     private final long deadline;
@@ -87,18 +95,38 @@ public final class Rerunnable implements Sink.OpenTx {
     private int rows;
     private Sink.OpenTx tx;
 
-    private Rerunnable(Sink.OpenTx tx, Begin begin, Duration timeout, Time time, Listener listener) {
+    private Rerunnable(Sink.OpenTx tx, Begin begin, Duration timeout, Time time, Jitter jitter, Listener listener) {
         this.tx = tx;
         this.begin = begin;
         this.time = time;
+        this.jitter = jitter;
         this.listener = listener;
         this.timeout = timeout;
         this.deadline = timeout == null ? 0 : time.nanos() + timeout.toNanos();
     }
 
-    /** Begins a write transaction through {@code begin}, ended by the database once open for {@code timeout}. */
-    public static Rerunnable begin(Begin begin, Duration timeout, Time time, Listener listener) throws GraphException {
-        return new Rerunnable(begin.begin(timeout), begin, timeout, time, listener);
+    /**
+     * Begins a write transaction through {@code begin}, ended by the database once open for {@code timeout}; its
+     * re-runs pause on {@code time}, jittered by {@code jitter}.
+     */
+    public static Rerunnable begin(Begin begin, Duration timeout, Time time, Jitter jitter, Listener listener)
+            throws GraphException {
+        return new Rerunnable(begin.begin(timeout), begin, timeout, time, jitter, listener);
+    }
+
+    /**
+     * Waits before re-run {@code attempt} (0 the first): {@link #FIRST_PAUSE} doubling to {@link #MAX_PAUSE}, times
+     * {@code jitter} in [0.5, 1.5); false when interrupted (the interrupt kept).
+     */
+    public static boolean pause(Time time, Jitter jitter, int attempt) {
+        long nanos = Math.min(MAX_PAUSE.toNanos(), FIRST_PAUSE.toNanos() << Math.min(attempt, 20));
+        try {
+            time.sleep(Duration.ofNanos((long) (nanos * (0.5 + jitter.next()))));
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     @Override
@@ -116,7 +144,9 @@ public final class Rerunnable implements Sink.OpenTx {
                 tx.rollback(); // Neo4j has rolled the victim back; this only makes sure
                 Outcome o = null;
                 while (o == null) { // null: a deadlock again while re-running, the next attempt if one is left
-                    o = attempts++ < MAX_RERUNS && logging ? rerun() : Outcome.NOT_RERUN;
+                    o = attempts < MAX_RERUNS && logging && pause(time, jitter, attempts) ? rerun()
+                            : Outcome.NOT_RERUN;
+                    attempts++;
                 }
                 listener.deadlock(o);
                 if (o != Outcome.RERUN) {

@@ -1,6 +1,7 @@
 package io.sluice.txn;
 
 import io.sluice.sink.Sink;
+import io.sluice.time.Jitter;
 import io.sluice.time.Time;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
@@ -189,7 +190,7 @@ public final class TxRegistry implements AutoCloseable {
             gate.enter();
             entered = true;
             // a write transaction survives being a deadlock's victim (Rerunnable); a read one takes no write locks
-            tx = write ? Rerunnable.begin(t -> sink.begin(true, t), timeout, time, deadlocks)
+            tx = write ? Rerunnable.begin(t -> sink.begin(true, t), timeout, time, Jitter.RANDOM, deadlocks)
                     : sink.begin(false, timeout);
         } catch (GraphException | RuntimeException e) {
             if (entered) {

@@ -111,14 +111,19 @@ class OtherDriversTest {
     void pythonDriver() throws Exception {
         assumeThat(python()).as("python3 or its pip is not installed: skipping the Python driver test").isTrue();
         servers();
+        installPython();
+        differential("python", "Py", List.of("python3", SCRIPTS.resolve("observe.py").toString()),
+                Map.of("PYTHONPATH", PYTHON_PACKAGES.toAbsolutePath().toString(), "PYTHONNOUSERSITE", "1",
+                        "PYTHONDONTWRITEBYTECODE", "1", "BOLT_TRACE", "1"));
+    }
+
+    /** Installs the pinned Python driver into target/ unless it is there. */
+    static synchronized void installPython() throws Exception {
         if (!Files.isDirectory(PYTHON_PACKAGES.resolve("neo4j-" + PYTHON_DRIVER + ".dist-info"))) {
             TestServer.deleteRecursively(PYTHON_PACKAGES);
             run(List.of("python3", "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--quiet",
                     "--target", PYTHON_PACKAGES.toString(), "neo4j==" + PYTHON_DRIVER), Map.of(), INSTALL_SECONDS);
         }
-        differential("python", "Py", List.of("python3", SCRIPTS.resolve("observe.py").toString()),
-                Map.of("PYTHONPATH", PYTHON_PACKAGES.toAbsolutePath().toString(), "PYTHONNOUSERSITE", "1",
-                        "PYTHONDONTWRITEBYTECODE", "1", "BOLT_TRACE", "1"));
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.sink.EmbeddedNeo4j;
 import io.sluice.support.TestServer;
+import io.sluice.time.Jitter;
 import io.sluice.time.Time;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jStatus;
@@ -68,7 +69,8 @@ class RerunnableTest {
     }
 
     Rerunnable begin(Duration timeout) throws GraphException {
-        return Rerunnable.begin(t -> neo4j.sink().begin(true, t), timeout, Time.SYSTEM, outcomes::add);
+        return Rerunnable.begin(t -> neo4j.sink().begin(true, t), timeout, Time.SYSTEM, Jitter.fixed(0.5),
+                outcomes::add);
     }
 
     /** Sets {@code property} on node {@code id}, answering the node's id: an answer the other's writes leave alone. */
