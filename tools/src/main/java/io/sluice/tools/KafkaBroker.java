@@ -133,7 +133,7 @@ public final class KafkaBroker implements AutoCloseable {
         try {
             ensureFree(options.host(), options.port(), "listen address");
             int controllerPort = options.controllerPort() == 0
-                    ? freePort(options.controllerHost())
+                    ? freePortBeside(options)
                     : ensureFree(options.controllerHost(), options.controllerPort(), "controller address");
             controller = address(options.controllerHost(), controllerPort);
             KafkaConfig config = KafkaConfig.fromProps(properties(data, options, controller), false);
@@ -150,6 +150,20 @@ public final class KafkaBroker implements AutoCloseable {
             throw new IOException("kafka did not start: " + describe(t), t);
         }
         return new KafkaBroker(server, lock, address(options.host(), options.port()), controller, formatted);
+    }
+
+    /**
+     * A free port for the controller other than the listener's: the listener's port is free until the broker binds
+     * it, so the system may hand it out as a free one (seen in the suite: both listeners on one port, the broker
+     * refusing to start).
+     */
+    private static int freePortBeside(Options options) throws IOException {
+        while (true) {
+            int p = freePort(options.controllerHost());
+            if (p != options.port()) {
+                return p;
+            }
+        }
     }
 
     static Properties properties(Path data, Options options, String controller) {
