@@ -7,17 +7,14 @@ import io.sluice.time.Jitter;
 import io.sluice.time.ManualTime;
 import io.sluice.config.TemplateConfig;
 import io.sluice.metrics.Metrics;
-import io.sluice.sink.EmbeddedNeo4j;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.sink.Sink;
 import io.sluice.vocab.GraphException;
 import io.sluice.support.ForwardingSink;
-import io.sluice.support.TestServer;
+import io.sluice.support.TestNeo4j;
 import io.sluice.write.Outcome;
 import io.sluice.write.Template;
 import io.sluice.write.WriteRequest;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,8 +27,7 @@ import org.junit.jupiter.api.Test;
 
 /** Retry and bisection against the real embedded Neo4j; transient failures injected by a sink decorator. */
 class BatchRunnerTest {
-    static Path dir;
-    static EmbeddedNeo4j neo4j;
+    static TestNeo4j neo4j;
     static Template seq;
 
     /**
@@ -92,8 +88,7 @@ class BatchRunnerTest {
 
     @BeforeAll
     static void startNeo4j() throws Exception {
-        dir = Files.createTempDirectory("sluice-runner-");
-        neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(dir, null, 64L << 20, 0, "neo4j"));
+        neo4j = TestNeo4j.start("runner");
         neo4j.database().executeTransactionally("CREATE CONSTRAINT ev_key IF NOT EXISTS FOR (e:Ev) REQUIRE e.key IS UNIQUE");
         seq = Template.compile("ev", new TemplateConfig(
                 "MERGE (k:Key {id: row.k}) CREATE (e:Ev {key: row.key, k: row.k, seq: row.seq})"
@@ -103,7 +98,6 @@ class BatchRunnerTest {
     @AfterAll
     static void stopNeo4j() {
         neo4j.close();
-        TestServer.deleteRecursively(dir);
     }
 
     @BeforeEach

@@ -5,10 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.batch.Pending;
 import io.sluice.cypher.Coalescing;
 import io.sluice.metrics.Metrics;
-import io.sluice.sink.EmbeddedNeo4j;
 import io.sluice.sink.Sink;
 import io.sluice.support.ForwardingSink;
-import io.sluice.support.TestServer;
+import io.sluice.support.TestNeo4j;
 import io.sluice.time.Jitter;
 import io.sluice.time.ManualTime;
 import io.sluice.vocab.Counter;
@@ -18,8 +17,6 @@ import io.sluice.vocab.StatementResult;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
 import io.sluice.write.WriteRequest.CypherRequest;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,8 +39,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class CoalescingTest {
-    static Path dir;
-    static EmbeddedNeo4j neo4j;
+    static TestNeo4j neo4j;
 
     /** Records every statement run inside a batch's transaction, and every plan asked for. */
     static final class Recording extends ForwardingSink {
@@ -84,15 +80,13 @@ class CoalescingTest {
 
     @BeforeAll
     static void startNeo4j() throws Exception {
-        dir = Files.createTempDirectory("sluice-coalescing-");
-        neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(dir, null, 64L << 20, 0, "neo4j"));
+        neo4j = TestNeo4j.start("coalescing");
         neo4j.database().executeTransactionally("CREATE CONSTRAINT ev_key IF NOT EXISTS FOR (e:Ev) REQUIRE e.key IS UNIQUE");
     }
 
     @AfterAll
     static void stopNeo4j() {
         neo4j.close();
-        TestServer.deleteRecursively(dir);
     }
 
     @BeforeEach

@@ -5,15 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.batch.Pending;
 import io.sluice.cypher.Coalescing;
 import io.sluice.metrics.Metrics;
-import io.sluice.sink.EmbeddedNeo4j;
-import io.sluice.support.TestServer;
+import io.sluice.support.TestNeo4j;
 import io.sluice.time.Jitter;
 import io.sluice.time.Time;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
 import io.sluice.write.WriteRequest.CypherRequest;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,8 +39,7 @@ import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 class SetAsideTest {
     private static final Duration AFTER = Duration.ofMillis(20);
 
-    static Path dir;
-    static EmbeddedNeo4j neo4j;
+    static TestNeo4j neo4j;
 
     final AtomicInteger setAside = new AtomicInteger();
     final Metrics counting = new Metrics() {
@@ -59,14 +55,12 @@ class SetAsideTest {
 
     @BeforeAll
     static void startNeo4j() throws Exception {
-        dir = Files.createTempDirectory("sluice-set-aside-");
-        neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(dir, null, 64L << 20, 0, "neo4j"));
+        neo4j = TestNeo4j.start("set-aside");
     }
 
     @AfterAll
     static void stopNeo4j() {
         neo4j.close();
-        TestServer.deleteRecursively(dir);
     }
 
     @BeforeEach

@@ -3,15 +3,12 @@ package io.sluice.txn;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.sink.EmbeddedNeo4j;
-import io.sluice.support.TestServer;
+import io.sluice.support.TestNeo4j;
 import io.sluice.time.Jitter;
 import io.sluice.time.Time;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jStatus;
 import io.sluice.vocab.StatementResult;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -37,22 +34,19 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class RerunnableTest {
-    static Path dir;
-    static EmbeddedNeo4j neo4j;
+    static TestNeo4j neo4j;
 
     final ConcurrentLinkedQueue<Rerunnable.Outcome> outcomes = new ConcurrentLinkedQueue<>();
     ExecutorService pool;
 
     @BeforeAll
     static void startNeo4j() throws Exception {
-        dir = Files.createTempDirectory("sluice-rerunnable-");
-        neo4j = EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(dir, null, 64L << 20, 0, "neo4j"));
+        neo4j = TestNeo4j.start("rerunnable");
     }
 
     @AfterAll
     static void stopNeo4j() {
         neo4j.close();
-        TestServer.deleteRecursively(dir);
     }
 
     @BeforeEach
