@@ -165,7 +165,7 @@ final class Replay {
                 }
             } catch (GraphException e) {
                 failed = e.error();
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) { // never out with the turn held, running: the group would hang
                 failed = Neo4jError.unknown("a group's replay failed: " + e);
             }
             if (failed != null || mismatch == null || !evictMismatch(g, mismatch)) {

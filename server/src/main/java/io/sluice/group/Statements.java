@@ -80,7 +80,9 @@ final class Statements {
             // Neo4j rolled the group's transaction back to break a deadlock with another transaction: nobody's
             // fault in the group, so everyone's statements run again (checked), then this one, still holding the turn,
             // after a pause (the other transaction is usually about to commit)
-            Rerunnable.pause(groups.time, Jitter.RANDOM, deadlocks);
+            if (!Rerunnable.pause(groups.time, Jitter.RANDOM, deadlocks)) {
+                break; // interrupted: the deadlock is its answer, as past the bound
+            }
             if (!replay.rerun(g, s)) {
                 throw leftAfterRerun(s, g);
             }

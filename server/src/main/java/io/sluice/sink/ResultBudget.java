@@ -19,7 +19,7 @@ import java.util.Map;
  * as they are detached, so at most one row past the bound is ever held. One budget per transaction (or per
  * implicit statement); not thread-safe, like the transaction.
  */
-final class ResultBudget {
+public final class ResultBudget {
     /** Values the results of one transaction may hold. */
     static final long MAX_VALUES = 1_000_000;
 
@@ -66,7 +66,8 @@ final class ResultBudget {
         return spent > max;
     }
 
-    static long weight(Object v) {
+    /** {@code v}'s weight against a budget: a scalar 1, a list or map 1 plus its elements, a string 1 per 64 characters. */
+    public static long weight(Object v) {
         return switch (v) {
             case null -> 1;
             case String s -> 1 + s.length() / 64;

@@ -1,5 +1,6 @@
 package io.sluice.txn;
 
+import io.sluice.sink.ResultBudget;
 import io.sluice.sink.Sink;
 import io.sluice.time.Jitter;
 import io.sluice.time.Time;
@@ -32,21 +33,24 @@ import java.util.Map;
  * Each re-run waits first, 2 ms doubling to 250 ms, jittered: the transaction it deadlocked with is usually about to
  * commit, and victims re-run at once would lock again in the orders that deadlocked (measured with the Python
  * driver: six threads on four shared nodes, 13 of 196 deadlocks still reached their clients after five immediate
- * re-runs). A transaction is re-run at most {@value #MAX_RERUNS} times (another deadlock during a re-run is the next
- * attempt), never past its own timeout (what is left of it is the new transaction's), and only while what it ran is small
- * enough to keep: {@value #MAX_STATEMENTS} statements and {@value #MAX_ROWS} result rows; past that it runs as a plain
- * Neo4j transaction, its log dropped. Read transactions take no write locks and are never wrapped.
+ * re-runs). A transaction is re-run at most {@value #MAX_RERUNS} times in all (another deadlock during a re-run is
+ * the next attempt); with a timeout of its own, never past it (what is left of it, 1 ms at least, is the new
+ * transaction's; without one, each new transaction has the database's default); and only while what it ran is small
+ * enough to keep: {@value #MAX_STATEMENTS} statements, and {@value #MAX_VALUES} values of parameters and results;
+ * past that it runs as a plain Neo4j transaction, its log dropped. A deadlock reported at COMMIT is not re-run (the
+ * commit's outcome is Neo4j's to tell). Read transactions take no write locks and are never wrapped.
  *
  * <p>Used by one request at a time, as every {@link Sink.OpenTx} (the registry's hold orders them); blocks where the
  * sink does. No thread of its own.
  */
 public final class Rerunnable implements Sink.OpenTx {
-    static final int MAX_RERUNS = 10;
+    static final int MAX_RERUNS = 20;
     /** The first pause before a re-run; each next one doubles, up to {@link #MAX_PAUSE}, times a jitter in [0.5, 1.5). */
     static final Duration FIRST_PAUSE = Duration.ofMillis(2);
     static final Duration MAX_PAUSE = Duration.ofMillis(250);
     static final int MAX_STATEMENTS = 1_000;
-    static final int MAX_ROWS = 10_000;
+    /** What the log may hold, parameters and results, counted as a result's bound counts values. */
+    static final long MAX_VALUES = 1_000_000;
 
     /** How a deadlock in a client's transaction ended, for the metrics. */
     public enum Outcome {
@@ -92,7 +96,8 @@ public final class Rerunnable implements Sink.OpenTx {
     private final long deadline;
     private final List<Ran> log = new ArrayList<>();
     private boolean logging = true;
-    private int rows;
+    private long values;
+    private int reruns; // in all, this transaction's
     private Sink.OpenTx tx;
 
     private Rerunnable(Sink.OpenTx tx, Begin begin, Duration timeout, Time time, Jitter jitter, Listener listener) {
@@ -101,8 +106,8 @@ public final class Rerunnable implements Sink.OpenTx {
         this.time = time;
         this.jitter = jitter;
         this.listener = listener;
-        this.timeout = timeout;
-        this.deadline = timeout == null ? 0 : time.nanos() + timeout.toNanos();
+        this.timeout = timeout == null || timeout.isZero() ? null : timeout; // 0 is none, as Neo4j takes it
+        this.deadline = this.timeout == null ? 0 : time.nanos() + timeout.toNanos();
     }
 
     /**
@@ -131,7 +136,6 @@ public final class Rerunnable implements Sink.OpenTx {
 
     @Override
     public StatementResult run(String cypher, Map<String, Object> params) throws GraphException {
-        int attempts = 0; // re-runs for this statement, each deadlock meeting one
         while (true) {
             try {
                 StatementResult r = tx.run(cypher, params);
@@ -144,9 +148,9 @@ public final class Rerunnable implements Sink.OpenTx {
                 tx.rollback(); // Neo4j has rolled the victim back; this only makes sure
                 Outcome o = null;
                 while (o == null) { // null: a deadlock again while re-running, the next attempt if one is left
-                    o = attempts < MAX_RERUNS && logging && pause(time, jitter, attempts) ? rerun()
+                    o = reruns < MAX_RERUNS && logging && pause(time, jitter, reruns) ? rerun()
                             : Outcome.NOT_RERUN;
-                    attempts++;
+                    reruns++;
                 }
                 listener.deadlock(o);
                 if (o != Outcome.RERUN) {
@@ -166,7 +170,7 @@ public final class Rerunnable implements Sink.OpenTx {
         Duration left = null;
         if (timeout != null) {
             long nanos = deadline - time.nanos();
-            if (nanos <= 0) {
+            if (nanos < 1_000_000) { // under a millisecond: a sink counts in milliseconds, and 0 would be none
                 return Outcome.NOT_RERUN;
             }
             left = Duration.ofNanos(nanos);
@@ -198,8 +202,8 @@ public final class Rerunnable implements Sink.OpenTx {
         if (!logging) {
             return;
         }
-        rows += r.rows().size();
-        if (log.size() >= MAX_STATEMENTS || rows > MAX_ROWS) {
+        values += ResultBudget.weight(params) + ResultBudget.weight(r.rows());
+        if (log.size() >= MAX_STATEMENTS || values > MAX_VALUES) {
             logging = false;
             log.clear();
             return;

@@ -54,8 +54,9 @@ class PythonTransactionsTest {
                     assertThat(seen.at("/unmanaged/committed").asInt() + seen.at("/managed/committed").asInt())
                             .as(label).isEqualTo(180);
                     if (yaml.isEmpty()) { // each a real transaction: its deadlocks re-run by sluice, not by the driver
-                        assertThat(seen.at("/managed/calls").asInt()).as("%s: %s", label, seen)
-                                .isEqualTo(seen.at("/managed/committed").asInt());
+                        // (bar a transaction that met more deadlocks than its re-runs' bound, which the driver retries)
+                        assertThat(seen.at("/managed/calls").asInt() - seen.at("/managed/committed").asInt())
+                                .as("%s: the driver's own retries: %s", label, seen).isLessThanOrEqualTo(3);
                     }
                 }
             }

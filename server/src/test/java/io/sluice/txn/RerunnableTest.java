@@ -136,6 +136,19 @@ class RerunnableTest {
     }
 
     @Test
+    void aTimeoutOfZeroIsNoneAndTheVictimStillRunsAgain() throws Exception { // as Neo4j and the drivers take 0
+        Rerunnable one = begin(Duration.ZERO);
+        Rerunnable two = begin(Duration.ZERO);
+        set(one, "A", "one");
+        set(two, "B", "two");
+
+        List<GraphException> errors = deadlock(one, two, (tx, node) -> set(tx, node, tx == one ? "one" : "two"));
+
+        assertThat(errors).containsOnlyNulls();
+        assertThat(outcomes).containsExactly(Rerunnable.Outcome.RERUN);
+    }
+
+    @Test
     void victimWhoseAnswerWouldDifferGetsNeo4jsDeadlockError() throws Exception {
         Rerunnable one = begin(null);
         Rerunnable two = begin(null);
