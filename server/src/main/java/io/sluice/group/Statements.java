@@ -7,7 +7,6 @@ import io.sluice.time.Jitter;
 import io.sluice.txn.Rerunnable;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
-import io.sluice.vocab.Neo4jStatus;
 import io.sluice.vocab.StatementResult;
 import java.util.Map;
 
@@ -74,7 +73,7 @@ final class Statements {
             } catch (RuntimeException | Error e) {
                 failure = new GraphException(Neo4jError.unknown("a grouped statement failed: " + e), null);
             }
-            if (failure == null || !deadlock(failure) || deadlocks == MAX_RERUNS) {
+            if (failure == null || !Rerunnable.deadlock(failure) || deadlocks == MAX_RERUNS) {
                 break;
             }
             // Neo4j rolled the group's transaction back to break a deadlock with another transaction: nobody's
@@ -97,10 +96,6 @@ final class Statements {
                     + " (retry it: the retry runs alone)"), null);
         }
         return result;
-    }
-
-    private static boolean deadlock(GraphException e) {
-        return e.error() != null && Neo4jStatus.Transaction.DEADLOCK_DETECTED.equals(e.error().code());
     }
 
     /**

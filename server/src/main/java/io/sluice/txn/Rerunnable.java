@@ -211,7 +211,8 @@ public final class Rerunnable implements Sink.OpenTx {
         log.add(new Ran(cypher, params, r));
     }
 
-    private static boolean deadlock(GraphException e) {
+    /** Whether {@code e} is Neo4j breaking a deadlock ({@code DeadlockDetected}): what a re-run may hide. */
+    public static boolean deadlock(GraphException e) {
         return e.error() != null && Neo4jStatus.Transaction.DEADLOCK_DETECTED.equals(e.error().code());
     }
 
