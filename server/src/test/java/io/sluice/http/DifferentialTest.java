@@ -33,8 +33,11 @@ class DifferentialTest {
     static final String COMMIT = "/db/neo4j/tx/commit";
     static final String CLASSIC_TX = "/db/neo4j/tx";
     static final String TYPED = "application/vnd.neo4j.query";
-    /** Idle timeout of explicit transactions on both sides (both APIs): short, for the expiry cases. */
-    static final String IDLE = "5s";
+    /**
+     * Idle timeout of explicit transactions on both sides (both APIs): short, for the expiry cases, yet long enough
+     * that a stall of either server between two requests of one case (at 5 s, a CI run once expired one mid-case) does not expire it.
+     */
+    static final String IDLE = "15s";
     /** Neo4j's Query API answers a query with {@code queryType}; sluice's write path does not know it. */
 
     static Path dir;
