@@ -199,6 +199,22 @@ final class Groups {
         commitSlotFreed();
     }
 
+    /**
+     * Waits until {@code g} finishes; whether it committed with every one of {@code members} in it (none taken out).
+     * What a failed member waits for before its own error can be its answer.
+     */
+    boolean committedWith(Group g, Set<Seat> members) {
+        lock.lock();
+        try {
+            while (!g.finished()) {
+                g.done.awaitUninterruptibly();
+            }
+            return g.phase() == Phase.COMMITTED && members.stream().allMatch(m -> m.evicted == null);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** What a member of the aborted {@code g} is told. */
     static GraphException aborted(Group g) {
         return new GraphException(g.abort != null ? g.abort

@@ -8,13 +8,18 @@ import io.sluice.txn.Rerunnable;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.StatementResult;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A member's statement: it joins the open group at its first, waits for the turn, runs in the group's transaction
  * without the lock, and is logged (what a replay runs again); one that would interleave with another member's aborts
- * the group, and one that fails takes its member out (the others replayed); one that meets a deadlock runs the
- * group's statements again ({@link Replay#rerun}) and then itself, no one taken out for it. Blocks the caller (the turn; Neo4j).
+ * the group, and one that fails takes its member out (the others replayed) and is answered its own error once the
+ * members it ran after have committed (a serial execution's answer), or told to retry when one of them did not; one
+ * that meets a deadlock runs the group's statements again ({@link Replay#rerun}) and then itself, no one taken out
+ * for it. Blocks the caller (the turn; Neo4j; a failed statement, its group's commit).
  */
 final class Statements {
     /** How many times one statement's deadlocks re-run its group before the deadlock is its answer. */
@@ -31,7 +36,6 @@ final class Statements {
     /** {@link TransactionGroups.Member#run}. */
     StatementResult run(Seat s, String cypher, Map<String, Object> params) throws GraphException {
         Group g;
-        boolean first = false;
         boolean interleaved = false;
         Sink.OpenTx rollback = null;
         groups.lock.lock();
@@ -50,7 +54,6 @@ final class Statements {
             } else {
                 awaitTurn(s, g);
                 g.turn.running(true);
-                first = g.statements == 0;
             }
         } finally {
             groups.lock.unlock();
@@ -86,16 +89,38 @@ final class Statements {
                 throw leftAfterRerun(s, g);
             }
         }
+        Set<Seat> before = failure == null ? Set.of() : othersIn(g, s);
         ran(s, g, cypher, params, result, failure);
         if (failure != null) {
-            // its error is its own only when nothing of anyone else's was in the transaction; else it may have come
-            // from work that will never commit (a member that rolls back later): it is retried, alone
             replay.evictAndReplay(g, s, Cause.FAILED, true);
-            throw first ? failure : new GraphException(new Neo4jError(Cause.ABORTED, "this transaction"
-                    + " ran in a group with others, and its statement failed there: " + failure.error().message()
-                    + " (retry it: the retry runs alone)"), null);
+            if (before.isEmpty() || groups.committedWith(g, before)) {
+                // what it ran after (nothing of anyone's, or members that all committed, in that order) is what a
+                // serial execution would have run it after: the error is the one that execution gives
+                throw failure;
+            }
+            // its error may have come from work that never committed (a member that left after it failed): it is
+            // retried, alone
+            throw new GraphException(new Neo4jError(Cause.ABORTED, "this transaction ran in a group with others,"
+                    + " and its statement failed there after work of theirs that did not commit: "
+                    + failure.error().message() + " (retry it: the retry runs alone)"), null);
         }
         return result;
+    }
+
+    /** The other members whose statements are in {@code g}'s transaction, before {@code s}'s failed one. */
+    private Set<Seat> othersIn(Group g, Seat s) {
+        groups.lock.lock();
+        try {
+            Set<Seat> others = Collections.newSetFromMap(new IdentityHashMap<>());
+            for (Executed e : g.log) {
+                if (e.member() != s) {
+                    others.add(e.member());
+                }
+            }
+            return others;
+        } finally {
+            groups.lock.unlock();
+        }
     }
 
     /**

@@ -28,19 +28,21 @@ import org.slf4j.LoggerFactory;
  *       one statement gives the turn up after each statement; if it then sends another statement after someone else
  *       ran, that statement would see the other's writes between its own: the group is <i>aborted</i> (cause
  *       {@code interleaved}) and the shape is remembered, so that its later members keep the turn from their first
- *       statement to their COMMIT. A member that keeps the turn and stays silent past the member timeout aborts the
- *       group (cause {@code stalled}), as does one that keeps a closed group from committing.</li>
+ *       statement to their COMMIT.</li>
  *   <li><b>Leaving without costing the others.</b> Neo4j has no savepoints. A member that rolls back, whose
- *       statement fails, or whose client goes is <i>taken out</i>: the group's transaction is rolled back and the
+ *       statement fails, whose client goes, or that stays silent past the member timeout while it holds the group up
+ *       (it keeps the turn between statements, or a closed group waits for its COMMIT: cause {@code stalled}) is
+ *       <i>taken out</i>: the group's transaction is rolled back and the
  *       other members' statements (each run's text, parameters and answer are logged) run again in a new one, in
  *       their order, each checked to give exactly the answer its member was given. A member whose answer would
  *       differ (it had read or counted the leaver's writes) is taken out too and told {@link #ABORTED}; the
  *       others never learn anything happened, and the group stays equivalent to the remaining members run one after
- *       another. A failing member gets its own error only when nothing of anyone else's was in the transaction;
- *       else {@link #ABORTED} (its error may have come from work that will not commit), and its retry runs
+ *       another. A failing member is taken out at once (the others replayed) and answered when the members whose
+ *       work it ran after have finished: if they all committed, its own error, which is what a serial execution in
+ *       that order answers (so a constraint violation is a constraint violation, not a retry); if one of them left
+ *       (its error may have come from work that never committed), {@link #ABORTED}, and its retry runs
  *       alone.</li>
- *   <li><b>Aborts.</b> A member silent past the member timeout while it holds the group up, a member that
- *       interleaved, a replay that fails, and a failed commit abort the whole group: every member is told
+ *   <li><b>Aborts.</b> A member that interleaved, a replay that fails, and a failed commit abort the whole group: every member is told
  *       {@link #ABORTED} at its next message; nothing of the group was committed, and no member was told COMMIT
  *       SUCCESS before the commit.</li>
  *   <li><b>Commit outcome unknown</b> (a remote commit whose connection was lost) is told to every member as the
@@ -63,7 +65,8 @@ import org.slf4j.LoggerFactory;
  *       state, never held while Neo4j runs a statement or commits (a group's transaction is used, without it, only
  *       by whoever holds its turn and runs, or by its commit's leader). Waiting for the turn uses one condition per
  *       member (no thundering herd); waiting for the outcome, one per group. The watchdog thread
- *       ({@code sluice-groups-watch}, owned here, stopped by {@link #close}) aborts stalled groups; it waits on the
+ *       ({@code sluice-groups-watch}, owned here, stopped by {@link #close}) takes stalled members out (their
+ *       replays run on it); it waits on the
  *       injected clock's deadlines ({@link Time}), never on the JVM's clock.</li>
  * </ul>
  * Thread-safe. A {@link Member} is one client transaction's, used by one thread at a time (its rollback, when its
@@ -87,7 +90,7 @@ public final class TransactionGroups implements AutoCloseable {
         this.replay = new Replay(groups);
         this.statements = new Statements(groups, replay);
         this.commit = new Commit(groups);
-        this.watchdog = new Watchdog(groups, threads);
+        this.watchdog = new Watchdog(groups, replay, threads);
     }
 
     /** Groups over {@code sink}, each holding one place of {@code gate} while its transaction is open; watching. */
@@ -124,8 +127,8 @@ public final class TransactionGroups implements AutoCloseable {
 
         /**
          * Runs a statement in this member's group (joining the open one at its first), when its turn comes. Throws
-         * the statement's own error, or {@link #ABORTED} when the group was aborted (by this statement's failure when
-         * others' writes preceded it, or by anyone before).
+         * the statement's own error (once the members it ran after have committed), or {@link #ABORTED} when the
+         * group was aborted (by anyone before) or work this statement failed after did not commit.
          */
         public StatementResult run(String cypher, Map<String, Object> params) throws GraphException {
             return statements.run(seat, cypher, params);
@@ -147,11 +150,15 @@ public final class TransactionGroups implements AutoCloseable {
             return replay.rollback(seat, disconnected);
         }
 
-        /** Whether this member's group was aborted by this member (its rollback, failure, stall, interleaving). */
+        /**
+         * Whether this member cost its group an abort (its interleaving) or a replay for its stall: what its
+         * session's demotion counts.
+         */
         public boolean abortedGroup() {
             groups.lock.lock();
             try {
-                return seat.group != null && seat.group.phase() == Phase.ABORTED && seat.group.culprit == seat;
+                return seat.stalled
+                        || seat.group != null && seat.group.phase() == Phase.ABORTED && seat.group.culprit == seat;
             } finally {
                 groups.lock.unlock();
             }

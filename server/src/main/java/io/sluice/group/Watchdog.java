@@ -1,7 +1,6 @@
 package io.sluice.group;
 
 import io.sluice.group.Group.Seat;
-import io.sluice.sink.Sink;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,22 +10,27 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The watchdog thread ({@code sluice-groups-watch}): every quarter of the member timeout (at least 5 ms) of the
- * injected clock, aborts each group a silent member holds up past the member timeout: one that keeps the turn
- * between statements, or keeps a closed group from committing. Its wait is a condition wait whose deadline comes
- * from the clock (a manual clock decides when a pass is due), ended at once by {@link Groups#shutDown}. A pass that
- * fails is logged; the watch goes on.
+ * injected clock, takes out of its group each silent member that holds the group up past the member timeout (one
+ * that keeps the turn between statements, or keeps a closed group from committing): the group's transaction is
+ * rolled back and the others' statements run again without it ({@link Replay#evictAndReplay}), so a stalled client
+ * costs the others a replay, never a retry; it is told to retry when it comes back. The replays run on this thread,
+ * after the pass, without the lock. Its wait is a condition wait whose deadline comes from the clock (a manual clock
+ * decides when a pass is due), ended at once by {@link Groups#shutDown}. A pass that fails is logged; the watch goes
+ * on.
  */
 final class Watchdog implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
     private static final Duration JOIN = Duration.ofSeconds(5);
 
     private final Groups groups;
+    private final Replay replay;
     private final Thread thread;
     private final long timeout;
     private final long every;
 
-    Watchdog(Groups groups, ThreadFactory threads) {
+    Watchdog(Groups groups, Replay replay, ThreadFactory threads) {
         this.groups = groups;
+        this.replay = replay;
         this.thread = threads.newThread(this);
         this.timeout = groups.options.memberTimeout().toNanos();
         this.every = Math.max(Duration.ofMillis(5).toNanos(), timeout / 4);
@@ -50,25 +54,30 @@ final class Watchdog implements Runnable {
     @Override
     public void run() {
         while (true) {
-            List<Sink.OpenTx> rollbacks = List.of();
+            List<Stall> stalls = List.of();
             groups.lock.lock();
             try {
                 if (!due()) {
                     return;
                 }
-                rollbacks = pass(groups.time.nanos());
+                stalls = pass(groups.time.nanos());
             } catch (RuntimeException e) { // a pass that failed must not end the watch
                 log.warn("the groups' watchdog's pass failed: {}", e.toString(), e);
             } finally {
                 groups.lock.unlock();
             }
-            try {
-                rollbacks.forEach(Groups::rollbackNow);
-            } catch (RuntimeException e) {
-                log.warn("rolling back a stalled group failed: {}", e.toString(), e);
+            for (Stall s : stalls) {
+                try {
+                    replay.evictAndReplay(s.group(), s.member(), Cause.STALLED, false);
+                } catch (RuntimeException e) {
+                    log.warn("taking a stalled member out of its group failed: {}", e.toString(), e);
+                }
             }
         }
     }
+
+    /** A member found holding its group up past the timeout. */
+    private record Stall(Group group, Seat member) {}
 
     /**
      * Waits (under the lock) until the clock has moved on by a pass's interval: a cadence, not a synchronisation,
@@ -86,9 +95,9 @@ final class Watchdog implements Runnable {
         return !groups.stopping();
     }
 
-    /** Aborts (under the lock) the groups a member holds up past the timeout; returns their transactions to roll back. */
-    private List<Sink.OpenTx> pass(long now) {
-        List<Sink.OpenTx> rollbacks = new ArrayList<>();
+    /** Finds (under the lock) the members that hold their groups up past the timeout, one a group. */
+    private List<Stall> pass(long now) {
+        List<Stall> stalls = new ArrayList<>();
         for (Group g : groups.liveGroups()) {
             if (g.turn.running() || g.phase() == Phase.COMMITTING) {
                 continue;
@@ -97,14 +106,12 @@ final class Watchdog implements Runnable {
                 // keeping the turn holds up the group, and its locks hold up everyone: whoever is there
                 boolean blocking = g.turn.heldBy(m) || g.phase() == Phase.CLOSED;
                 if (m.ran && !m.committing && blocking && now - m.lastActivity > timeout) {
-                    Sink.OpenTx tx = groups.abort(g, Cause.STALLED, m);
-                    if (tx != null) {
-                        rollbacks.add(tx);
-                    }
+                    m.stalled = true;
+                    stalls.add(new Stall(g, m));
                     break;
                 }
             }
         }
-        return rollbacks;
+        return stalls;
     }
 }

@@ -32,9 +32,15 @@ public enum BenchApi {
      * Bolt: {@link #BOLT_EXECUTE_WRITE} where 5% of the transactions (seeded per client) throw after their
      * statement, so that the driver rolls them back: what rollbacks cost grouped transactions (not a default style).
      */
-    BOLT_EXECUTE_WRITE_ROLLBACK("bolt-execute-write-rollback");
+    BOLT_EXECUTE_WRITE_ROLLBACK("bolt-execute-write-rollback"),
+    /**
+     * Bolt: {@link #BOLT_EXECUTE_WRITE} where 5% of the transactions (seeded per client) run, instead of the
+     * scenario's statement, one that writes a node and then fails ({@code Neo.ClientError.Statement.ArithmeticError},
+     * which the driver does not retry): what failing members cost grouped transactions (not a default style).
+     */
+    BOLT_EXECUTE_WRITE_FAIL("bolt-execute-write-fail");
 
-    /** The share of {@link #BOLT_EXECUTE_WRITE_ROLLBACK}'s transactions that roll back. */
+    /** The share of {@link #BOLT_EXECUTE_WRITE_ROLLBACK}'s transactions that roll back, and of the failing style's. */
     public static final double ROLLBACK_SHARE = 0.05;
 
     /** What {@code --api} calls the Bolt apis together: each of {@code --bolt-styles} in turn. */
@@ -63,7 +69,8 @@ public enum BenchApi {
             case TEMPLATE -> "/write/" + scenario;
             case TX_COMMIT -> "/tx/commit";
             case QUERY_V2 -> "/query/v2";
-            case BOLT_RUN, BOLT_RUN_UNCOUNTED, BOLT_EXECUTE_WRITE, BOLT_EXECUTABLE_QUERY, BOLT_EXECUTE_WRITE_ROLLBACK ->
+            case BOLT_RUN, BOLT_RUN_UNCOUNTED, BOLT_EXECUTE_WRITE, BOLT_EXECUTABLE_QUERY, BOLT_EXECUTE_WRITE_ROLLBACK,
+                    BOLT_EXECUTE_WRITE_FAIL ->
                     throw new IllegalArgumentException(label + " goes over Bolt: it has no HTTP path");
         };
     }
@@ -126,7 +133,7 @@ public enum BenchApi {
                 a = parse(BOLT + "-" + part.strip());
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("unknown Bolt style '" + part.strip() + "'; use run, execute-write,"
-                        + " executable-query, run-uncounted or execute-write-rollback", e);
+                        + " executable-query, run-uncounted, execute-write-rollback or execute-write-fail", e);
             }
             if (apis.contains(a)) {
                 throw new IllegalArgumentException("Bolt style '" + part.strip() + "' is listed twice in '" + text

@@ -30,7 +30,9 @@ import org.neo4j.driver.exceptions.Neo4jException;
  *   <li>{@link BenchApi#BOLT_EXECUTABLE_QUERY}: {@code driver.executableQuery(statement).withParameters(row)
  *       .execute()}: a session the driver opens for the call, its bookmarks from the driver's shared manager;</li>
  *   <li>{@link BenchApi#BOLT_EXECUTE_WRITE_ROLLBACK}: as {@code BOLT_EXECUTE_WRITE}, 5% of the transactions
- *       throwing after their statement (the driver rolls them back; counted as {@link #ROLLED_BACK}).</li>
+ *       throwing after their statement (the driver rolls them back; counted as {@link #ROLLED_BACK});</li>
+ *   <li>{@link BenchApi#BOLT_EXECUTE_WRITE_FAIL}: as {@code BOLT_EXECUTE_WRITE}, 5% of the transactions running
+ *       {@link #FAILING} instead, which writes and then fails on the server (counted by its code).</li>
  * </ul>
  * The first two on one session per client ({@link Worker}), kept for the run as a worker thread would keep one.
  * Everything else is the driver's default, as an application gets it, but the pool: at least twice the clients'
@@ -50,6 +52,9 @@ final class BoltWriter implements AutoCloseable {
     /** The metadata of {@link BenchApi#BOLT_RUN_UNCOUNTED}'s transactions: sluice need not keep their counters. */
     private static final TransactionConfig UNCOUNTED = TransactionConfig.builder()
             .withMetadata(Map.of("sluice", Map.of("counters", false))).build();
+
+    /** The statement of the failing style's failing transactions: a write, then a division by zero. */
+    static final String FAILING = "CREATE (n:SluiceBenchFailed) WITH n, $zero AS z RETURN 1 / z AS never";
 
     private final Driver driver;
     private final BenchApi style;
@@ -118,7 +123,7 @@ final class BoltWriter implements AutoCloseable {
         return worker(0);
     }
 
-    /** A client's session; {@code seed}: its own draws of which transactions roll back (the rollback style). */
+    /** A client's session; {@code seed}: its own draws of which transactions roll back or fail (those styles). */
     Worker worker(long seed) {
         return new Worker(style == BenchApi.BOLT_EXECUTABLE_QUERY ? null : driver.session(sessions),
                 new SplittableRandom(seed));
@@ -186,6 +191,11 @@ final class BoltWriter implements AutoCloseable {
                             }
                             return null;
                         });
+                    }
+                    case BOLT_EXECUTE_WRITE_FAIL -> {
+                        boolean fail = random.nextDouble() < BenchApi.ROLLBACK_SHARE;
+                        session.executeWrite(tx -> fail ? tx.run(FAILING, Map.of("zero", 0)).consume()
+                                : tx.run(statement, row).consume());
                     }
                     default -> throw new IllegalStateException(style.label() + " is not a Bolt api");
                 }

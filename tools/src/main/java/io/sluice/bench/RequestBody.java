@@ -36,7 +36,8 @@ final class RequestBody {
                     }
                     yield Map.of("statement", rawCypher, "parameters", rows.next());
                 }
-                case BOLT_RUN, BOLT_RUN_UNCOUNTED, BOLT_EXECUTE_WRITE, BOLT_EXECUTABLE_QUERY, BOLT_EXECUTE_WRITE_ROLLBACK ->
+                case BOLT_RUN, BOLT_RUN_UNCOUNTED, BOLT_EXECUTE_WRITE, BOLT_EXECUTABLE_QUERY, BOLT_EXECUTE_WRITE_ROLLBACK,
+                        BOLT_EXECUTE_WRITE_FAIL ->
                         throw new IllegalArgumentException(api.label() + " goes over Bolt: it has no HTTP body");
             });
         } catch (JsonProcessingException e) {

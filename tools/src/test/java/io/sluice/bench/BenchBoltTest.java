@@ -28,11 +28,13 @@ class BenchBoltTest {
     Path dir;
 
     @Test
-    void theRollbackStyleIsAskedForByName() {
+    void theRollbackAndFailingStylesAreAskedForByName() {
         assertThat(BenchApi.parseList("bolt", "execute-write-rollback"))
                 .containsExactly(BenchApi.BOLT_EXECUTE_WRITE_ROLLBACK);
         assertThat(BenchApi.BOLT_EXECUTE_WRITE_ROLLBACK.bolt()).isTrue();
         assertThat(BenchApi.ROLLBACK_SHARE).isEqualTo(0.05);
+        assertThat(BenchApi.parseList("bolt", "execute-write-fail")).containsExactly(BenchApi.BOLT_EXECUTE_WRITE_FAIL);
+        assertThat(BenchApi.BOLT_EXECUTE_WRITE_FAIL.bolt()).isTrue();
     }
 
     @Test
