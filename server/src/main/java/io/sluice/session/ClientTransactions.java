@@ -40,9 +40,13 @@ public final class ClientTransactions implements ExplicitTransactions {
         return grouping;
     }
 
+    /**
+     * An HTTP client's: grouped only where grouping of all is on for its user (an HTTP client has no transaction
+     * function: nothing says it retries a transaction told to).
+     */
     @Override
     public Step open(List<Statement> statements, Caller caller) throws GraphException {
-        return open(statements, caller, grouping.applies(caller) ? new Demotion(registry.time()) : null, null);
+        return open(statements, caller, grouping.applies(caller, false) ? new Demotion(registry.time()) : null, null);
     }
 
     /**

@@ -1,28 +1,40 @@
 package io.sluice.session;
 
 import io.sluice.config.Access;
+import io.sluice.config.Transactions.Grouped;
 import io.sluice.group.TransactionGroups;
 import io.sluice.sink.Sink;
 import io.sluice.txn.TxRegistry;
 import io.sluice.write.Caller;
-import java.util.function.Predicate;
+import java.util.function.Function;
 
 /**
- * Client transactions group-committed ({@code transactions.group}): the groups, whose transactions join them (by
- * user name; null is the anonymous user), and what a grouped transaction that must run alone begins its own
+ * Client transactions group-committed ({@code transactions.group}): the groups, whose transactions join them (which
+ * of a user's, by user name; null is the anonymous user), and what a grouped transaction that must run alone begins its own
  * transaction with (the sink, a place at the write path's gate). {@link #OFF} when no one's do: the Bolt front end
  * then does not ask drivers for TELEMETRY, as Neo4j does not by default.
  */
-public record Grouping(TransactionGroups groups, Predicate<String> user, Sink sink, TxRegistry.Gate gate) {
-    public static final Grouping OFF = new Grouping(null, user -> false, null, TxRegistry.Gate.NONE);
+public record Grouping(TransactionGroups groups, Function<String, Grouped> scope, Sink sink, TxRegistry.Gate gate) {
+    public static final Grouping OFF = new Grouping(null, user -> Grouped.OFF, null, TxRegistry.Gate.NONE);
 
     /** Whether anyone's transactions are grouped. */
     public boolean on() {
         return groups != null;
     }
 
-    /** Whether {@code caller}'s write transactions may join groups: grouping on for their user, who may send Cypher. */
-    boolean applies(Caller caller) {
-        return on() && caller.access() == Access.CYPHER && user.test(caller.user());
+    /**
+     * Whether a write transaction of {@code caller}'s may join groups: grouping on for their user, who may send
+     * Cypher; {@code managed}: its client retries it (a driver's transaction function or executable query), which
+     * is all {@code managed} grouping takes; any other needs grouping of all.
+     */
+    boolean applies(Caller caller, boolean managed) {
+        if (!on() || caller.access() != Access.CYPHER) {
+            return false;
+        }
+        return switch (scope.apply(caller.user())) {
+            case OFF -> false;
+            case MANAGED -> managed;
+            case ALL -> true;
+        };
     }
 }

@@ -101,7 +101,7 @@ public final class Session {
      * demoted.
      */
     public boolean defers(Caller as, boolean write, boolean managed, Duration timeout) {
-        return managed && write && timeout == null && transactions.grouping().applies(as)
+        return managed && write && timeout == null && transactions.grouping().applies(as, true)
                 && demotion.allowsGrouping();
     }
 

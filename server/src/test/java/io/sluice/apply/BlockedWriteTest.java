@@ -162,7 +162,7 @@ class BlockedWriteTest {
         Probe reference = probe(direct, direct, TransactionConfig.empty(), true);
         assertThat(reference.unrelatedMs()).as("Neo4j: the six unrelated writes").isBetween(0L, 2_000L);
         assertThat(reference.blockedWaitedForHolder()).as("Neo4j: the locked write waits for the holder").isTrue();
-        for (String yaml : new String[] {"", "transactions: {group: true}\n"}) {
+        for (String yaml : new String[] {"transactions: {group: false}\n", ""}) { // ungrouped; the default
             try (TestServer sluice = TestServer.start(yaml, true); Driver d = driver("bolt://" + sluice.bolt)) {
                 Probe p = probe(d, d, TransactionConfig.empty(), true);
                 assertLike(p, reference, "sluice " + (yaml.isEmpty() ? "(default)" : yaml.trim()));

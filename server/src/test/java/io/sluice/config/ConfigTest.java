@@ -3,6 +3,7 @@ package io.sluice.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.config.Transactions.Grouped;
 import java.io.IOException;
 import java.lang.reflect.RecordComponent;
 import java.time.Duration;
@@ -211,29 +212,37 @@ class ConfigTest {
         refused("journal: {kafka: {topics: t}}\n", "Unrecognized field \"topics\"");
         refused("transactions: {group_max_members: 0}\n", "transactions.group_max_members must be >= 1");
         refused("transactions: {group_member_timeout: 0s}\n", "transactions.group_member_timeout positive");
-        refused("transactions: {group: maybe}\n", "maybe");
+        refused("transactions: {group: maybe}\n", "transactions.group must be managed, true or false, got 'maybe'");
+        refused("transactions: {group_users: {app: sometimes}}\n",
+                "transactions.group_users.app must be managed, true or false, got 'sometimes'");
     }
 
     @Test
-    void groupingIsOffByDefaultAndOverriddenPerUser() throws IOException {
-        Transactions off = ConfigLoader.parse("{}\n").transactions();
-        assertThat(off.group()).isFalse();
+    void managedTransactionsAreGroupedByDefaultAndItIsOverriddenPerUser() throws IOException {
+        Transactions byDefault = ConfigLoader.parse("{}\n").transactions();
+        assertThat(byDefault.group()).isEqualTo(Grouped.MANAGED);
+        assertThat(byDefault.anyGrouped()).as("drivers are asked for TELEMETRY").isTrue();
+        assertThat(byDefault.grouped(null)).isEqualTo(Grouped.MANAGED);
+        assertThat(byDefault.grouped("app")).isEqualTo(Grouped.MANAGED);
+        assertThat(byDefault.groupMaxMembers()).isEqualTo(64);
+        assertThat(byDefault.groupMemberTimeout()).isEqualTo(Duration.ofSeconds(1));
+        Transactions off = ConfigLoader.parse("transactions: {group: false}\n").transactions();
         assertThat(off.anyGrouped()).isFalse();
-        assertThat(off.grouped(null)).isFalse();
-        assertThat(off.groupMaxMembers()).isEqualTo(64);
-        assertThat(off.groupMemberTimeout()).isEqualTo(Duration.ofSeconds(1));
-        Transactions some = ConfigLoader.parse("transactions: {group_users: {ingest: true}}\n").transactions();
+        assertThat(off.grouped(null)).isEqualTo(Grouped.OFF);
+        Transactions some = ConfigLoader.parse("transactions: {group: false, group_users: {ingest: true}}\n")
+                .transactions();
         assertThat(some.anyGrouped()).as("someone's are: drivers are asked for TELEMETRY").isTrue();
-        assertThat(some.grouped("ingest")).isTrue();
-        assertThat(some.grouped("app")).isFalse();
-        assertThat(some.grouped(null)).isFalse();
+        assertThat(some.grouped("ingest")).isEqualTo(Grouped.ALL);
+        assertThat(some.grouped("app")).isEqualTo(Grouped.OFF);
+        assertThat(some.grouped(null)).isEqualTo(Grouped.OFF);
         Transactions on = ConfigLoader.parse("""
-                transactions: {group: true, group_users: {dash: false}, group_max_members: 8,
+                transactions: {group: true, group_users: {dash: false, app: managed}, group_max_members: 8,
                   group_member_timeout: 250ms}
                 """).transactions();
-        assertThat(on.grouped(null)).isTrue();
-        assertThat(on.grouped("ingest")).isTrue();
-        assertThat(on.grouped("dash")).isFalse();
+        assertThat(on.grouped(null)).isEqualTo(Grouped.ALL);
+        assertThat(on.grouped("ingest")).isEqualTo(Grouped.ALL);
+        assertThat(on.grouped("dash")).isEqualTo(Grouped.OFF);
+        assertThat(on.grouped("app")).isEqualTo(Grouped.MANAGED);
         assertThat(on.groupMaxMembers()).isEqualTo(8);
         assertThat(on.groupMemberTimeout()).isEqualTo(Duration.ofMillis(250));
     }

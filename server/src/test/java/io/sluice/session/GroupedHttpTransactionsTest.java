@@ -23,10 +23,14 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.neo4j.driver.AuthTokens;
+import org.neo4j.driver.Driver;
+import org.neo4j.driver.GraphDatabase;
+import org.neo4j.driver.Session;
 
 /**
- * HTTP's explicit transactions grouped ({@code transactions.group: true}) through the session layer, as Bolt's
- * managed ones are: concurrent Query API and classic transactions share Neo4j transactions and commits, each
+ * HTTP's explicit transactions grouped ({@code transactions.group: true}; by default, {@code managed}, they are not,
+ * while drivers' managed transactions are) through the session layer, as Bolt's managed ones are: concurrent Query API and classic transactions share Neo4j transactions and commits, each
  * exactly once, reading its own writes; a rollback and a failing statement leave exactly the committed work. Each
  * figure is read from the server's metrics, so that a test passing without groups forming fails. A transaction a
  * group aborts is told a transient error (503, {@code Neo.TransientError.Transaction.Outdated}) and retried here as a
@@ -112,6 +116,57 @@ class GroupedHttpTransactionsTest {
     @FunctionalInterface
     interface TxAttempt {
         Boolean attempt(String k, int n);
+    }
+
+    @Test
+    void byDefaultOnlyDriversManagedTransactionsAreGroupedNotHttps() throws Exception {
+        // transactions.group: managed, the default: an HTTP client has no transaction function, so nothing says it
+        // retries a transaction told to: its transactions stay real ones; a driver's executeWrite is grouped
+        try (TestServer d = TestServer.start("", true);
+                Driver driver = GraphDatabase.driver("bolt://" + d.bolt, AuthTokens.basic("neo4j", TestServer.PASSWORD))) {
+            double before = d.metric("sluice_group_members_sum{outcome=\"committed\"}");
+            List<Future<?>> done = new ArrayList<>();
+            for (int c = 0; c < 8; c++) {
+                int client = c;
+                done.add(clients.submit(() -> {
+                    for (int i = 0; i < 10; i++) {
+                        HttpResponse<String> open = d.post("/db/neo4j/query/v2/tx", "{\"statement\": \"CREATE"
+                                + " (:HttpDefault {k: $k})\", \"parameters\": {\"k\": \"h" + client + "-" + i + "\"}}");
+                        assertThat(open.statusCode()).as(open.body()).isEqualTo(202);
+                        String id = json(open).at("/transaction/id").asText();
+                        HttpResponse<String> commit = d.post("/db/neo4j/query/v2/tx/" + id + "/commit", "{}");
+                        assertThat(commit.statusCode()).as(commit.body()).isEqualTo(202);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get();
+            }
+            assertThat(d.count("MATCH (i:HttpDefault) RETURN count(i)")).isEqualTo(80);
+            assertThat(d.metric("sluice_group_members_sum{outcome=\"committed\"}")).as("HTTP's not grouped")
+                    .isEqualTo(before);
+            done.clear();
+            for (int c = 0; c < 8; c++) {
+                int client = c;
+                done.add(clients.submit(() -> {
+                    try (Session session = driver.session()) {
+                        for (int i = 0; i < 10; i++) {
+                            String k = "b" + client + "-" + i;
+                            session.executeWrite(tx -> tx.run("CREATE (:HttpDefault {k: $k})", Map.of("k", k))
+                                    .consume());
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get();
+            }
+            assertThat(d.count("MATCH (i:HttpDefault) RETURN count(i)")).isEqualTo(160);
+            assertThat(d.metric("sluice_group_members_sum{outcome=\"committed\"}") - before)
+                    .as("the driver's managed transactions grouped").isPositive();
+        }
     }
 
     @Test

@@ -30,7 +30,7 @@ class HistoryRunTest {
     static final String SLUICE = """
             schema:
               - CREATE CONSTRAINT history_list_k IF NOT EXISTS FOR (l:HistoryList) REQUIRE l.k IS UNIQUE
-            transactions: {max_open: 64}
+            transactions: {max_open: 64, group: false}
             """;
 
     @TempDir
@@ -71,9 +71,11 @@ class HistoryRunTest {
         }
     }
 
-    /** The same with the drivers' managed transactions grouped (issue 29): what must stay serializable. */
-    static final String GROUPED = SLUICE.replace("transactions: {max_open: 64}",
-            "transactions: {max_open: 64, group: true}");
+    /**
+     * The same with the drivers' managed transactions grouped (issue 29; the default since issue 35): what must stay
+     * serializable.
+     */
+    static final String GROUPED = SLUICE.replace("group: false", "group: managed");
 
     void sluice(String name, int txns, Duration time) throws Exception {
         sluice(name, SLUICE, txns, time);
