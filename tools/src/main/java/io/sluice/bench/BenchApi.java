@@ -38,7 +38,18 @@ public enum BenchApi {
      * scenario's statement, one that writes a node and then fails ({@code Neo.ClientError.Statement.ArithmeticError},
      * which the driver does not retry): what failing members cost grouped transactions (not a default style).
      */
-    BOLT_EXECUTE_WRITE_FAIL("bolt-execute-write-fail");
+    BOLT_EXECUTE_WRITE_FAIL("bolt-execute-write-fail"),
+    /**
+     * Bolt: {@code session.executeWrite} of three statements, the scenario's statement with three rows in turn: a
+     * managed transaction of several statements (not a default style).
+     */
+    BOLT_EXECUTE_WRITE_3("bolt-execute-write-3"),
+    /**
+     * Bolt: {@code session.beginTransaction()}, the scenario's statement with three rows in turn, {@code commit()}:
+     * an application's own (unmanaged) transaction of three statements, which its driver does not retry (not a
+     * default style).
+     */
+    BOLT_TRANSACTION_3("bolt-transaction-3");
 
     /** The share of {@link #BOLT_EXECUTE_WRITE_ROLLBACK}'s transactions that roll back, and of the failing style's. */
     public static final double ROLLBACK_SHARE = 0.05;
@@ -70,7 +81,7 @@ public enum BenchApi {
             case TX_COMMIT -> "/tx/commit";
             case QUERY_V2 -> "/query/v2";
             case BOLT_RUN, BOLT_RUN_UNCOUNTED, BOLT_EXECUTE_WRITE, BOLT_EXECUTABLE_QUERY, BOLT_EXECUTE_WRITE_ROLLBACK,
-                    BOLT_EXECUTE_WRITE_FAIL ->
+                    BOLT_EXECUTE_WRITE_FAIL, BOLT_EXECUTE_WRITE_3, BOLT_TRANSACTION_3 ->
                     throw new IllegalArgumentException(label + " goes over Bolt: it has no HTTP path");
         };
     }
@@ -133,7 +144,8 @@ public enum BenchApi {
                 a = parse(BOLT + "-" + part.strip());
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("unknown Bolt style '" + part.strip() + "'; use run, execute-write,"
-                        + " executable-query, run-uncounted, execute-write-rollback or execute-write-fail", e);
+                        + " executable-query, run-uncounted, execute-write-rollback, execute-write-fail, execute-write-3 or"
+                        + " transaction-3", e);
             }
             if (apis.contains(a)) {
                 throw new IllegalArgumentException("Bolt style '" + part.strip() + "' is listed twice in '" + text

@@ -32,6 +32,8 @@ final class BoltLoad implements Load {
     private final Time time;
     private final List<Thread> clients = new ArrayList<>();
     private final AtomicReference<String> firstFailure = new AtomicReference<>();
+    /** Rows (writes) each transaction carries: see {@link BoltWriter#rowsPerTransaction}. */
+    private final int perTransaction;
     private BoltWriter writer;
     private Window window;
 
@@ -39,6 +41,7 @@ final class BoltLoad implements Load {
         this.spec = spec;
         this.workload = workload;
         this.time = time;
+        this.perTransaction = BoltWriter.rowsPerTransaction(spec.api());
     }
 
     @Override
@@ -60,12 +63,11 @@ final class BoltLoad implements Load {
     private void run(RowSource rows, Tally.Client counts, long seed) {
         try (BoltWriter.Worker worker = writer.worker(seed)) {
             while (time.nanos() < window.end()) {
-                var row = rows.next();
                 long start = time.nanos();
-                BoltWriter.Failure failed = worker.write(row);
+                BoltWriter.Failure failed = worker.write(rows);
                 long end = time.nanos();
-                if (!counts.recordBolt(failed == null ? null : failed.code(), failed != null && failed.uncertain(), 1,
-                        start, end)) {
+                if (!counts.recordBolt(failed == null ? null : failed.code(), failed != null && failed.uncertain(),
+                        perTransaction, start, end)) {
                     log.warn("a bench client reached its bound of recorded transactions; it stops early");
                     return;
                 }

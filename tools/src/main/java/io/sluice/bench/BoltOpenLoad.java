@@ -35,12 +35,15 @@ final class BoltOpenLoad implements Load {
     private final Time time;
     private final List<Thread> slots = new ArrayList<>();
     private final AtomicReference<String> firstFailure = new AtomicReference<>();
+    /** Rows (writes) each transaction carries; the rate is of writes, so transactions are paced at a part of it. */
+    private final int perTransaction;
     private BoltWriter writer;
     private Window window;
     private OpenLoop open;
     private Thread pacer;
 
     BoltOpenLoad(LoadSpec spec, Workload workload, Time time) {
+        this.perTransaction = BoltWriter.rowsPerTransaction(spec.api());
         this.spec = spec;
         this.workload = workload;
         this.time = time;
@@ -49,7 +52,7 @@ final class BoltOpenLoad implements Load {
     @Override
     public void start(Tally tally) {
         window = tally.window();
-        open = new OpenLoop(window, spec.rate(), tally);
+        open = new OpenLoop(window, spec.rate() / perTransaction, tally);
         writer = BoltWriter.open(spec);
         var threads = Thread.ofPlatform().name("sluice-bench-bolt-open-", 0).daemon(true).factory();
         for (int i = 0; i < spec.clients(); i++) {
@@ -115,12 +118,11 @@ final class BoltOpenLoad implements Load {
 
         /** Writes the row due at {@code due}, records it, and returns what the pool hands out next. */
         private long write(BoltWriter.Worker worker, long due) throws InterruptedException {
-            var row = rows.next();
             long sent = time.nanos();
-            BoltWriter.Failure failed = worker.write(row);
+            BoltWriter.Failure failed = worker.write(rows);
             long end = time.nanos();
             if (!counts.recordBoltOpen(failed == null ? null : failed.code(), failed != null && failed.uncertain(),
-                    1, due, sent, end)) {
+                    perTransaction, due, sent, end)) {
                 if (!open.isOver()) {
                     log.warn("an open-loop Bolt session reached its bound of recorded transactions; it stops early");
                 }

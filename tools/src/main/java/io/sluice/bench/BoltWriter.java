@@ -3,6 +3,7 @@ package io.sluice.bench;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.neo4j.driver.AuthToken;
@@ -13,6 +14,7 @@ import org.neo4j.driver.GraphDatabase;
 import org.neo4j.driver.QueryConfig;
 import org.neo4j.driver.Session;
 import org.neo4j.driver.SessionConfig;
+import org.neo4j.driver.Transaction;
 import org.neo4j.driver.TransactionConfig;
 import org.neo4j.driver.exceptions.Neo4jException;
 
@@ -32,7 +34,10 @@ import org.neo4j.driver.exceptions.Neo4jException;
  *   <li>{@link BenchApi#BOLT_EXECUTE_WRITE_ROLLBACK}: as {@code BOLT_EXECUTE_WRITE}, 5% of the transactions
  *       throwing after their statement (the driver rolls them back; counted as {@link #ROLLED_BACK});</li>
  *   <li>{@link BenchApi#BOLT_EXECUTE_WRITE_FAIL}: as {@code BOLT_EXECUTE_WRITE}, 5% of the transactions running
- *       {@link #FAILING} instead, which writes and then fails on the server (counted by its code).</li>
+ *       {@link #FAILING} instead, which writes and then fails on the server (counted by its code);</li>
+ *   <li>{@link BenchApi#BOLT_EXECUTE_WRITE_3} and {@link BenchApi#BOLT_TRANSACTION_3}: three rows a transaction, the
+ *       statement run once for each, in a managed transaction ({@code executeWrite}) or an application's own
+ *       ({@code beginTransaction} ... {@code commit}); each row counts as a write.</li>
  * </ul>
  * The first two on one session per client ({@link Worker}), kept for the run as a worker thread would keep one.
  * Everything else is the driver's default, as an application gets it, but the pool: at least twice the clients'
@@ -129,6 +134,11 @@ final class BoltWriter implements AutoCloseable {
                 new SplittableRandom(seed));
     }
 
+    /** The rows each transaction of {@code style} writes (each counted as a write). */
+    static int rowsPerTransaction(BenchApi style) {
+        return style == BenchApi.BOLT_EXECUTE_WRITE_3 || style == BenchApi.BOLT_TRANSACTION_3 ? 3 : 1;
+    }
+
     /** What a transaction of the rollback style throws so that the driver rolls it back (and does not retry it). */
     static final class RolledBackOnPurpose extends RuntimeException {
         RolledBackOnPurpose() {
@@ -171,6 +181,33 @@ final class BoltWriter implements AutoCloseable {
         private Worker(Session session, SplittableRandom random) {
             this.session = session;
             this.random = random;
+        }
+
+        /**
+         * Writes one transaction's rows ({@link #rowsPerTransaction}, drawn from {@code rows}) in the run's style;
+         * null when it committed, else what failed.
+         */
+        Failure write(Scenario.RowSource rows) {
+            if (rowsPerTransaction(style) == 3) {
+                List<Map<String, Object>> three = List.of(rows.next(), rows.next(), rows.next());
+                try {
+                    if (style == BenchApi.BOLT_EXECUTE_WRITE_3) {
+                        session.executeWrite(tx -> {
+                            three.forEach(row -> tx.run(statement, row).consume());
+                            return null;
+                        });
+                    } else {
+                        try (Transaction tx = session.beginTransaction()) {
+                            three.forEach(row -> tx.run(statement, row).consume());
+                            tx.commit();
+                        }
+                    }
+                    return null;
+                } catch (RuntimeException e) {
+                    return Failure.of(e);
+                }
+            }
+            return write(rows.next());
         }
 
         /** Writes {@code row} in one transaction, in the run's style; null when it committed, else what failed. */

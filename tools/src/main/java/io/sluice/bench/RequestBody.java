@@ -37,7 +37,7 @@ final class RequestBody {
                     yield Map.of("statement", rawCypher, "parameters", rows.next());
                 }
                 case BOLT_RUN, BOLT_RUN_UNCOUNTED, BOLT_EXECUTE_WRITE, BOLT_EXECUTABLE_QUERY, BOLT_EXECUTE_WRITE_ROLLBACK,
-                        BOLT_EXECUTE_WRITE_FAIL ->
+                        BOLT_EXECUTE_WRITE_FAIL, BOLT_EXECUTE_WRITE_3, BOLT_TRANSACTION_3 ->
                         throw new IllegalArgumentException(api.label() + " goes over Bolt: it has no HTTP body");
             });
         } catch (JsonProcessingException e) {

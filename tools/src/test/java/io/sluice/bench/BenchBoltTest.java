@@ -28,13 +28,18 @@ class BenchBoltTest {
     Path dir;
 
     @Test
-    void theRollbackAndFailingStylesAreAskedForByName() {
+    void theRollbackFailingAndThreeStatementStylesAreAskedForByName() {
         assertThat(BenchApi.parseList("bolt", "execute-write-rollback"))
                 .containsExactly(BenchApi.BOLT_EXECUTE_WRITE_ROLLBACK);
         assertThat(BenchApi.BOLT_EXECUTE_WRITE_ROLLBACK.bolt()).isTrue();
         assertThat(BenchApi.ROLLBACK_SHARE).isEqualTo(0.05);
         assertThat(BenchApi.parseList("bolt", "execute-write-fail")).containsExactly(BenchApi.BOLT_EXECUTE_WRITE_FAIL);
         assertThat(BenchApi.BOLT_EXECUTE_WRITE_FAIL.bolt()).isTrue();
+        assertThat(BenchApi.parseList("bolt", "execute-write-3,transaction-3"))
+                .containsExactly(BenchApi.BOLT_EXECUTE_WRITE_3, BenchApi.BOLT_TRANSACTION_3);
+        assertThat(BoltWriter.rowsPerTransaction(BenchApi.BOLT_TRANSACTION_3)).isEqualTo(3);
+        assertThat(BoltWriter.rowsPerTransaction(BenchApi.BOLT_EXECUTE_WRITE_3)).isEqualTo(3);
+        assertThat(BoltWriter.rowsPerTransaction(BenchApi.BOLT_EXECUTE_WRITE)).isOne();
     }
 
     @Test
