@@ -4,6 +4,7 @@ import io.sluice.sink.ResultBudget;
 import io.sluice.sink.Sink;
 import io.sluice.time.Jitter;
 import io.sluice.time.Time;
+import io.sluice.vocab.Counter;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jStatus;
 import io.sluice.vocab.StatementResult;
@@ -29,6 +30,15 @@ import java.util.Map;
  * nothing is ever answered that a serial execution would not have answered; at worst the client sees what Neo4j
  * would have shown it.
  *
+ * <p>One difference is let through: a read (a statement that wrote nothing, either time) that ran before the
+ * transaction's first write. It read what was committed when it ran, which is all Neo4j's isolation (read
+ * committed, plain reads take no locks) promises a read; the transaction's writes come after it in both runs, and
+ * whatever the client did with what it read reaches the re-run only through the statements it sent next, which run as
+ * sent. This is the shape of an application that reads, decides and writes (an OGM's load, then save), whose plain
+ * read the deadlock's other transaction changed: without a deadlock Neo4j would have let its read stand just so
+ * (a lost update is read committed's to allow). A read after the first write may depend on the transaction's own
+ * writes, which the re-run may have made differently: it must answer the same.
+ *
  * <h2>Bounds</h2>
  * Each re-run waits first, 2 ms doubling to 250 ms, jittered: the transaction it deadlocked with is usually about to
  * commit, and victims re-run at once would lock again in the orders that deadlocked (measured with the Python
@@ -37,8 +47,10 @@ import java.util.Map;
  * the next attempt); with a timeout of its own, never past it (what is left of it, 1 ms at least, is the new
  * transaction's; without one, each new transaction has the database's default); and only while what it ran is small
  * enough to keep: {@value #MAX_STATEMENTS} statements, and {@value #MAX_VALUES} values of parameters and results;
- * past that it runs as a plain Neo4j transaction, its log dropped. A deadlock reported at COMMIT is not re-run (the
- * commit's outcome is Neo4j's to tell). Read transactions take no write locks and are never wrapped.
+ * past that it runs as a plain Neo4j transaction, its log dropped. A deadlock reported at COMMIT (Neo4j takes some
+ * locks only then) is re-run the same way, then committed again: Neo4j reports it before anything is applied, so
+ * nothing of the first attempt committed; a commit whose outcome is unknown never is. Read transactions take no
+ * write locks and are never wrapped.
  *
  * <p>Used by one request at a time, as every {@link Sink.OpenTx} (the registry's hold orders them); blocks where the
  * sink does. No thread of its own.
@@ -145,19 +157,27 @@ public final class Rerunnable implements Sink.OpenTx {
                 if (!deadlock(e)) {
                     throw e;
                 }
-                tx.rollback(); // Neo4j has rolled the victim back; this only makes sure
-                Outcome o = null;
-                while (o == null) { // null: a deadlock again while re-running, the next attempt if one is left
-                    o = reruns < MAX_RERUNS && logging && pause(time, jitter, reruns) ? rerun()
-                            : Outcome.NOT_RERUN;
-                    reruns++;
-                }
-                listener.deadlock(o);
-                if (o != Outcome.RERUN) {
-                    tx = Finished.TX;
-                    throw e;
-                }
+                recover(e);
             }
+        }
+    }
+
+    /**
+     * After {@code deadlock} (Neo4j rolled this transaction back): re-runs the log, pausing first, until a re-run
+     * holds or none is left; throws {@code deadlock} when none held (the transaction has ended).
+     */
+    private void recover(GraphException deadlock) throws GraphException {
+        tx.rollback(); // Neo4j has rolled the victim back; this only makes sure
+        Outcome o = null;
+        while (o == null) { // null: a deadlock again while re-running, the next attempt if one is left
+            o = reruns < MAX_RERUNS && logging && pause(time, jitter, reruns) ? rerun() : Outcome.NOT_RERUN;
+            reruns++;
+        }
+        listener.deadlock(o);
+        if (o != Outcome.RERUN) {
+            tx = Finished.TX;
+            log.clear();
+            throw deadlock;
         }
     }
 
@@ -182,11 +202,15 @@ public final class Rerunnable implements Sink.OpenTx {
             return Outcome.NOT_RERUN;
         }
         try {
+            boolean wrote = false;
             for (Ran r : log) {
-                if (!tx.run(r.cypher(), r.params()).equals(r.result())) {
+                StatementResult again = tx.run(r.cypher(), r.params());
+                boolean writes = writes(r.result()) || writes(again);
+                if (!again.equals(r.result()) && (wrote || writes)) { // a leading read may differ: see the note
                     tx.rollback();
                     return Outcome.ANSWER_DIFFERED;
                 }
+                wrote |= writes;
             }
             return Outcome.RERUN;
         } catch (GraphException e) {
@@ -211,6 +235,11 @@ public final class Rerunnable implements Sink.OpenTx {
         log.add(new Ran(cypher, params, r));
     }
 
+    /** Whether {@code r} wrote anything (Neo4j's {@code contains_updates}; a result without counters is taken as a write). */
+    static boolean writes(StatementResult r) {
+        return !Boolean.FALSE.equals(r.counters().get(Counter.CONTAINS_UPDATES.key()));
+    }
+
     /** Whether {@code e} is Neo4j breaking a deadlock ({@code DeadlockDetected}): what a re-run may hide. */
     public static boolean deadlock(GraphException e) {
         return e.error() != null && Neo4jStatus.Transaction.DEADLOCK_DETECTED.equals(e.error().code());
@@ -218,8 +247,19 @@ public final class Rerunnable implements Sink.OpenTx {
 
     @Override
     public void commit() throws GraphException {
-        log.clear();
-        tx.commit();
+        while (true) {
+            try {
+                tx.commit();
+                log.clear();
+                return;
+            } catch (GraphException e) {
+                if (!deadlock(e) || e.commitOutcomeUnknown()) {
+                    log.clear();
+                    throw e;
+                }
+                recover(e); // nothing of it committed: run it again, then commit that
+            }
+        }
     }
 
     @Override

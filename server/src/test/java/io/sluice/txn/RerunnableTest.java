@@ -3,10 +3,12 @@ package io.sluice.txn;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.sink.Sink;
 import io.sluice.support.TestNeo4j;
 import io.sluice.time.Jitter;
 import io.sluice.time.Time;
 import io.sluice.vocab.GraphException;
+import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
 import io.sluice.vocab.StatementResult;
 import java.time.Duration;
@@ -18,6 +20,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -167,6 +170,83 @@ class RerunnableTest {
                     return row.get("c") + "/" + row.get("m");
                 });
         assertThat(counts).isEqualTo("2/1");
+    }
+
+    /** Reads every count: a read whose answer whoever counts before it changes. */
+    static StatementResult readCounts(Rerunnable tx) throws GraphException {
+        return tx.run("MATCH (n:N) RETURN sum(n.c) AS c", Map.of());
+    }
+
+    @Test
+    void aReadBeforeTheFirstWriteMayDifferOnTheRerunAsReadCommittedLetsIt() throws Exception {
+        Rerunnable one = begin(null);
+        Rerunnable two = begin(null);
+        assertThat(readCounts(one).rows()).containsExactly(List.of(0L)); // read, decide, then write: an OGM's shape
+        assertThat(readCounts(two).rows()).containsExactly(List.of(0L));
+        set(one, "A", "one");
+        set(two, "B", "two");
+
+        List<GraphException> errors = deadlock(one, two, (tx, node) -> count(tx, node));
+
+        assertThat(errors).containsOnlyNulls(); // the victim's leading read now sees the winner's count: let through
+        assertThat(outcomes).containsExactly(Rerunnable.Outcome.RERUN);
+        Object counts = neo4j.database().executeTransactionally("MATCH (n:N) RETURN sum(n.c) AS c", Map.of(),
+                r -> r.next().get("c"));
+        assertThat(counts).isEqualTo(2L); // each counted once: the winner's and the victim's re-run
+    }
+
+    @Test
+    void aReadAfterTheFirstWriteMustAnswerTheSame() throws Exception {
+        Rerunnable one = begin(null);
+        Rerunnable two = begin(null);
+        set(one, "A", "one");
+        set(two, "B", "two");
+        readCounts(one); // after its own write: it may depend on it, which the re-run may make otherwise
+        readCounts(two);
+
+        List<GraphException> errors = deadlock(one, two, (tx, node) -> count(tx, node));
+
+        assertThat(errors).filteredOn(e -> e != null).singleElement()
+                .satisfies(e -> assertThat(e.error().code()).isEqualTo(Neo4jStatus.Transaction.DEADLOCK_DETECTED));
+        assertThat(outcomes).containsExactly(Rerunnable.Outcome.ANSWER_DIFFERED);
+    }
+
+    @Test
+    void aDeadlockAtCommitRunsTheTransactionAgainAndCommitsIt() throws Exception {
+        // Neo4j takes some locks only at COMMIT; its deadlock there is told before anything is applied. The first
+        // transaction begun here fails its commit so (and is rolled back), the next ones are the database's own
+        AtomicInteger begun = new AtomicInteger();
+        Rerunnable tx = Rerunnable.begin(t -> {
+            Sink.OpenTx real = neo4j.sink().begin(true, t);
+            return begun.getAndIncrement() > 0 ? real : new Sink.OpenTx() {
+                @Override
+                public StatementResult run(String cypher, Map<String, Object> params) throws GraphException {
+                    return real.run(cypher, params);
+                }
+
+                @Override
+                public void commit() throws GraphException {
+                    real.rollback();
+                    throw new GraphException(new Neo4jError(Neo4jStatus.Transaction.DEADLOCK_DETECTED,
+                            "ForsetiClient can't acquire ExclusiveLock, because holders of that lock are waiting"
+                                    + " for ForsetiClient"), null);
+                }
+
+                @Override
+                public void rollback() {
+                    real.rollback();
+                }
+            };
+        }, null, Time.SYSTEM, Jitter.fixed(0.5), outcomes::add);
+        set(tx, "A", "one");
+
+        tx.commit();
+
+        assertThat(begun.get()).isEqualTo(2);
+        assertThat(outcomes).containsExactly(Rerunnable.Outcome.RERUN);
+        Object a = neo4j.database().executeTransactionally("MATCH (n:N {id: 'A'}) RETURN n.one AS one", Map.of(),
+                r -> r.next().get("one"));
+        assertThat(a).isEqualTo(true);
     }
 
     @Test
