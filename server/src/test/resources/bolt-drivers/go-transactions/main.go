@@ -13,9 +13,10 @@
 // back, by element id, the user it created in the same transaction.
 //
 // Reported: the transactions committed, the errors that reached the caller by code, every outcome that differs from
-// the plan, how often the driver called the transaction functions (its own retries), the values n the visits
-// returned (per user and site they must be 1, 2, ... once each, as if the visits ran one at a time), and the graph
-// afterwards beside what the committed transactions imply.
+// the plan, how often the driver called the transaction functions and why it retried them (from its log), the
+// attempts that ran whole but whose COMMIT failed, the values n the visits returned (per user and site they must be
+// 1, 2, ... once each, as if the visits ran one at a time), and the graph afterwards beside what the committed
+// transactions imply.
 //
 // Run by io.sluice.bolt.GoTransactionsTest against Neo4j's own server and against sluice.
 package main
@@ -60,9 +61,9 @@ const (
 type kind int
 
 const (
-	visitOnly       kind = iota // commits
-	visitThenDup                // visits, then creates the user it merged: fails in its second statement
-	dupSite                     // creates a site that exists: fails at once
+	visitOnly    kind = iota // commits
+	visitThenDup             // visits, then creates the user it merged: fails in its second statement
+	dupSite                  // creates a site that exists: fails at once
 )
 
 type op struct {
@@ -128,13 +129,20 @@ type report struct {
 	CommittedVisits int            `json:"committed_visits"`
 	Calls           int            `json:"calls"`
 	Retries         int            `json:"retries"`
-	Errors          map[string]int `json:"errors"`
-	Unexpected      int            `json:"unexpected"`
-	UnexpectedList  []string       `json:"unexpected_list"`
-	Seconds         float64        `json:"seconds"`
-	ReadBack        readBack       `json:"read_back"`
-	Expected        aggregates     `json:"expected"`
-	Graph           aggregates     `json:"graph"`
+	// why the driver retried, by code, and how long it slept before retrying, from its log
+	RetryCauses    map[string]int `json:"retry_causes"`
+	BackoffSeconds float64        `json:"backoff_seconds"`
+	// the errors met inside the transaction functions, by code, and the attempts whose statements all ran but
+	// whose COMMIT failed (Neo4j may report a deadlock there)
+	FunctionErrors map[string]int `json:"function_errors"`
+	CommitFailed   int            `json:"commit_failed"`
+	Errors         map[string]int `json:"errors"`
+	Unexpected     int            `json:"unexpected"`
+	UnexpectedList []string       `json:"unexpected_list"`
+	Seconds        float64        `json:"seconds"`
+	ReadBack       readBack       `json:"read_back"`
+	Expected       aggregates     `json:"expected"`
+	Graph          aggregates     `json:"graph"`
 	// pairs whose returned n were not 1, 2, ... k once each, or whose v.n in the graph is not k
 	ReturnedWrong []string `json:"returned_wrong"`
 	GraphWrong    []string `json:"graph_wrong"`
@@ -199,6 +207,20 @@ func (r *report) record(g, i int, o op, calls int, n any, err error) {
 	}
 }
 
+// attempts counts the errors the transaction function met, and its attempts that ran whole but did not commit (the
+// driver retried after them, or gave up, so their COMMIT failed).
+func (r *report) attempts(inFunction map[string]int, committed int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for code, k := range inFunction {
+		if code == "" {
+			r.CommitFailed += k - committed
+		} else {
+			r.FunctionErrors[code] += k
+		}
+	}
+}
+
 // codeOf is the Neo4j code of what reached the caller, else the error's type.
 func codeOf(err error) string {
 	var limit *neo4j.TransactionExecutionLimit
@@ -210,6 +232,31 @@ func codeOf(err error) string {
 		return ne.Code
 	}
 	return fmt.Sprintf("%T", err)
+}
+
+// retryLog is the driver's logger: it keeps what the driver says when it retries a transaction function (why, and
+// how long it sleeps first) and drops everything else.
+type retryLog struct{ r *report }
+
+func (retryLog) Error(string, string, error)          {}
+func (retryLog) Warnf(string, string, string, ...any) {}
+func (retryLog) Infof(string, string, string, ...any) {}
+func (l retryLog) Debugf(_, _ string, msg string, args ...any) {
+	if !strings.HasPrefix(msg, "Retrying transaction") || len(args) < 2 {
+		return
+	}
+	cause := "unknown"
+	if err, ok := args[1].(error); ok {
+		cause = codeOf(err)
+	}
+	l.r.mu.Lock()
+	defer l.r.mu.Unlock()
+	l.r.RetryCauses[cause]++
+	if len(args) > 2 {
+		if d, ok := args[2].(time.Duration); ok {
+			l.r.BackoffSeconds += d.Seconds()
+		}
+	}
 }
 
 func worker(ctx context.Context, driver neo4j.DriverWithContext, g int, r *report) {
@@ -225,12 +272,23 @@ func worker(ctx context.Context, driver neo4j.DriverWithContext, g int, r *repor
 			}
 			r.mu.Unlock()
 		}
-		calls := 0
+		calls, inFunction := 0, map[string]int{}
 		n, err := session.ExecuteWrite(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
 			calls++
-			return o.run(ctx, tx)
+			n, err := o.run(ctx, tx)
+			if err != nil {
+				inFunction[codeOf(err)]++
+			} else {
+				inFunction[""]++ // ran whole: a retry after it means its COMMIT failed
+			}
+			return n, err
 		})
+		committed := 0
+		if err == nil {
+			committed = 1
+		}
 		r.record(g, i, o, calls, n, err)
+		r.attempts(inFunction, committed)
 	}
 }
 
@@ -384,7 +442,12 @@ func main() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), runBound)
 	defer cancel()
-	driver, err := neo4j.NewDriverWithContext("bolt://"+os.Args[1], neo4j.BasicAuth(os.Args[2], os.Args[3], ""))
+	r := &report{Driver: driverVersion(), Transactions: goroutines * perGoroutine, Errors: map[string]int{},
+		RetryCauses: map[string]int{}, FunctionErrors: map[string]int{}, PlannedFailures: map[string]int{}, UnexpectedList: []string{},
+		ReturnedWrong: []string{}, GraphWrong: []string{}, returned: map[string][]int64{},
+		visitors: map[int64]bool{}}
+	driver, err := neo4j.NewDriverWithContext("bolt://"+os.Args[1], neo4j.BasicAuth(os.Args[2], os.Args[3], ""),
+		func(c *neo4j.Config) { c.Log = retryLog{r} })
 	if err != nil {
 		fail(err)
 	}
@@ -392,10 +455,6 @@ func main() {
 	if err := setUp(ctx, driver); err != nil {
 		fail(err)
 	}
-
-	r := &report{Driver: driverVersion(), Transactions: goroutines * perGoroutine, Errors: map[string]int{},
-		PlannedFailures: map[string]int{}, UnexpectedList: []string{}, ReturnedWrong: []string{},
-		GraphWrong: []string{}, returned: map[string][]int64{}, visitors: map[int64]bool{}}
 	for g := range goroutines {
 		for _, o := range plan(g) {
 			switch o.kind {
