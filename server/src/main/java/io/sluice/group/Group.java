@@ -67,7 +67,7 @@ final class Group {
         boolean committing; // guarded by lock: has sent COMMIT
         long lastActivity; // guarded by lock: when it last ran, took the turn or sent COMMIT (Time's nanos)
         Neo4jError evicted; // guarded by lock: taken out of its group, and what it is told
-        boolean stalled; // guarded by lock: found holding its group up past the member timeout (then taken out)
+        boolean struck; // guarded by lock: cost its group a replay by stalling or interleaving (its demotion counts it)
         String shape; // guarded by lock: its first statement's text, what multiStatement knows it by
 
         Seat(Condition wake) {

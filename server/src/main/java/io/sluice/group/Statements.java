@@ -15,8 +15,8 @@ import java.util.Set;
 
 /**
  * A member's statement: it joins the open group at its first, waits for the turn, runs in the group's transaction
- * without the lock, and is logged (what a replay runs again); one that would interleave with another member's aborts
- * the group, and one that fails takes its member out (the others replayed) and is answered its own error once the
+ * without the lock, and is logged (what a replay runs again); one that would interleave with another member's takes
+ * its member out (the others replayed), and one that fails takes its member out (the others replayed) and is answered its own error once the
  * members it ran after have committed (a serial execution's answer), or told to retry when one of them did not; one
  * that meets a deadlock runs the group's statements again ({@link Replay#rerun}) and then itself, no one taken out
  * for it. Blocks the caller (the turn; Neo4j; a failed statement, its group's commit).
@@ -37,7 +37,6 @@ final class Statements {
     StatementResult run(Seat s, String cypher, Map<String, Object> params) throws GraphException {
         Group g;
         boolean interleaved = false;
-        Sink.OpenTx rollback = null;
         groups.lock.lock();
         try {
             if (s.group == null) {
@@ -49,7 +48,7 @@ final class Statements {
             }
             Groups.failIfFinished(g);
             if (interleaves(s, g)) {
-                rollback = groups.abort(g, Cause.INTERLEAVED, s);
+                s.struck = true; // its session's demotion counts it
                 interleaved = true;
             } else {
                 awaitTurn(s, g);
@@ -59,8 +58,10 @@ final class Statements {
             groups.lock.unlock();
         }
         if (interleaved) {
-            Groups.rollbackNow(rollback); // outside the lock: Neo4j's rollback may take a while
-            throw Groups.aborted(g);
+            // it alone is taken out (the others replayed without its statements, and it is told to retry: its retry
+            // runs alone); its shape is learned, so later ones keep the turn from their first statement
+            replay.evictAndReplay(g, s, Cause.INTERLEAVED, false);
+            throw new GraphException(s.evicted != null ? s.evicted : Groups.aborted(g).error(), null);
         }
         StatementResult result = null;
         GraphException failure = null;

@@ -26,9 +26,9 @@ import org.slf4j.LoggerFactory;
  *       serial execution in that order gives, and nothing it read can be undone without undoing it too.</li>
  *   <li><b>Never interleaved.</b> A member whose shape (its first statement's text) is not known to take more than
  *       one statement gives the turn up after each statement; if it then sends another statement after someone else
- *       ran, that statement would see the other's writes between its own: the group is <i>aborted</i> (cause
- *       {@code interleaved}) and the shape is remembered, so that its later members keep the turn from their first
- *       statement to their COMMIT.</li>
+ *       ran, that statement would see the other's writes between its own: it is <i>taken out</i> (cause
+ *       {@code interleaved}; below) and told {@link #ABORTED} (its retry runs alone), and the shape is remembered,
+ *       so that its later members keep the turn from their first statement to their COMMIT.</li>
  *   <li><b>Leaving without costing the others.</b> Neo4j has no savepoints. A member that rolls back, whose
  *       statement fails, whose client goes, or that stays silent past the member timeout while it holds the group up
  *       (it keeps the turn between statements, or a closed group waits for its COMMIT: cause {@code stalled}) is
@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  *       that order answers (so a constraint violation is a constraint violation, not a retry); if one of them left
  *       (its error may have come from work that never committed), {@link #ABORTED}, and its retry runs
  *       alone.</li>
- *   <li><b>Aborts.</b> A member that interleaved, a replay that fails, and a failed commit abort the whole group: every member is told
+ *   <li><b>Aborts.</b> A replay that fails, and a failed commit abort the whole group: every member is told
  *       {@link #ABORTED} at its next message; nothing of the group was committed, and no member was told COMMIT
  *       SUCCESS before the commit.</li>
  *   <li><b>Commit outcome unknown</b> (a remote commit whose connection was lost) is told to every member as the
@@ -151,13 +151,13 @@ public final class TransactionGroups implements AutoCloseable {
         }
 
         /**
-         * Whether this member cost its group an abort (its interleaving) or a replay for its stall: what its
-         * session's demotion counts.
+         * Whether this member cost its group a replay by stalling or interleaving, or an abort: what its session's
+         * demotion counts.
          */
         public boolean abortedGroup() {
             groups.lock.lock();
             try {
-                return seat.stalled
+                return seat.struck
                         || seat.group != null && seat.group.phase() == Phase.ABORTED && seat.group.culprit == seat;
             } finally {
                 groups.lock.unlock();

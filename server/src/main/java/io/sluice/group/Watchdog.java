@@ -106,7 +106,7 @@ final class Watchdog implements Runnable {
                 // keeping the turn holds up the group, and its locks hold up everyone: whoever is there
                 boolean blocking = g.turn.heldBy(m) || g.phase() == Phase.CLOSED;
                 if (m.ran && !m.committing && blocking && now - m.lastActivity > timeout) {
-                    m.stalled = true;
+                    m.struck = true;
                     stalls.add(new Stall(g, m));
                     break;
                 }

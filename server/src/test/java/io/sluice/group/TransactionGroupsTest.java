@@ -447,6 +447,28 @@ class TransactionGroupsTest {
     }
 
     @Test
+    void aSecondStatementAfterAnotherMembersIsTakenOutAloneAndItsShapeLearned() throws Exception {
+        Member z = pacer();
+        Member a = groups.member();
+        Member b = groups.member();
+        a.run("A", Map.of());
+        b.run("B", Map.of());
+
+        Neo4jError toA = told(() -> a.run("A2", Map.of())); // it would see B's writes between its own two
+
+        assertThat(toA.code()).isEqualTo(TransactionGroups.ABORTED);
+        assertThat(a.abortedGroup()).as("its session's demotion counts it").isTrue();
+        assertThat(groups.multiStatement("A")).isTrue();
+        OnThread<Boolean> bCommit = commit("commit-b", b);
+        commits(z);
+        assertThat(bCommit.get(WITHIN)).isTrue(); // B never learns: replayed without A, the same answer
+        assertThat(sink.calls(2)).containsExactly("begin", "run A", "run B", "rollback");
+        assertThat(sink.calls(3)).containsExactly("begin", "run B", "commit");
+        assertThat(events).containsExactly("evicted interleaved", "replayed 1", "committed 1 1", "committed 1 1");
+        assertEverythingGivenBack();
+    }
+
+    @Test
     void aMemberSilentWhileItKeepsTheTurnIsTakenOutAndTheNextRuns() throws Exception {
         Member z = pacer();
         Member a = groups.member();
