@@ -208,6 +208,33 @@ final class Replay {
         }
     }
 
+    /**
+     * The group's commit met a deadlock (Neo4j rolled its transaction back): its statements run again in a new
+     * transaction, as after a deadlock in a statement (a member whose answer would differ is taken out), called by
+     * the commit's leader while the group is COMMITTING (no one else touches it). Returns the new transaction to
+     * commit, or null when the re-run failed (its transaction rolled back).
+     */
+    Sink.OpenTx rerunForCommit(Group g) {
+        Again a = runAgain(g);
+        Sink.OpenTx failed = null;
+        groups.lock.lock();
+        try {
+            groups.listener.replayed(a.replayed());
+            if (a.failed() != null || g.finished()) {
+                failed = g.tx;
+                g.tx = null;
+                return null;
+            }
+            g.log = new ArrayList<>(a.kept());
+            g.statements = a.kept().size();
+            g.done.signalAll(); // members taken out while waiting for the commit learn it
+            return g.tx;
+        } finally {
+            groups.lock.unlock();
+            Groups.rollbackNow(failed); // outside the lock: Neo4j's rollback may take a while
+        }
+    }
+
     /** The log's statements of members not taken out, a copy (taken under the lock). */
     private List<Executed> remaining(Group g) {
         groups.lock.lock();
