@@ -46,6 +46,9 @@ class WriteApiTest {
                   - CREATE CONSTRAINT user_id IF NOT EXISTS FOR (u:User) REQUIRE u.id IS UNIQUE
                   - CREATE CONSTRAINT site_url IF NOT EXISTS FOR (s:Site) REQUIRE s.url IS UNIQUE
                 batch: {max_rows: 5000, max_wait: 20ms}
+                # the appliers are held by writes waiting for a client's open transaction: set aside (the default,
+                # after 20 ms) they would not hold anything, and the batches these tests build would never form
+                apply: {set_aside_after: 0}
                 """;
     /** One server for the class (instances per class); a subclass overrides {@link #startServer} for another sink. */
     TestServer s;
