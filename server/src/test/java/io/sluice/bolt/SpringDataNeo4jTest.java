@@ -34,8 +34,9 @@ import org.junit.jupiter.api.Timeout;
  * read the person back by the id SDN assigned), each thread's 10th a deliberate violation of the unique
  * constraint, then read each person back in a later transaction. A unit that fails with a transient error is run
  * again (Spring's {@code RetryTemplate}, SDN's {@code RetryExceptionPredicate}), as applications must on Neo4j:
- * there, this workload deadlocks (Neo4j locks a node it updates and the nodes a new relationship attaches to in
- * orders that cross), most units at least once. The application prints a JSON report.
+ * there, this workload deadlocks, most units at least once (Neo4j reports a unit that holds the company's node lock
+ * and waits for its relationship-group lock, which another holds while it waits for the node lock). The application
+ * prints a JSON report.
  *
  * <p>Checked on every server: the deliberate violations, and nothing else, reached the application, each with
  * Neo4j's constraint code under Spring's {@code DataIntegrityViolationException}; every read-back found what was
@@ -43,9 +44,12 @@ import org.junit.jupiter.api.Timeout;
  * committed units (checked by the application through SDN and Cypher, and by the test on sluice's database).
  * Between the servers: the same errors and the same graph. On Neo4j the application retried deadlocks; through
  * sluice, which re-runs a deadlocked transaction itself (docs/API.md), it should not have to (issue 35, item 2):
- * at most a few, for transactions past sluice's bound of re-runs. Spring's transactions are unmanaged, so sluice
- * runs them as real transactions even when grouping; the group and deadlock metrics are printed. Skipped, saying
- * so, where {@code mvn} is not on the PATH.
+ * at most a few, for transactions past sluice's bound of re-runs. The unit counts before it saves, so the deadlock
+ * meets its first statement, which sluice can re-run; the other order (SDN's save first, which returns the new
+ * node's element id, then the count) deadlocks as often, and sluice does not re-run a transaction that has seen an
+ * element id of its own creation, so there the application retries as on Neo4j. Spring's transactions are
+ * unmanaged, so sluice runs them as real transactions even when grouping; the group and deadlock metrics are
+ * printed. Skipped, saying so, where {@code mvn} is not on the PATH.
  */
 @Timeout(value = 1200, unit = TimeUnit.SECONDS) // the first build downloads Boot (at most BUILD_SECONDS)
 class SpringDataNeo4jTest {

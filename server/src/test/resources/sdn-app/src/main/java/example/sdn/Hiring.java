@@ -29,6 +29,8 @@ public class Hiring {
      */
     @Transactional
     public Hired hire(String name, int seq, String companyName, boolean violate) {
+        // counted first: SDN's save writes the related company's properties back, so the entity it is given must
+        // hold the count as of the lock (one loaded before would write a stale count over other units' hires)
         Company company = companies.hire(companyName);
         if (company == null) {
             throw new IllegalStateException("no company " + companyName);

@@ -157,7 +157,8 @@ public class Workload {
         graph.putAll(client.query("MATCH (p:SdnPerson) WHERE NOT (p)-[:WORKS_AT]->(:SdnCompany) "
                 + "RETURN count(p) AS people_without_company").fetch().one().orElseThrow());
         Map<String, Object> byCompany = new TreeMap<>();
-        for (Map<String, Object> row : client.query("MATCH (c:SdnCompany) OPTIONAL MATCH (p:SdnPerson)-[w:WORKS_AT]->(c) "
+        for (Map<String, Object> row : client.query("MATCH (c:SdnCompany) "
+                + "OPTIONAL MATCH (p:SdnPerson)-[w:WORKS_AT]->(c) "
                 + "RETURN c.name AS name, c.hires AS hires, count(w) AS employees").fetch().all()) {
             Map<String, Object> company = new LinkedHashMap<>();
             company.put("hires", row.get("hires"));
