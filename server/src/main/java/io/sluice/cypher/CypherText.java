@@ -301,6 +301,25 @@ public final class CypherText {
         return plain ? n : "`" + n.replace("`", "``") + "`";
     }
 
+    /**
+     * Whether {@code cypher} is an {@code EXPLAIN} (after any {@code CYPHER} options): Neo4j plans it and runs
+     * nothing, so it reads nothing, writes nothing and needs none of its parameters.
+     */
+    public static boolean explainOnly(String cypher) {
+        List<Token> ts = tokens(cypher);
+        int i = 0;
+        if (!ts.isEmpty() && is(ts.getFirst(), "CYPHER")) {
+            for (i = 1; i < ts.size(); i++) {
+                Token t = ts.get(i);
+                if (is(t, "EXPLAIN") || is(t, "PROFILE")
+                        || t.kind() == Kind.WORD && CLAUSES.contains(t.text().toUpperCase(Locale.ROOT))) {
+                    break;
+                }
+            }
+        }
+        return i < ts.size() && is(ts.get(i), "EXPLAIN");
+    }
+
     /** Whether the statement uses {@code CALL {...} IN [n] [CONCURRENT] TRANSACTIONS}. */
     public static boolean runsInTransactions(String cypher) {
         List<Token> ts = tokens(cypher);

@@ -10,7 +10,8 @@ import java.util.Set;
 
 /**
  * Classifies statements by the plan Neo4j makes for them (EXPLAIN), cached per statement text: read-only
- * statements are not batched, schema and {@code CALL {} IN TRANSACTIONS} run alone, the rest is batched.
+ * statements are not batched, schema and {@code CALL {} IN TRANSACTIONS} run alone, the rest is batched; an
+ * {@code EXPLAIN} is a read that needs no parameters (Neo4j plans it and runs nothing).
  * A syntax error is cached too, so a client repeating a bad statement costs one plan. Thread-safe.
  */
 public final class StatementClassifier {
@@ -36,6 +37,13 @@ public final class StatementClassifier {
             return c;
         }
         try {
+            if (CypherText.explainOnly(cypher)) {
+                // planned, never run: a read that needs no parameter, as Neo4j takes it (a client such as the Spark
+                // connector EXPLAINs a statement without its parameters to learn its columns)
+                c = new Classified.Ok(QueryKind.READ, Set.of());
+                cache.put(cypher, c);
+                return c;
+            }
             // CALL {} IN TRANSACTIONS cannot run in an explicit transaction, so it is not planned in one either
             QueryKind kind = CypherText.runsInTransactions(cypher) ? QueryKind.ALONE : sink.classify(cypher);
             c = new Classified.Ok(kind, CypherText.parameters(cypher));

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.neo4j.driver.AccessMode;
 import org.neo4j.driver.AuthTokens;
 import org.neo4j.driver.Config;
 import org.neo4j.driver.Driver;
@@ -92,6 +93,21 @@ class BoltDriverTest {
             assertThat(sum.queryType().name()).isEqualTo("WRITE_ONLY");
             Record r = session.run("MATCH (p:BoltPerson {id: 1}) RETURN p.name AS name").single();
             assertThat(r.get("name").asString()).isEqualTo("ada");
+        }
+    }
+
+    @Test
+    void anExplainNeedsNoParametersAndWritesNothingEvenInAReadSession() {
+        // what the Spark connector sends to learn a query's columns, as Neo4j plans it: nothing runs
+        try (Session read = driver.session(SessionConfig.builder().withDefaultAccessMode(AccessMode.READ).build())) {
+            var r = read.run("EXPLAIN WITH $scriptResult AS scriptResult MERGE (n:BoltExplained {id: scriptResult})"
+                    + " RETURN n.id AS id");
+            assertThat(r.keys()).containsExactly("id");
+            assertThat(r.list()).isEmpty();
+        }
+        try (Session session = driver.session()) {
+            assertThat(session.run("MATCH (n:BoltExplained) RETURN count(n) AS c").single().get("c").asLong())
+                    .isZero();
         }
     }
 

@@ -16,6 +16,17 @@ class CypherTextTest {
     }
 
     @Test
+    void tellsAnExplainFromAStatementThatRuns() {
+        assertThat(CypherText.explainOnly("EXPLAIN WITH $scriptResult AS scriptResult RETURN 1")).isTrue();
+        assertThat(CypherText.explainOnly("  // why\n explain MERGE (n {id: $id})")).isTrue();
+        assertThat(CypherText.explainOnly("CYPHER 25 runtime=slotted EXPLAIN MATCH (n) RETURN n")).isTrue();
+        assertThat(CypherText.explainOnly("PROFILE MATCH (n) RETURN n")).isFalse();
+        assertThat(CypherText.explainOnly("CYPHER 25 MATCH (n) RETURN 'EXPLAIN'")).isFalse();
+        assertThat(CypherText.explainOnly("MATCH (n:EXPLAIN) RETURN n")).isFalse();
+        assertThat(CypherText.explainOnly("")).isFalse();
+    }
+
+    @Test
     void findsRowFieldsButNotPropertiesOfOtherThings() {
         assertThat(CypherText.fieldsOf("MERGE (u:User {id: row.user}) SET u.row = row.`the url`, x.row.y = 1", "row"))
                 .containsExactly("user", "the url");
