@@ -140,21 +140,19 @@ class SparkConnectorTest {
         for (String label : List.of("sluice", "sluice-ungrouped")) {
             JsonNode seen = runs.get(label);
             succeeded(label, seen);
-            // FINDING for the lead (issue 35, item 2), seen once in 4 runs (8 jobs through sluice; default config):
-            // metrics said 182 deadlocks re-run unseen and 1 answered (not_rerun and answer_differed summed then;
-            // the connector's transactions hold one statement, whose re-run has no earlier answer to differ from,
-            // so most likely past the 20 re-runs txn.Rerunnable allows a transaction); the connector got
-            // Neo.TransientError.Transaction.DeadlockDetected, retried the batch and the job succeeded
+            // issue 35, item 2. Seen once in 4 runs (8 jobs through sluice; default config): 182 deadlocks re-run
+            // unseen and 1 answered, most likely a batch past the 20 re-runs txn.Rerunnable allows a transaction
+            // (its one statement has no earlier answer to differ from); the connector retried it and the job
+            // succeeded. Left asserted: the issue asks for none
             assertThat(deadlocks(seen)).as("%s: deadlocks the connector saw: %s", label, seen).isZero();
             assertThat(seen.path("retries").asInt(-1)).as("%s: the connector's retries: %s", label, seen).isZero();
             assertThat(codes(seen.path("failures"))).as("%s: the server's errors to the writes, beside a serial"
                     + " execution's (%s): %s", label, serial, seen).isSubsetOf(serial);
         }
         for (String label : List.of("sluice", "sluice-ungrouped")) {
-            // FINDING for the lead (issue 35, item 5): through sluice the connector's read of a `query` comes back
-            // with no columns: its schema inference sends `EXPLAIN WITH $scriptResult AS scriptResult ...` with no
-            // parameters; Neo4j plans it, sluice answers Neo.ClientError.Statement.ParameterMissing (its gateway
-            // checks every statement's parameters, EXPLAIN or not), so the connector infers an empty schema.
+            // the connector reads back with a `query`, whose schema it infers from `EXPLAIN WITH $scriptResult AS
+            // scriptResult ...` sent with no parameters: Neo4j plans it, and so does sluice since this test found
+            // it answering ParameterMissing (an empty schema, so no rows, for the connector)
             readBack(label, runs.get(label));
         }
     }
