@@ -308,12 +308,16 @@ public final class CypherText {
     public static boolean explainOnly(String cypher) {
         List<Token> ts = tokens(cypher);
         int i = 0;
-        if (!ts.isEmpty() && is(ts.getFirst(), "CYPHER")) {
-            for (i = 1; i < ts.size(); i++) {
-                Token t = ts.get(i);
-                if (is(t, "EXPLAIN") || is(t, "PROFILE")
-                        || t.kind() == Kind.WORD && CLAUSES.contains(t.text().toUpperCase(Locale.ROOT))) {
-                    break;
+        if (!ts.isEmpty() && is(ts.getFirst(), "CYPHER")) { // CYPHER [version] (option = value)*
+            i = 1;
+            if (i < ts.size() && ts.get(i).kind() == Kind.NUMBER) {
+                i++;
+            }
+            while (i + 1 < ts.size() && ts.get(i).kind() == Kind.WORD && ts.get(i + 1).kind() == Kind.SYMBOL
+                    && ts.get(i + 1).text().equals("=")) {
+                i += 2;
+                if (i < ts.size() && (ts.get(i).kind() == Kind.WORD || ts.get(i).kind() == Kind.NUMBER)) {
+                    i++; // a quoted value is no token
                 }
             }
         }

@@ -2,8 +2,6 @@ package io.sluice.group;
 
 import io.sluice.group.Group.Seat;
 import io.sluice.sink.Sink;
-import io.sluice.time.Jitter;
-import io.sluice.txn.Rerunnable;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
 
@@ -11,18 +9,13 @@ import io.sluice.vocab.Neo4jError;
  * A member's COMMIT: it waits for its group's commit, which the member whose COMMIT completes a closed group leads
  * (on its own thread, without the lock), then every member learns the outcome. A failed commit aborts the group
  * (its members told to retry); one whose outcome is unknown is told as the sink reports it, never as transient: a
- * retry could apply it twice. A commit that meets a deadlock (Neo4j takes some locks only at COMMIT, and tells the
- * deadlock before anything is applied) runs the group's statements again in a new transaction, checked as after a
- * deadlock in a statement ({@link Replay#rerunForCommit}), and commits that, up to {@link Statements#MAX_RERUNS}
- * times.
+ * retry could apply it twice.
  */
 final class Commit {
     private final Groups groups;
-    private final Replay replay;
 
-    Commit(Groups groups, Replay replay) {
+    Commit(Groups groups) {
         this.groups = groups;
-        this.replay = replay;
     }
 
     /** {@link TransactionGroups.Member#commit}. */
@@ -76,28 +69,15 @@ final class Commit {
     private void lead(Group g, Sink.OpenTx tx) {
         long start = groups.time.nanos();
         Neo4jError failure = null;
-        for (int deadlocks = 0; ; deadlocks++) {
-            boolean again = false;
-            try {
-                if (tx != null) {
-                    tx.commit();
-                }
-                failure = null;
-            } catch (GraphException e) {
-                failure = e.commitOutcomeUnknown() && !e.error().isCommitOutcomeUnknown()
-                        ? Neo4jError.commitOutcomeUnknown(e.error().message()) : e.error();
-                again = Rerunnable.deadlock(e) && !e.commitOutcomeUnknown() && deadlocks < Statements.MAX_RERUNS;
-            } catch (RuntimeException | Error e) { // not the sink's answer: whether it committed is not known
-                failure = Neo4jError.commitOutcomeUnknown("the group's commit failed: " + e);
+        try {
+            if (tx != null) {
+                tx.commit();
             }
-            if (!again || !Rerunnable.pause(groups.time, Jitter.RANDOM, deadlocks)) {
-                break;
-            }
-            Sink.OpenTx rerun = replay.rerunForCommit(g);
-            if (rerun == null) {
-                break; // the re-run failed: the deadlock is the group's failure
-            }
-            tx = rerun;
+        } catch (GraphException e) {
+            failure = e.commitOutcomeUnknown() && !e.error().isCommitOutcomeUnknown()
+                    ? Neo4jError.commitOutcomeUnknown(e.error().message()) : e.error();
+        } catch (RuntimeException | Error e) { // not the sink's answer: whether it committed is not known
+            failure = Neo4jError.commitOutcomeUnknown("the group's commit failed: " + e);
         }
         long took = groups.time.nanos() - start;
         groups.lock.lock();

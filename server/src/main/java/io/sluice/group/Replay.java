@@ -8,6 +8,8 @@ import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.StatementResult;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * A member leaving its group (ROLLBACK, RESET, its client gone, its statement failed) without costing the others:
@@ -41,7 +43,7 @@ final class Replay {
             groups.lock.unlock();
         }
         // its statements are in the group's transaction: replayed without them; the others go on
-        evictAndReplay(g, s, disconnected ? Cause.DISCONNECTED : Cause.ROLLBACK, false);
+        evictAndReplay(g, s, disconnected ? Cause.DISCONNECTED : Cause.ROLLBACK, false, null);
         return true;
     }
 
@@ -66,14 +68,21 @@ final class Replay {
      * Takes {@code culprit} out of {@code g} and, if anything of its ran, rolls the group's transaction back and
      * replays the others, holding the turn ({@code haveTurn}: the culprit holds it already, its statement failed). A
      * closed group goes back to sealed while it replays (it must not wait on locks while closed: see {@link Phase}).
-     * A replay that fails (a deadlock with another group, Neo4j away) aborts the group.
+     * A replay that fails (a deadlock with another group, Neo4j away) aborts the group. Nothing is done when the
+     * culprit was taken out already (by another caller: a stall, a lost client), when it no longer holds the turn it
+     * says it holds, or when {@code still} (checked under the lock; null: always) says it no longer applies; a
+     * culprit taken out for a stall or an interleaving is marked {@link Seat#struck} then.
      */
-    void evictAndReplay(Group g, Seat culprit, Cause cause, boolean haveTurn) {
+    void evictAndReplay(Group g, Seat culprit, Cause cause, boolean haveTurn, Predicate<Seat> still) {
         Seat token = haveTurn ? culprit : new Seat(groups.lock.newCondition());
         groups.lock.lock();
         try {
-            if (g.finished() || g.phase() == Phase.COMMITTING) {
+            if (g.finished() || g.phase() == Phase.COMMITTING || culprit.evicted != null
+                    || haveTurn && !g.turn.heldBy(culprit) || still != null && !still.test(culprit)) {
                 return;
+            }
+            if (cause == Cause.STALLED || cause == Cause.INTERLEAVED) {
+                culprit.struck = true; // its session's demotion counts it
             }
             // a statement of its may still be running (its client gone under it): that is in the transaction too
             boolean wrote = cause == Cause.FAILED || g.holdsWorkOf(culprit);
@@ -209,29 +218,39 @@ final class Replay {
     }
 
     /**
-     * The group's commit met a deadlock (Neo4j rolled its transaction back): its statements run again in a new
-     * transaction, as after a deadlock in a statement (a member whose answer would differ is taken out), called by
-     * the commit's leader while the group is COMMITTING (no one else touches it). Returns the new transaction to
-     * commit, or null when the re-run failed (its transaction rolled back).
+     * Runs a failed member's statements ({@code mine}, each to answer as before, then {@code cypher}) alone in a new
+     * transaction, always rolled back, after the members it ran after have committed: the error it now meets, when
+     * it is {@code failure}'s (its code), else null (it would not fail so, or an answer differs: not its own error).
+     * A brief transaction outside the gate's places (the group held one for it). Called without the lock.
      */
-    Sink.OpenTx rerunForCommit(Group g) {
-        Again a = runAgain(g);
-        Sink.OpenTx failed = null;
+    GraphException failsAlone(List<Executed> mine, String cypher, Map<String, Object> params, GraphException failure) {
+        Sink.OpenTx tx = null;
+        try {
+            tx = groups.sink.begin(true);
+            for (Executed e : mine) {
+                if (!tx.run(e.cypher(), e.params()).equals(e.result())) {
+                    return null;
+                }
+            }
+            tx.run(cypher, params);
+            return null; // it does not fail now
+        } catch (GraphException e) {
+            return e.error() != null && failure.error() != null && e.error().code().equals(failure.error().code())
+                    ? e : null;
+        } catch (RuntimeException e) {
+            return null;
+        } finally {
+            Groups.rollbackNow(tx);
+        }
+    }
+
+    /** What {@code s}, taken out of {@code g} or in it when it aborted, is told (read under the lock). */
+    GraphException told(Seat s, Group g) {
         groups.lock.lock();
         try {
-            groups.listener.replayed(a.replayed());
-            if (a.failed() != null || g.finished()) {
-                failed = g.tx;
-                g.tx = null;
-                return null;
-            }
-            g.log = new ArrayList<>(a.kept());
-            g.statements = a.kept().size();
-            g.done.signalAll(); // members taken out while waiting for the commit learn it
-            return g.tx;
+            return s.evicted != null ? new GraphException(s.evicted, null) : Groups.aborted(g);
         } finally {
             groups.lock.unlock();
-            Groups.rollbackNow(failed); // outside the lock: Neo4j's rollback may take a while
         }
     }
 

@@ -10,6 +10,7 @@ import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.StatementResult;
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -48,7 +49,6 @@ final class Statements {
             }
             Groups.failIfFinished(g);
             if (interleaves(s, g)) {
-                s.struck = true; // its session's demotion counts it
                 interleaved = true;
             } else {
                 awaitTurn(s, g);
@@ -60,8 +60,8 @@ final class Statements {
         if (interleaved) {
             // it alone is taken out (the others replayed without its statements, and it is told to retry: its retry
             // runs alone); its shape is learned, so later ones keep the turn from their first statement
-            replay.evictAndReplay(g, s, Cause.INTERLEAVED, false);
-            throw new GraphException(s.evicted != null ? s.evicted : Groups.aborted(g).error(), null);
+            replay.evictAndReplay(g, s, Cause.INTERLEAVED, false, null);
+            throw replay.told(s, g);
         }
         StatementResult result = null;
         GraphException failure = null;
@@ -91,13 +91,24 @@ final class Statements {
             }
         }
         Set<Seat> before = failure == null ? Set.of() : othersIn(g, s);
+        List<Executed> mine = failure == null ? List.of() : ownIn(g, s);
         ran(s, g, cypher, params, result, failure);
         if (failure != null) {
-            replay.evictAndReplay(g, s, Cause.FAILED, true);
-            if (before.isEmpty() || groups.committedWith(g, before)) {
-                // what it ran after (nothing of anyone's, or members that all committed, in that order) is what a
-                // serial execution would have run it after: the error is the one that execution gives
-                throw failure;
+            replay.evictAndReplay(g, s, Cause.FAILED, true, null);
+            if (before.isEmpty()) {
+                throw failure; // nothing of anyone else's was in the transaction: its own, as alone
+            }
+            if (groups.committedWith(g, before)) {
+                if (failure.error().isTransient()) {
+                    throw failure; // a retry either way (its driver's), as this error tells it
+                }
+                // what it ran after has committed, but a replay checks answers, not writes: its statements run once
+                // more, alone, after that commit (rolled back); the error is its own only if it recurs there,
+                // which is what a serial execution after those members answers
+                GraphException again = replay.failsAlone(mine, cypher, params, failure);
+                if (again != null) {
+                    throw again;
+                }
             }
             // its error may have come from work that never committed (a member that left after it failed): it is
             // retried, alone
@@ -106,6 +117,16 @@ final class Statements {
                     + failure.error().message() + " (retry it: the retry runs alone)"), null);
         }
         return result;
+    }
+
+    /** {@code s}'s own statements in {@code g}'s transaction, in order, before its failed one. */
+    private List<Executed> ownIn(Group g, Seat s) {
+        groups.lock.lock();
+        try {
+            return g.log.stream().filter(e -> e.member() == s).toList();
+        } finally {
+            groups.lock.unlock();
+        }
     }
 
     /** The other members whose statements are in {@code g}'s transaction, before {@code s}'s failed one. */

@@ -89,7 +89,7 @@ public final class TransactionGroups implements AutoCloseable {
         this.groups = new Groups(sink, gate, options, time, listener);
         this.replay = new Replay(groups);
         this.statements = new Statements(groups, replay);
-        this.commit = new Commit(groups, replay);
+        this.commit = new Commit(groups);
         this.watchdog = new Watchdog(groups, replay, threads);
     }
 

@@ -4,7 +4,11 @@ import io.sluice.group.Group.Seat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,8 +17,9 @@ import org.slf4j.LoggerFactory;
  * injected clock, takes out of its group each silent member that holds the group up past the member timeout (one
  * that keeps the turn between statements, or keeps a closed group from committing): the group's transaction is
  * rolled back and the others' statements run again without it ({@link Replay#evictAndReplay}), so a stalled client
- * costs the others a replay, never a retry; it is told to retry when it comes back. The replays run on this thread,
- * after the pass, without the lock. Its wait is a condition wait whose deadline comes from the clock (a manual clock
+ * costs the others a replay, never a retry; it is told to retry when it comes back. Each eviction runs on a virtual
+ * thread of its own ({@code sluice-groups-evict-N}, owned here: a replay may wait for the turn or for Neo4j's locks,
+ * and the watch must go on meanwhile), which checks again under the lock that the member is still stalled. Its wait is a condition wait whose deadline comes from the clock (a manual clock
  * decides when a pass is due), ended at once by {@link Groups#shutDown}. A pass that fails is logged; the watch goes
  * on.
  */
@@ -25,6 +30,8 @@ final class Watchdog implements Runnable {
     private final Groups groups;
     private final Replay replay;
     private final Thread thread;
+    private final ExecutorService evictions =
+            Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-groups-evict-", 0).factory());
     private final long timeout;
     private final long every;
 
@@ -40,11 +47,15 @@ final class Watchdog implements Runnable {
         thread.start();
     }
 
-    /** Waits (bounded) for the thread to end, after {@link Groups#shutDown} told it to. */
+    /** Waits (bounded) for the thread and the evictions to end, after {@link Groups#shutDown} told them to. */
     void join() {
         try {
             if (!thread.join(JOIN)) {
                 log.warn("the groups' watchdog did not stop within {}", JOIN);
+            }
+            evictions.shutdown();
+            if (!evictions.awaitTermination(JOIN.toMillis(), TimeUnit.MILLISECONDS)) {
+                log.warn("the groups' evictions did not end within {}", JOIN);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -68,12 +79,28 @@ final class Watchdog implements Runnable {
             }
             for (Stall s : stalls) {
                 try {
-                    replay.evictAndReplay(s.group(), s.member(), Cause.STALLED, false);
-                } catch (RuntimeException e) {
-                    log.warn("taking a stalled member out of its group failed: {}", e.toString(), e);
+                    evictions.execute(() -> evict(s));
+                } catch (RejectedExecutionException e) {
+                    return; // shutting down
                 }
             }
         }
+    }
+
+    private void evict(Stall s) {
+        try {
+            replay.evictAndReplay(s.group(), s.member(), Cause.STALLED, false, m -> stalled(s.group(), m,
+                    groups.time.nanos()));
+        } catch (RuntimeException e) {
+            log.warn("taking a stalled member out of its group failed: {}", e.toString(), e);
+        }
+    }
+
+    /** Whether {@code m} holds {@code g} up, silent past the timeout, at {@code now} (under the lock). */
+    private boolean stalled(Group g, Seat m, long now) {
+        // keeping the turn holds up the group, and its locks hold up everyone: whoever is there
+        boolean blocking = g.turn.heldBy(m) || g.phase() == Phase.CLOSED;
+        return m.ran && !m.committing && m.evicted == null && blocking && now - m.lastActivity > timeout;
     }
 
     /** A member found holding its group up past the timeout. */
@@ -103,10 +130,7 @@ final class Watchdog implements Runnable {
                 continue;
             }
             for (Seat m : g.members) {
-                // keeping the turn holds up the group, and its locks hold up everyone: whoever is there
-                boolean blocking = g.turn.heldBy(m) || g.phase() == Phase.CLOSED;
-                if (m.ran && !m.committing && blocking && now - m.lastActivity > timeout) {
-                    m.struck = true;
+                if (stalled(g, m, now)) {
                     stalls.add(new Stall(g, m));
                     break;
                 }

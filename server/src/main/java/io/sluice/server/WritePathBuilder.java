@@ -31,6 +31,7 @@ import io.sluice.time.Jitter;
 import io.sluice.time.Time;
 import io.sluice.txn.TxRegistry;
 import io.sluice.vocab.GraphException;
+import io.sluice.vocab.QueryKind;
 import io.sluice.write.IdScheme;
 import io.sluice.write.Template;
 import java.io.IOException;
@@ -234,7 +235,8 @@ final class WritePathBuilder {
                 TxRegistry.Options.of(ids, idleTimeout, Integer.MAX_VALUE), time,
                 new SecureRandom(),
                 Thread.ofPlatform().name(threads + "txn-sweeper-" + ids.label()).factory(),
-                outcome -> metrics.deadlock(outcome.label())));
+                outcome -> metrics.deadlock(outcome.label()),
+                cypher -> built.gateway().kind(cypher) == QueryKind.READ)); // a re-run may let those differ
         return new ClientTransactions(registry, grouping, built.gateway()::kind);
     }
 }

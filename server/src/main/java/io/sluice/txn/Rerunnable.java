@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * A client's explicit write transaction that a deadlock does not end: when Neo4j picks it as a deadlock's victim
@@ -30,8 +31,8 @@ import java.util.Map;
  * nothing is ever answered that a serial execution would not have answered; at worst the client sees what Neo4j
  * would have shown it.
  *
- * <p>One difference is let through: a read (a statement that wrote nothing, either time) that ran before the
- * transaction's first write. It read what was committed when it ran, which is all Neo4j's isolation (read
+ * <p>One difference is let through: a read (a statement Neo4j plans as a read, so no procedure that writes or
+ * locks, and that wrote nothing either time) that ran before the transaction's first write. It read what was committed when it ran, which is all Neo4j's isolation (read
  * committed, plain reads take no locks) promises a read; the transaction's writes come after it in both runs, and
  * whatever the client did with what it read reaches the re-run only through the statements it sent next, which run as
  * sent. This is the shape of an application that reads, decides and writes (an OGM's load, then save), whose plain
@@ -104,6 +105,7 @@ public final class Rerunnable implements Sink.OpenTx {
     private final Time time;
     private final Jitter jitter;
     private final Listener listener;
+    private final Predicate<String> reads;
     private final Duration timeout;
     private final long deadline;
     private final List<Ran> log = new ArrayList<>();
@@ -112,8 +114,10 @@ public final class Rerunnable implements Sink.OpenTx {
     private int reruns; // in all, this transaction's
     private Sink.OpenTx tx;
 
-    private Rerunnable(Sink.OpenTx tx, Begin begin, Duration timeout, Time time, Jitter jitter, Listener listener) {
+    private Rerunnable(Sink.OpenTx tx, Begin begin, Duration timeout, Time time, Jitter jitter, Listener listener,
+            Predicate<String> reads) {
         this.tx = tx;
+        this.reads = reads;
         this.begin = begin;
         this.time = time;
         this.jitter = jitter;
@@ -128,7 +132,16 @@ public final class Rerunnable implements Sink.OpenTx {
      */
     public static Rerunnable begin(Begin begin, Duration timeout, Time time, Jitter jitter, Listener listener)
             throws GraphException {
-        return new Rerunnable(begin.begin(timeout), begin, timeout, time, jitter, listener);
+        return begin(begin, timeout, time, jitter, listener, cypher -> false);
+    }
+
+    /**
+     * As {@link #begin(Begin, Duration, Time, Jitter, Listener)}, {@code reads} telling the statements Neo4j plans as
+     * reads (the classifier's {@code READ}): only those may answer differently on a re-run, before the first write.
+     */
+    public static Rerunnable begin(Begin begin, Duration timeout, Time time, Jitter jitter, Listener listener,
+            Predicate<String> reads) throws GraphException {
+        return new Rerunnable(begin.begin(timeout), begin, timeout, time, jitter, listener, reads);
     }
 
     /**
@@ -205,7 +218,7 @@ public final class Rerunnable implements Sink.OpenTx {
             boolean wrote = false;
             for (Ran r : log) {
                 StatementResult again = tx.run(r.cypher(), r.params());
-                boolean writes = writes(r.result()) || writes(again);
+                boolean writes = !reads.test(r.cypher()) || writes(r.result()) || writes(again);
                 if (!again.equals(r.result()) && (wrote || writes)) { // a leading read may differ: see the note
                     tx.rollback();
                     return Outcome.ANSWER_DIFFERED;

@@ -19,6 +19,7 @@ import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -114,6 +115,7 @@ public final class TxRegistry implements AutoCloseable {
     private final Time time;
     private final RandomGenerator random;
     private final Rerunnable.Listener deadlocks;
+    private final Predicate<String> reads;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition released = lock.newCondition();
     private final Condition stopping = lock.newCondition();
@@ -124,9 +126,10 @@ public final class TxRegistry implements AutoCloseable {
     private final Thread sweeper;
 
     private TxRegistry(Sink sink, Gate gate, Options options, Time time, RandomGenerator random, ThreadFactory threads,
-            Rerunnable.Listener deadlocks) {
+            Rerunnable.Listener deadlocks, Predicate<String> reads) {
         this.sink = sink;
         this.deadlocks = deadlocks;
+        this.reads = reads;
         this.gate = gate;
         this.options = options;
         this.time = time;
@@ -157,7 +160,16 @@ public final class TxRegistry implements AutoCloseable {
      */
     public static TxRegistry start(Sink sink, Gate gate, Options options, Time time, RandomGenerator random,
             ThreadFactory threads, Rerunnable.Listener deadlocks) {
-        TxRegistry r = new TxRegistry(sink, gate, options, time, random, threads, deadlocks);
+        return start(sink, gate, options, time, random, threads, deadlocks, cypher -> false);
+    }
+
+    /**
+     * As {@link #start(Sink, Gate, Options, Time, RandomGenerator, ThreadFactory, Rerunnable.Listener)}, {@code reads}
+     * telling which statements Neo4j plans as reads (a re-run may let those answer differently: {@link Rerunnable}).
+     */
+    public static TxRegistry start(Sink sink, Gate gate, Options options, Time time, RandomGenerator random,
+            ThreadFactory threads, Rerunnable.Listener deadlocks, Predicate<String> reads) {
+        TxRegistry r = new TxRegistry(sink, gate, options, time, random, threads, deadlocks, reads);
         r.sweeper.start();
         return r;
     }
@@ -190,7 +202,7 @@ public final class TxRegistry implements AutoCloseable {
             gate.enter();
             entered = true;
             // a write transaction survives being a deadlock's victim (Rerunnable); a read one takes no write locks
-            tx = write ? Rerunnable.begin(t -> sink.begin(true, t), timeout, time, Jitter.RANDOM, deadlocks)
+            tx = write ? Rerunnable.begin(t -> sink.begin(true, t), timeout, time, Jitter.RANDOM, deadlocks, reads)
                     : sink.begin(false, timeout);
         } catch (GraphException | RuntimeException e) {
             if (entered) {

@@ -155,19 +155,6 @@ class GoTransactionsTest {
     }
 
     static boolean go() {
-        try {
-            Process p = new ProcessBuilder("go", "version").redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            if (!p.waitFor(30, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                return false;
-            }
-            return p.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+        return OtherDriversTest.succeeds(List.of("go", "version"));
     }
 }

@@ -348,7 +348,8 @@ class OtherDriversTest {
         return succeeds(List.of("node", "--version")) && succeeds(List.of("npm", "--version"));
     }
 
-    private static boolean succeeds(List<String> command) {
+    /** Whether {@code command} runs and exits 0 within 30 s: a runtime the test needs is installed. */
+    static boolean succeeds(List<String> command) {
         try {
             Process p = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();

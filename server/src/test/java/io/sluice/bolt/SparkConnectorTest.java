@@ -327,20 +327,7 @@ class SparkConnectorTest {
     }
 
     private static boolean succeeds(String... command) {
-        try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            if (!p.waitFor(60, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                return false;
-            }
-            return p.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+        return OtherDriversTest.succeeds(List.of(command));
     }
 
     /** The last 8,000 characters of a log. */

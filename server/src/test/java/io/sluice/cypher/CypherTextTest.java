@@ -23,6 +23,9 @@ class CypherTextTest {
         assertThat(CypherText.explainOnly("PROFILE MATCH (n) RETURN n")).isFalse();
         assertThat(CypherText.explainOnly("CYPHER 25 MATCH (n) RETURN 'EXPLAIN'")).isFalse();
         assertThat(CypherText.explainOnly("MATCH (n:EXPLAIN) RETURN n")).isFalse();
+        assertThat(CypherText.explainOnly("CYPHER 5 INSERT (:Explain {id: $id})")).isFalse();
+        assertThat(CypherText.explainOnly("CYPHER 25 DROP INDEX explain")).isFalse();
+        assertThat(CypherText.explainOnly("CYPHER planner=cost runtime = slotted explain RETURN $x")).isTrue();
         assertThat(CypherText.explainOnly("")).isFalse();
     }
 
