@@ -157,6 +157,21 @@ class TransactionGroupsTest {
         return List.of(a, b);
     }
 
+    /**
+     * C's statement on a thread of its own: it fails (as scripted) and waits for the group it ran after; then A and B
+     * send COMMIT and the pacer Z commits, so that group commits. Returns C's call, to read what it was told.
+     */
+    OnThread<StatementResult> failsThenABCommit(Member z, List<Member> ab, Member c) throws Exception {
+        OnThread<StatementResult> cRun = on("run-c", () -> c.run("C", Map.of()));
+        waitsOnACondition("C's statement failed and waits for the group it ran after", cRun);
+        List<OnThread<Boolean>> commits = List.of(commit("commit-a", ab.get(0)), commit("commit-b", ab.get(1)));
+        commits(z);
+        for (OnThread<Boolean> m : commits) {
+            assertThat(m.get(WITHIN)).isTrue();
+        }
+        return cRun;
+    }
+
     void assertEverythingGivenBack() {
         assertThat(groups.live()).as("groups not finished").isZero();
         assertThat(places.get()).as("places of the gate held").isZero();
@@ -291,13 +306,7 @@ class TransactionGroupsTest {
         List<Member> ab = twoRan();
         Member c = groups.member();
 
-        OnThread<StatementResult> cRun = on("run-c", () -> c.run("C", Map.of()));
-        waitsOnACondition("C's statement failed and waits for the group it ran after", cRun);
-        List<OnThread<Boolean>> commits = List.of(commit("commit-a", ab.get(0)), commit("commit-b", ab.get(1)));
-        commits(z);
-        for (OnThread<Boolean> m : commits) {
-            assertThat(m.get(WITHIN)).isTrue();
-        }
+        OnThread<StatementResult> cRun = failsThenABCommit(z, ab, c);
 
         Neo4jError told = told(cRun); // A and B committed: what C met after them is its answer, as run serially
         assertThat(told.code()).isEqualTo(Neo4jStatus.Transaction.DEADLOCK_DETECTED);
@@ -319,14 +328,7 @@ class TransactionGroupsTest {
         List<Member> ab = twoRan();
         Member c = groups.member();
 
-        OnThread<StatementResult> cRun = on("run-c", () -> c.run("C", Map.of()));
-        waitsOnACondition("C's statement failed and waits for the group it ran after", cRun);
-        assertThat(cRun.isDone()).isFalse();
-        List<OnThread<Boolean>> commits = List.of(commit("commit-a", ab.get(0)), commit("commit-b", ab.get(1)));
-        commits(z);
-        for (OnThread<Boolean> m : commits) {
-            assertThat(m.get(WITHIN)).isTrue();
-        }
+        OnThread<StatementResult> cRun = failsThenABCommit(z, ab, c); // C is answered only once A and B commit
 
         Neo4jError told = told(cRun); // not a retry: run after A and B, C fails just so, and its driver would not retry
         assertThat(told.code()).isEqualTo(Neo4jStatus.Schema.CONSTRAINT_VALIDATION_FAILED);
@@ -347,13 +349,7 @@ class TransactionGroupsTest {
         List<Member> ab = twoRan();
         Member c = groups.member();
 
-        OnThread<StatementResult> cRun = on("run-c", () -> c.run("C", Map.of()));
-        waitsOnACondition("C's statement failed and waits for the group it ran after", cRun);
-        List<OnThread<Boolean>> commits = List.of(commit("commit-a", ab.get(0)), commit("commit-b", ab.get(1)));
-        commits(z);
-        for (OnThread<Boolean> m : commits) {
-            assertThat(m.get(WITHIN)).isTrue();
-        }
+        OnThread<StatementResult> cRun = failsThenABCommit(z, ab, c);
 
         Neo4jError told = told(cRun);
         assertThat(told.code()).isEqualTo(TransactionGroups.ABORTED);
