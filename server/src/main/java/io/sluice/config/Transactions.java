@@ -14,9 +14,11 @@ import java.util.Map;
  * {@code transactions}: explicit transactions of both HTTP APIs and Bolt: real Neo4j transactions held open between a
  * client's requests. {@code idleTimeout} (the Query API's; Neo4j's default 60 s) and {@code classicIdleTimeout}
  * (the classic API's; Neo4j's default 30 s; Bolt's use the Query API's) roll back one left idle; at most
- * {@code maxOpen} at once over both APIs and Bolt (each holds its locks and, over {@code --neo4j}, one of the
- * driver's connections: keep it below the pool's 32), each also counting as one pending row against
- * {@code admission}; one more waits for a place up to the admission timeout.
+ * {@code maxOpen} at once over both APIs and Bolt, each also counting as one pending row against {@code admission};
+ * one more waits for a place up to the admission timeout. Unset ({@code 0} here), the sink says
+ * ({@link #maxOpen(int)}): Neo4j's own default (1000, {@code db.transaction.concurrent.maximum}) embedded; over
+ * {@code --neo4j}, where each holds one of the driver's connections, half its pool (16 of 32), so that the
+ * appliers and reads keep theirs.
  *
  * <p>{@code group} ({@link Grouped}: {@code managed} by default; {@code groupUsers} overrides it per user, as
  * {@code modes.users} does the mode): which write transactions share Neo4j transactions, one commit per group
@@ -47,7 +49,7 @@ public record Transactions(Duration idleTimeout, Duration classicIdleTimeout, in
         }
     }
 
-    public static final Transactions DEFAULT = new Transactions(Duration.ofSeconds(60), Duration.ofSeconds(30), 16,
+    public static final Transactions DEFAULT = new Transactions(Duration.ofSeconds(60), Duration.ofSeconds(30), 0,
             Grouped.MANAGED, Map.of(), 64, Duration.ofSeconds(1));
 
     public Transactions {
@@ -56,7 +58,7 @@ public record Transactions(Duration idleTimeout, Duration classicIdleTimeout, in
         requireNonNull(groupMemberTimeout, "transactions.group_member_timeout");
         requireNonNull(group, "transactions.group");
         groupUsers = Map.copyOf(requireNonNullElse(groupUsers, Map.of()));
-        if (maxOpen < 1 || !idleTimeout.isPositive() || !classicIdleTimeout.isPositive()) {
+        if (maxOpen < 0 || !idleTimeout.isPositive() || !classicIdleTimeout.isPositive()) {
             throw new IllegalArgumentException("transactions.max_open must be >= 1 and the idle timeouts positive, got "
                     + maxOpen + ", " + idleTimeout + " and " + classicIdleTimeout);
         }
@@ -71,6 +73,11 @@ public record Transactions(Duration idleTimeout, Duration classicIdleTimeout, in
     public Transactions(Duration idleTimeout, Duration classicIdleTimeout, int maxOpen) {
         this(idleTimeout, classicIdleTimeout, maxOpen, DEFAULT.group, DEFAULT.groupUsers, DEFAULT.groupMaxMembers,
                 DEFAULT.groupMemberTimeout);
+    }
+
+    /** The bound on open transactions: {@code max_open} when set, else {@code sinkDefault}, what the sink holds. */
+    public int maxOpen(int sinkDefault) {
+        return maxOpen > 0 ? maxOpen : sinkDefault;
     }
 
     /** Which of {@code user}'s write transactions are grouped (null: anonymous, when auth is off). */
@@ -90,6 +97,9 @@ public record Transactions(Duration idleTimeout, Duration classicIdleTimeout, in
             @JsonProperty("group_users") Map<String, String> groupUsers,
             @JsonProperty("group_max_members") Integer groupMaxMembers,
             @JsonProperty("group_member_timeout") Duration groupMemberTimeout) {
+        if (maxOpen != null && maxOpen < 1) {
+            throw new IllegalArgumentException("transactions.max_open must be >= 1, got " + maxOpen);
+        }
         return new Transactions(
                 requireNonNullElse(idleTimeout, DEFAULT.idleTimeout),
                 requireNonNullElse(classicIdleTimeout, DEFAULT.classicIdleTimeout),

@@ -132,7 +132,7 @@ final class WritePathBuilder {
                 Thread.ofPlatform().name(threads + "applier-", 0).factory(), time, drain));
         AsyncJournal async = journal.dataDir() == null ? null : journal(templates, journal);
         var t = config.transactions();
-        TransactionGate gate = new TransactionGate(admission, t.maxOpen(), a.timeout());
+        TransactionGate gate = new TransactionGate(admission, t.maxOpen(sink.maxOpenTransactions()), a.timeout());
         Doors doors = new Doors();
         Gateway gateway = new Gateway(new Gateway.Parts(sink, new StatementClassifier(sink, CLASSIFIER_CACHE),
                 admission, partitions, runner, async, templates, warmer, doors), config, time);
@@ -193,7 +193,7 @@ final class WritePathBuilder {
         if (!t.anyGrouped()) {
             return Grouping.OFF;
         }
-        return new Grouping(groups(built), t::grouped, sink, built.transactionGate());
+        return new Grouping(groups(built), t::grouped, built.transactionGate());
     }
 
     private TransactionGroups groups(Built built) {

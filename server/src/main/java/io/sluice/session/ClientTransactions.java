@@ -60,7 +60,7 @@ public final class ClientTransactions implements ExplicitTransactions {
                     "this user may send the named templates only (/db/{db}/write/{template}), not Cypher"), null);
         }
         TxRegistry.Opened opened = demotion != null && caller.access() == Access.CYPHER
-                ? registry.register(new GroupedTransaction(grouping.groups(), grouping.sink(), grouping.gate(), kinds,
+                ? registry.register(new GroupedTransaction(grouping.groups(), registry, grouping.gate(), kinds,
                         demotion), caller.owner())
                 : registry.open(caller.access() != Access.READ, caller.owner(), timeout);
         if (statements.isEmpty()) {

@@ -11,11 +11,21 @@ import java.util.function.Function;
 
 /**
  * A client transaction that may share a group ({@code transactions.group}): begun without a Neo4j transaction, it
- * decides at its first statement how it runs. A read or a write joins a group as a member; a schema command,
- * {@code CALL {} IN TRANSACTIONS} or a statement that does not compile gets a real Neo4j transaction of its own,
- * so its answer is Neo4j's. Held in a front end's {@link TxRegistry} like a real transaction (ids, idle expiry,
- * one request at a time, rolled back at shutdown), but registered without a place at the gate: a group holds one
- * for all its members, and the real transaction it may become takes its own.
+ * decides at its first statement how it runs. A read or a write joins a group as a member, unless transactions that
+ * begin with it are known to take more than one statement; that one, a schema command, {@code CALL {} IN
+ * TRANSACTIONS} or a statement that does not compile gets a real Neo4j transaction of its own (re-run when a deadlock
+ * picks it, as the registry's own are), so its answer is Neo4j's.
+ *
+ * <p>Why several statements run alone: a group's members run one at a time, and a member of several statements keeps
+ * the turn across its client's round trips between them, so the group waits for each client in turn while Neo4j
+ * idles; measured with the Java driver (64 sessions, three statements a transaction), grouped they ran at 0.45x the
+ * writes/s they reach alone, which a shared commit does not make up (docs/BENCHMARKS.md, issue 35). A shape is
+ * learned the first time one of its members sends a second statement (that member runs on in its group, or is
+ * taken out and retried if another ran in between).
+ *
+ * <p>Held in a front end's {@link TxRegistry} like a real transaction (ids, idle expiry, one request at a time,
+ * rolled back at shutdown), but registered without a place at the gate: a group holds one for all its members, and
+ * the real transaction it may become takes its own.
  *
  * <p>Its state is one sealed value: {@link Deferred} (nothing ran), {@link Grouped} (a member), {@link Real}
  * (a Neo4j transaction of its own) or {@link Finished}. Every group it aborts is a strike against its
@@ -38,16 +48,16 @@ final class GroupedTransaction implements Sink.OpenTx {
     private static final State FINISHED = new Finished();
 
     private final TransactionGroups groups;
-    private final Sink sink;
+    private final TxRegistry registry;
     private final TxRegistry.Gate gate;
     private final Function<String, QueryKind> kinds;
     private final Demotion demotion;
     private State state = DEFERRED;
 
-    GroupedTransaction(TransactionGroups groups, Sink sink, TxRegistry.Gate gate, Function<String, QueryKind> kinds,
-            Demotion demotion) {
+    GroupedTransaction(TransactionGroups groups, TxRegistry registry, TxRegistry.Gate gate,
+            Function<String, QueryKind> kinds, Demotion demotion) {
         this.groups = groups;
-        this.sink = sink;
+        this.registry = registry;
         this.gate = gate;
         this.kinds = kinds;
         this.demotion = demotion;
@@ -57,7 +67,8 @@ final class GroupedTransaction implements Sink.OpenTx {
     public StatementResult run(String cypher, Map<String, Object> params) throws GraphException {
         if (state instanceof Deferred) {
             QueryKind kind = kinds.apply(cypher);
-            state = kind == QueryKind.READ || kind == QueryKind.WRITE ? new Grouped(groups.member()) : real();
+            state = (kind == QueryKind.READ || kind == QueryKind.WRITE) && !groups.multiStatement(cypher)
+                    ? new Grouped(groups.member()) : real();
         }
         switch (state) {
             case Grouped g -> {
@@ -87,7 +98,7 @@ final class GroupedTransaction implements Sink.OpenTx {
     private State real() throws GraphException {
         gate.enter();
         try {
-            return new Real(sink.begin(true));
+            return new Real(registry.beginWrite());
         } catch (GraphException | RuntimeException e) {
             gate.leave();
             state = FINISHED;

@@ -3,19 +3,18 @@ package io.sluice.session;
 import io.sluice.config.Access;
 import io.sluice.config.Transactions.Grouped;
 import io.sluice.group.TransactionGroups;
-import io.sluice.sink.Sink;
 import io.sluice.txn.TxRegistry;
 import io.sluice.write.Caller;
 import java.util.function.Function;
 
 /**
  * Client transactions group-committed ({@code transactions.group}): the groups, whose transactions join them (which
- * of a user's, by user name; null is the anonymous user), and what a grouped transaction that must run alone begins its own
- * transaction with (the sink, a place at the write path's gate). {@link #OFF} when no one's do: the Bolt front end
+ * of a user's, by user name; null is the anonymous user), and the write path's gate, where a grouped transaction
+ * that must run alone takes its place (its transaction comes from its front end's registry). {@link #OFF} when no one's do: the Bolt front end
  * then does not ask drivers for TELEMETRY, as Neo4j does not by default.
  */
-public record Grouping(TransactionGroups groups, Function<String, Grouped> scope, Sink sink, TxRegistry.Gate gate) {
-    public static final Grouping OFF = new Grouping(null, user -> Grouped.OFF, null, TxRegistry.Gate.NONE);
+public record Grouping(TransactionGroups groups, Function<String, Grouped> scope, TxRegistry.Gate gate) {
+    public static final Grouping OFF = new Grouping(null, user -> Grouped.OFF, TxRegistry.Gate.NONE);
 
     /** Whether anyone's transactions are grouped. */
     public boolean on() {

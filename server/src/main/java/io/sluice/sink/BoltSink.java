@@ -121,9 +121,11 @@ public final class BoltSink implements Sink {
     private boolean checked;
     private boolean available;
     private final AvailabilityLog availability;
+    private final int maxConnections;
 
-    BoltSink(Driver driver, String uri, String database, Time time) {
+    BoltSink(Driver driver, String uri, String database, Time time, int maxConnections) {
         this.driver = driver;
+        this.maxConnections = maxConnections;
         this.uri = uri;
         this.time = time;
         this.availability = new AvailabilityLog("Neo4j at " + uri);
@@ -151,7 +153,8 @@ public final class BoltSink implements Sink {
                 .withUserAgent("sluice/0.1.0")
                 .build();
         AuthToken auth = o.user() == null ? AuthTokens.none() : AuthTokens.basic(o.user(), o.password() == null ? "" : o.password());
-        BoltSink sink = new BoltSink(GraphDatabase.driver(o.uri(), auth, config), o.uri(), o.database(), time);
+        BoltSink sink = new BoltSink(GraphDatabase.driver(o.uri(), auth, config), o.uri(), o.database(), time,
+                o.maxConnections());
         try {
             sink.awaitServer(wait);
             return sink;
@@ -357,6 +360,12 @@ public final class BoltSink implements Sink {
             Thread.currentThread().interrupt();
             return false;
         }
+    }
+
+    /** Half the pool: each open transaction holds a connection, and the appliers and reads must keep theirs. */
+    @Override
+    public int maxOpenTransactions() {
+        return Math.max(1, maxConnections / 2);
     }
 
     @Override

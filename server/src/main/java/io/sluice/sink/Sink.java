@@ -65,6 +65,14 @@ public interface Sink extends AutoCloseable {
     }
 
     /**
+     * How many explicit transactions it holds open at once by default ({@code transactions.max_open} unset): Neo4j's
+     * own default ({@code db.transaction.concurrent.maximum}), unless each costs the sink something scarcer.
+     */
+    default int maxOpenTransactions() {
+        return 1000;
+    }
+
+    /**
      * Opens an explicit transaction, read or write. A read transaction refuses writes with Neo4j's
      * {@code Neo.ClientError.Statement.AccessMode} (and rolls back, like any failed statement).
      */

@@ -182,6 +182,14 @@ public final class TxRegistry implements AutoCloseable {
         return open(write, owner, null);
     }
 
+    /**
+     * A write transaction of the caller's own, neither registered here nor taking a place at the gate (the caller
+     * holds one): re-run when it is a deadlock's victim ({@link Rerunnable}), as one {@link #open}ed here is.
+     */
+    public Sink.OpenTx beginWrite() throws GraphException {
+        return Rerunnable.begin(t -> sink.begin(true, t), null, time, Jitter.RANDOM, deadlocks, reads);
+    }
+
     /** As {@link #open(boolean, Object)}, ended by the database once open for {@code timeout} (null: its own). */
     public Opened open(boolean write, Object owner, Duration timeout) throws GraphException {
         lock.lock();

@@ -174,7 +174,11 @@ class ConfigTest {
         assertThat(c.security()).isEqualTo(new Security(true, false, 5, Duration.ofSeconds(5), 10_000,
                 Duration.ofSeconds(60), true, new AccessLevels(Access.CYPHER, Map.of())));
         assertThat(c.modes()).isEqualTo(new Modes(Mode.SYNC, Map.of()));
-        assertThat(c.transactions()).isEqualTo(new Transactions(Duration.ofSeconds(60), Duration.ofSeconds(30), 16));
+        assertThat(c.transactions()).isEqualTo(new Transactions(Duration.ofSeconds(60), Duration.ofSeconds(30), 0));
+        // max_open unset: the sink's (Neo4j's 1000 embedded, half the driver's pool over --neo4j)
+        assertThat(c.transactions().maxOpen(1000)).isEqualTo(1000);
+        assertThat(c.transactions().maxOpen(16)).isEqualTo(16);
+        assertThat(ConfigLoader.parse("transactions: {max_open: 4}\n").transactions().maxOpen(1000)).isEqualTo(4);
         assertThat(c.http().ioThreads()).isEqualTo(Math.max(1, Runtime.getRuntime().availableProcessors() / 2));
         assertThat(c.warmup()).isEqualTo(new Warmup(false, Duration.ofSeconds(60)));
         assertThat(c.tls()).isEqualTo(new Tls(null, null, null, true, Tls.Bolt.OFF));
@@ -195,6 +199,7 @@ class ConfigTest {
     @Test
     void refusalsNameTheKey() {
         refused("modes: {default: fast}\n", "modes: a mode is sync, async or direct, got 'fast'");
+        refused("transactions: {max_open: 0}\n", "transactions.max_open must be >= 1, got 0");
         refused("modes: {users: {ingest: Async}}\n", "modes: a mode is sync, async or direct, got 'Async'");
         refused("security: {access: {default: write}}\n",
                 "security.access levels are cypher, templates or read, got 'write'");

@@ -185,7 +185,8 @@ class BoltSinkTest {
         assertThat(atStart.isTransient()).isTrue();
         assertThat(atStart.error().message()).contains(nowhere);
 
-        try (BoltSink down = new BoltSink(GraphDatabase.driver(nowhere, AuthTokens.none()), nowhere, "neo4j", Time.SYSTEM)) {
+        try (BoltSink down = new BoltSink(GraphDatabase.driver(nowhere, AuthTokens.none()), nowhere, "neo4j", Time.SYSTEM,
+                32)) {
             GraphException e = thrown(() -> down.inTransaction(tx -> tx.run("CREATE ()", Map.of())));
             assertThat(e.error().code()).isEqualTo("Neo.TransientError.General.DatabaseUnavailable");
             assertThat(e.commitOutcomeUnknown()).as("it never got to commit").isFalse();

@@ -163,7 +163,7 @@ class DeadlockRerunTest {
                 s.run("CREATE (:D {id: 'A'}), (:D {id: 'B'})").consume();
             }
             AtomicInteger calls = new AtomicInteger();
-            try (Session s = d.session()) { // the groups learn the function's shape: it keeps its turn from then on
+            try (Session s = d.session()) { // the groups learn the function's shape: it runs alone from then on
                 s.executeWrite(tx -> twoMarks(tx, "warm"));
             }
             try (Session s1 = d.session(); Session s2 = d.session()) {
