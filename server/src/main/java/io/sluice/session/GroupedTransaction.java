@@ -18,8 +18,8 @@ import java.util.function.Function;
  *
  * <p>Why several statements run alone: a group's members run one at a time, and a member of several statements keeps
  * the turn across its client's round trips between them, so the group waits for each client in turn while Neo4j
- * idles; measured with the Java driver (64 sessions, three statements a transaction), grouped they ran at 0.45x the
- * writes/s they reach alone, which a shared commit does not make up (docs/BENCHMARKS.md, issue 35). A shape is
+ * idles; measured with the Java driver (64 sessions, three statements a transaction), grouped they ran at about half
+ * the writes/s they reach alone, which a shared commit does not make up (docs/BENCHMARKS.md, issue 35). A shape is
  * learned the first time one of its members sends a second statement (that member runs on in its group, or is
  * taken out and retried if another ran in between).
  *

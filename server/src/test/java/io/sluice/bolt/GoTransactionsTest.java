@@ -31,8 +31,9 @@ import org.junit.jupiter.api.Timeout;
  * groups formed (so the grouped run cannot pass with no group). Printed, not asserted: each run's time, the driver's
  * own retries by cause (from its log) with the attempts whose COMMIT failed, and sluice's deadlock and group metrics.
  * Neo4j reports some of this workload's deadlocks at COMMIT (seen as attempts that ran whole and were retried), which
- * sluice does not re-run (docs/API.md): ungrouped, those and BEGINs refused past {@code transactions.max_open}
- * are what the driver still retries. Skipped, saying so, without go.
+ * sluice re-runs like any other (docs/API.md); what the driver still retries through sluice is a deadlock whose re-run
+ * answered differently (a visit returns its counter) and, grouped, a member told to retry. Skipped, saying so,
+ * without go.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class GoTransactionsTest {
