@@ -16,7 +16,8 @@ import java.util.Map;
  * (the classic API's; Neo4j's default 30 s; Bolt's use the Query API's) roll back one left idle; at most
  * {@code maxOpen} at once over both APIs and Bolt, each also counting as one pending row against {@code admission};
  * one more waits for a place up to the admission timeout. Unset ({@code 0} here), the sink says
- * ({@link #maxOpen(int)}): Neo4j's own default (1000, {@code db.transaction.concurrent.maximum}) embedded; over
+ * ({@link #maxOpen(int)}): 900 embedded (under Neo4j's own cap of 1000, {@code db.transaction.concurrent.maximum},
+ * which sluice's own transactions share); over
  * {@code --neo4j}, where each holds one of the driver's connections, half its pool (16 of 32), so that the
  * appliers and reads keep theirs.
  *

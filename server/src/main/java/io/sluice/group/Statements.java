@@ -59,7 +59,7 @@ final class Statements {
         }
         if (interleaved) {
             // it alone is taken out (the others replayed without its statements, and it is told to retry: its retry
-            // runs alone); its shape is learned, so later ones keep the turn from their first statement
+            // runs alone); its shape is learned, so later ones run alone (the session layer asks multiStatement)
             replay.evictAndReplay(g, s, Cause.INTERLEAVED, false, null);
             throw replay.told(s, g);
         }

@@ -27,8 +27,10 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Never interleaved.</b> A member whose shape (its first statement's text) is not known to take more than
  *       one statement gives the turn up after each statement; if it then sends another statement after someone else
  *       ran, that statement would see the other's writes between its own: it is <i>taken out</i> (cause
- *       {@code interleaved}; below) and told {@link #ABORTED} (its retry runs alone), and the shape is remembered,
- *       so that its later members keep the turn from their first statement to their COMMIT.</li>
+ *       {@code interleaved}; below) and told {@link #ABORTED} (its retry runs alone), and the shape is remembered
+ *       ({@link #multiStatement}): the session layer runs later transactions of it alone (a member holding the turn
+ *       across its client's round trips makes the group wait on it), and a member of a known shape that joins
+ *       anyway keeps the turn from its first statement to its COMMIT.</li>
  *   <li><b>Leaving without costing the others.</b> Neo4j has no savepoints. A member that rolls back, whose
  *       statement fails, whose client goes, or that stays silent past the member timeout while it holds the group up
  *       (it keeps the turn between statements, or a closed group waits for its COMMIT: cause {@code stalled}) is

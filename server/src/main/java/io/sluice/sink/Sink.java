@@ -65,11 +65,12 @@ public interface Sink extends AutoCloseable {
     }
 
     /**
-     * How many explicit transactions it holds open at once by default ({@code transactions.max_open} unset): Neo4j's
-     * own default ({@code db.transaction.concurrent.maximum}), unless each costs the sink something scarcer.
+     * How many explicit transactions it holds open at once by default ({@code transactions.max_open} unset): under
+     * Neo4j's own cap ({@code db.transaction.concurrent.maximum}, 1000), leaving 100 for sluice's own transactions
+     * (appliers, reads, EXPLAINs), unless each costs the sink something scarcer.
      */
     default int maxOpenTransactions() {
-        return 1000;
+        return 900;
     }
 
     /**

@@ -175,8 +175,8 @@ class ConfigTest {
                 Duration.ofSeconds(60), true, new AccessLevels(Access.CYPHER, Map.of())));
         assertThat(c.modes()).isEqualTo(new Modes(Mode.SYNC, Map.of()));
         assertThat(c.transactions()).isEqualTo(new Transactions(Duration.ofSeconds(60), Duration.ofSeconds(30), 0));
-        // max_open unset: the sink's (Neo4j's 1000 embedded, half the driver's pool over --neo4j)
-        assertThat(c.transactions().maxOpen(1000)).isEqualTo(1000);
+        // max_open unset: the sink's (900 embedded, half the driver's pool over --neo4j)
+        assertThat(c.transactions().maxOpen(900)).isEqualTo(900);
         assertThat(c.transactions().maxOpen(16)).isEqualTo(16);
         assertThat(ConfigLoader.parse("transactions: {max_open: 4}\n").transactions().maxOpen(1000)).isEqualTo(4);
         assertThat(c.http().ioThreads()).isEqualTo(Math.max(1, Runtime.getRuntime().availableProcessors() / 2));

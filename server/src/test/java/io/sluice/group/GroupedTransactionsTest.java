@@ -151,12 +151,17 @@ class GroupedTransactionsTest {
         AtomicInteger committed = new AtomicInteger();
         AtomicInteger rolledBack = new AtomicInteger();
         AtomicInteger failed = new AtomicInteger();
+        double members = members();
         concurrently(40, (session, client, i) -> {
             String k = "r" + client + "-" + i;
             int kind = (client * 7 + i) % 10; // 1 in 10 rolls back, 1 in 10 fails on the constraint
             try {
                 session.executeWrite(tx -> {
-                    tx.run("CREATE (:GroupedItem {k: $k})", Map.of("k", kind == 1 ? "dup" + client : k)).consume();
+                    // the failing ones take two statements: a first statement of their own, or the groups would learn
+                    // that every transaction beginning like the others takes two, and run all of them alone
+                    String create = "CREATE (:GroupedItem {k: $k})";
+                    tx.run(kind == 1 ? create + " // and a duplicate" : create,
+                            Map.of("k", kind == 1 ? "dup" + client : k)).consume();
                     if (kind == 1) { // a second node with the same key: the constraint fails it
                         tx.run("CREATE (:GroupedItem {k: $k})", Map.of("k", "dup" + client)).consume();
                     }
@@ -182,6 +187,8 @@ class GroupedTransactionsTest {
         assertThat(metric("sluice_group_evictions_total{cause=\"rollback\"}")
                 + metric("sluice_group_evictions_total{cause=\"failed\"}") - evictedBefore)
                 .as("rollbacks and failures taken out of their groups").isPositive();
+        // the one-statement ones stayed grouped throughout (a connection demoted by rollbacks runs alone a while)
+        assertThat(members() - members).as("members of committed groups").isGreaterThan(200.0);
     }
 
     @Test

@@ -259,7 +259,7 @@ class GroupedHttpTransactionsTest {
     /**
      * A transaction of two statements across requests: the first of its shape is aborted at its second statement
      * (its group had closed: closed groups run nothing, see TransactionGroups), told a transient error, and the shape
-     * learned; its retry keeps the group's turn to its COMMIT and reads its own write.
+     * learned; its retry runs alone and reads its own write.
      */
     @Test
     void aTransactionOfSeveralStatementsIsToldToRetryOnceThenReadsItsOwnWrites() {

@@ -66,5 +66,10 @@ public class ForwardingSink implements Sink {
     }
 
     @Override
+    public int maxOpenTransactions() {
+        return real.maxOpenTransactions();
+    }
+
+    @Override
     public void close() {}
 }

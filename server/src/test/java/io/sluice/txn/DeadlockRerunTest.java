@@ -156,7 +156,7 @@ class DeadlockRerunTest {
     }
 
     @Test
-    void aGroupedManagedTransactionAndAnUnmanagedOneBothCommitAndTheFunctionRunsOnce() throws Exception {
+    void aManagedTransactionOfAKnownShapeAndAnUnmanagedOneBothCommitAndTheFunctionRunsOnce() throws Exception {
         try (TestServer sluice = TestServer.start("transactions: {group: true}\n", true);
                 Driver d = driver(sluice.bolt.toString())) {
             try (Session s = d.session()) {
@@ -169,7 +169,8 @@ class DeadlockRerunTest {
             try (Session s1 = d.session(); Session s2 = d.session()) {
                 Transaction one = s1.beginTransaction();
                 mark(one, "A", "one");
-                // two, grouped (a managed first attempt), marks B, then waits for A's lock, held by one
+                // two, a managed first attempt of a shape known to take two statements (so not grouped: a real
+                // transaction, re-run on a deadlock), marks B, then waits for A's lock, held by one
                 CompletableFuture<String> two = CompletableFuture.supplyAsync(() -> {
                     try {
                         return s2.executeWrite(tx -> {
@@ -181,7 +182,7 @@ class DeadlockRerunTest {
                     }
                 }, clients);
                 awaitBlocked(d);
-                assertThat(finish(one, "B", "one")).isEqualTo("ok"); // one asks for B, held by two's group: a cycle
+                assertThat(finish(one, "B", "one")).isEqualTo("ok"); // one asks for B, held by two: a cycle
                 assertThat(two.get(60, TimeUnit.SECONDS)).isEqualTo("ok");
             }
             assertThat(calls.get()).as("the driver never retried: sluice recovered").isEqualTo(1);

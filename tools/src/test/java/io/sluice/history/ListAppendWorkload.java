@@ -265,7 +265,7 @@ public final class ListAppendWorkload {
                             }
                         }
                         if (j < plan.steps().size()) {
-                            step(tx, plan.steps().get(j), a, plan.steps().size() == 1);
+                            step(tx, plan.steps().get(j), a, alone(plan));
                         }
                     }
                     a.returned = true;
@@ -301,6 +301,11 @@ public final class ListAppendWorkload {
                 problems.add("client " + client + " transaction " + logical + " (" + plan.kind() + "): " + error);
             }
         }
+    }
+
+    /** Whether {@code plan} sends one statement: one step, and no failing statement after it. */
+    private static boolean alone(Plan plan) {
+        return plan.steps().size() == 1 && !(plan.kind() == Kind.FAIL && plan.cutAt() > 0);
     }
 
     private void step(TransactionContext tx, Step s, Attempt a, boolean one) {
