@@ -32,6 +32,7 @@ Run by io.sluice.bolt.NeomodelTest against Neo4j's own server and against sluice
 """
 
 import json
+import random
 import sys
 import threading
 import time
@@ -195,6 +196,9 @@ def worker(t, report):
             except Neo4jError as e:
                 if e.is_retryable() and attempt < ATTEMPTS:  # a deadlock: the unit again, as careful apps do
                     report.retry(e)
+                    # after a jittered pause, as the drivers' own retries do: retried at once, a unit on Neo4j's
+                    # own server once met 30 deadlocks in a row (its partners retrying in step with it)
+                    time.sleep(random.random() * min(0.2, 0.005 * 2 ** min(attempt, 6)))
                 else:
                     report.failed(f"thread {t} unit {i}", e)
                     break
