@@ -92,7 +92,13 @@ func (o op) run(ctx context.Context, tx neo4j.ManagedTransaction) (any, error) {
 	if o.kind == dupSite {
 		return nil, consume(ctx)(tx.Run(ctx, createSite, map[string]any{"s": o.site}))
 	}
-	res, err := tx.Run(ctx, visit, map[string]any{"u": o.user, "s": o.site})
+	// the two-statement variant's first statement has a text of its own: sluice runs alone every transaction whose
+	// first statement begins transactions of several, so with one text the visits would stop being grouped
+	query := visit
+	if o.kind == visitThenDup {
+		query = visit + " // then a duplicate user"
+	}
+	res, err := tx.Run(ctx, query, map[string]any{"u": o.user, "s": o.site})
 	if err != nil {
 		return nil, err
 	}

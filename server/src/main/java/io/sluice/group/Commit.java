@@ -40,6 +40,7 @@ final class Commit {
             while (!g.finished() && s.evicted == null) {
                 if (groups.readyToCommit(g)) {
                     groups.move(g, Phase.COMMITTING);
+                    g.committingSince = groups.time.nanos();
                     leader = true;
                     tx = g.tx; // the leader's now: nothing runs in a closed group, and nothing aborts a committing one
                     break;

@@ -28,6 +28,7 @@ final class Group {
     boolean entered; // guarded by lock: holds a place of the gate
     boolean rolledBack; // guarded by lock: tx is someone's to roll back, or rolled back, or committed
     int statements; // guarded by lock: statements in tx
+    long committingSince; // guarded by lock: when its commit began (Time's nanos), once COMMITTING
     List<Executed> log = new ArrayList<>(); // guarded by lock: every statement in tx, in order (a replay's work)
     Neo4jError abort; // guarded by lock: what its members are told, once ABORTED
     Cause cause; // guarded by lock: why it was ABORTED

@@ -118,6 +118,26 @@ final class Groups {
         }
     }
 
+    /**
+     * Closes {@code g} (under the lock) if it runs nothing and every member has sent COMMIT, whatever commit is in
+     * flight; whether it did. What the watchdog does to the group behind a commit that waits too long (see
+     * {@link Watchdog}).
+     */
+    boolean closeReady(Group g) {
+        if (!g.phase.running() || g.statements == 0 || !g.turn.quiet()) {
+            return false;
+        }
+        for (Seat m : g.members) {
+            if (!m.committing) {
+                return false;
+            }
+        }
+        seal(g);
+        move(g, Phase.CLOSED);
+        g.done.signalAll(); // one of its members leads its commit
+        return true;
+    }
+
     /** Whether {@code g} is closed and every member has sent COMMIT (under the lock). */
     boolean readyToCommit(Group g) {
         if (g.phase != Phase.CLOSED) {

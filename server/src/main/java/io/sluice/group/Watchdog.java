@@ -19,7 +19,16 @@ import org.slf4j.LoggerFactory;
  * rolled back and the others' statements run again without it ({@link Replay#evictAndReplay}), so a stalled client
  * costs the others a replay, never a retry; it is told to retry when it comes back. Each eviction runs on a virtual
  * thread of its own ({@code sluice-groups-evict-N}, owned here: a replay may wait for the turn or for Neo4j's locks,
- * and the watch must go on meanwhile), which checks again under the lock that the member is still stalled. Its wait is a condition wait whose deadline comes from the clock (a manual clock
+ * and the watch must go on meanwhile), which checks again under the lock that the member is still stalled.
+ *
+ * <p>It also ends a wait Neo4j cannot see: a group's commit that has waited past the member timeout (Neo4j takes a
+ * relationship's node and group locks only at COMMIT, and one may be held by the group behind it) while that group's
+ * members have all sent COMMIT and it waits for the commit in flight to end before it closes. That group is closed at
+ * once ({@link Groups#closeReady}): its own commit then waits in Neo4j's lock manager too, where a cycle is a
+ * deadlock Neo4j breaks (the victim group aborted, its members retried), instead of a wait for ever (found by the Go
+ * driver's test, 2026-12-02).
+ *
+ * <p>Its wait is a condition wait whose deadline comes from the clock (a manual clock
  * decides when a pass is due), ended at once by {@link Groups#shutDown}. A pass that fails is logged; the watch goes
  * on.
  */
@@ -124,6 +133,15 @@ final class Watchdog implements Runnable {
 
     /** Finds (under the lock) the members that hold their groups up past the timeout, one a group. */
     private List<Stall> pass(long now) {
+        boolean commitWaits = groups.liveGroups().stream()
+                .anyMatch(g -> g.phase() == Phase.COMMITTING && now - g.committingSince > timeout);
+        if (commitWaits) {
+            for (Group g : groups.liveGroups()) {
+                if (groups.closeReady(g)) {
+                    log.debug("group {} closed behind a commit that has waited past {} ms", g.id, timeout / 1_000_000);
+                }
+            }
+        }
         List<Stall> stalls = new ArrayList<>();
         for (Group g : groups.liveGroups()) {
             if (g.turn.running() || g.phase() == Phase.COMMITTING) {

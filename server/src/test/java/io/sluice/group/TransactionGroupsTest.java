@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -441,6 +442,36 @@ class TransactionGroupsTest {
         assertThat(sink.begun()).isEqualTo(3);
         assertThat(events).containsExactlyInAnyOrder("aborted 1 shutdown", "aborted 2 shutdown", "evicted rollback",
                 "replayed 1");
+        assertEverythingGivenBack();
+    }
+
+    @Test
+    void aGroupReadyBehindACommitWaitingPastTheTimeoutClosesAndCommitsWithoutWaitingForIt() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        sink.commit(1, () -> { // Z's commit waits in Neo4j, say for a lock the group behind it holds
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return null;
+        });
+        Member z = pacer();
+        OnThread<Boolean> zCommit = commit("commit-z", z);
+        Await.until("Z's commit under way", WITHIN, () -> sink.calls(1).contains("commit"));
+        Member a = groups.member();
+        assertThat(a.run("A", Map.of())).isEqualTo(result("A"));
+        OnThread<Boolean> aCommit = commit("commit-a", a);
+        waitsOnACondition("A's group waiting for the commit in flight", aCommit);
+
+        time.advance(TIMEOUT.multipliedBy(2)); // the watchdog's next pass finds Z's commit waiting past the timeout
+
+        assertThat(aCommit.get(WITHIN)).as("A's group committed while Z's commit still waits").isTrue();
+        assertThat(zCommit.isDone()).isFalse();
+        release.countDown();
+        assertThat(zCommit.get(WITHIN)).isTrue();
+        assertThat(sink.calls(2)).containsExactly("begin", "run A", "commit");
+        assertThat(events).containsExactly("committed 1 1", "committed 1 1");
         assertEverythingGivenBack();
     }
 
