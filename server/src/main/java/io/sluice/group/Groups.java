@@ -124,13 +124,8 @@ final class Groups {
      * {@link Watchdog}).
      */
     boolean closeReady(Group g) {
-        if (!g.phase.running() || g.statements == 0 || !g.turn.quiet()) {
+        if (!g.phase.running() || g.statements == 0 || !g.turn.quiet() || !allCommitting(g)) {
             return false;
-        }
-        for (Seat m : g.members) {
-            if (!m.committing) {
-                return false;
-            }
         }
         seal(g);
         move(g, Phase.CLOSED);
@@ -140,15 +135,12 @@ final class Groups {
 
     /** Whether {@code g} is closed and every member has sent COMMIT (under the lock). */
     boolean readyToCommit(Group g) {
-        if (g.phase != Phase.CLOSED) {
-            return false;
-        }
-        for (Seat m : g.members) {
-            if (!m.committing) {
-                return false;
-            }
-        }
-        return true;
+        return g.phase == Phase.CLOSED && allCommitting(g);
+    }
+
+    /** Whether every member of {@code g} has sent COMMIT (under the lock). */
+    private static boolean allCommitting(Group g) {
+        return g.members.stream().allMatch(m -> m.committing);
     }
 
     /** No closed group left unfinished (under the lock): the group that filled meanwhile seals, and closes once quiet. */
