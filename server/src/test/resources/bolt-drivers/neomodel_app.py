@@ -89,6 +89,18 @@ def violates(unit):
     return unit % 10 == 7
 
 
+def retryable(e):
+    """Whether the exception's chain holds an error the driver calls retryable: the driver raises a deadlock met while
+    a result is consumed again as a ResultFailedError (not a Neo4jError) caused by it, which an application retries
+    as it retries the deadlock itself."""
+    seen, depth = e, 0
+    while seen is not None and depth < 10:
+        if isinstance(seen, Neo4jError) and seen.is_retryable():
+            return True
+        seen, depth = seen.__cause__ or seen.__context__, depth + 1
+    return False
+
+
 def code_of(e):
     """The Neo4j code in the exception's chain (neomodel wraps the driver's error), else the exception's class."""
     seen, depth = e, 0
@@ -193,18 +205,15 @@ def worker(t, report):
                     report.committed += 1
                     report.persons_created += 1 if created else 0
                 break
-            except Neo4jError as e:
-                if e.is_retryable() and attempt < ATTEMPTS:  # a deadlock: the unit again, as careful apps do
+            except Exception as e:
+                if retryable(e) and attempt < ATTEMPTS:  # a deadlock: the unit again, as careful apps do
                     report.retry(e)
                     # after a jittered pause, as the drivers' own retries do: retried at once, a unit on Neo4j's
                     # own server once met 30 deadlocks in a row (its partners retrying in step with it)
                     time.sleep(random.random() * min(0.2, 0.005 * 2 ** min(attempt, 6)))
-                else:
+                else:  # what the application's handler sees
                     report.failed(f"thread {t} unit {i}", e)
                     break
-            except Exception as e:  # what the application's handler sees
-                report.failed(f"thread {t} unit {i}", e)
-                break
 
 
 def aggregates():
