@@ -74,6 +74,11 @@ public final class BoltFrontEnd implements Door {
 
     /** The largest message before a connection has logged in: HELLO and LOGON are far smaller. */
     static final int LOGIN_MESSAGE_BYTES = 64 << 10;
+    /**
+     * The body of the answer to a plain HTTP {@code GET} on the Bolt port: Neo4j Community's, empty (its
+     * {@code AuthConfigProvider} has no single sign-on to describe).
+     */
+    private static final byte[] DISCOVERY = new byte[0];
     /** How long a connection may take from its handshake to a successful login (Neo4j: no such bound). */
     static final Duration LOGIN_TIMEOUT = Duration.ofSeconds(30);
 
@@ -134,7 +139,9 @@ public final class BoltFrontEnd implements Door {
                             ch.pipeline().addLast("tls", options.tlsRequired() ? ssl.newHandler(ch.alloc())
                                     : new OptionalSslHandler(ssl));
                         }
-                        ch.pipeline().addLast("handshake", new HandshakeDecoder());
+                        // raw Bolt or Bolt over WebSocket, told apart by the first bytes, as Neo4j does
+                        ch.pipeline().addLast("transport", Transports.selector(HandshakeDecoder::new,
+                                () -> DISCOVERY, services.time()));
                     }
                 });
         try {

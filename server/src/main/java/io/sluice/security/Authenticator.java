@@ -25,7 +25,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *       keyed by the user and a SHA-256 of a per-process random salt and the password (the password itself is not
  *       kept), bounded in size and expiring. Each entry remembers the store's {@link UserStore#version()} when it
  *       was verified; once the version moves (a password changed, a user dropped), entries are checked again.
- *       Only successes are cached: a wrong password always reaches the store, so its lockout keeps counting.</li>
+ *       Only successes are cached: a wrong password always reaches the store, so its lockout keeps counting; and
+ *       after a user's wrong password, that user's right one reaches the store again once, which resets Neo4j's
+ *       count of the user's failures as a login to Neo4j would.</li>
  *   <li><b>A limit per client address.</b> Neo4j locks a user name after repeated failures but never an unknown
  *       one, so a client guessing names is never slowed. After {@code maxFailures} failures from one address,
  *       that address is refused (429) until {@code lockTime} has passed since its last failure; a success resets
@@ -69,6 +71,12 @@ public final class Authenticator {
     private final long cacheNanos;
     private final Cache<Key, Verified> verified;
     private final Cache<String, Failures> failures;
+    /**
+     * User names refused since the store last accepted them: Neo4j counts a user's failed logins until a successful
+     * one resets the count, so while a name is here its correct password goes to the store (not the cache), as a
+     * login to Neo4j would, and resets it there.
+     */
+    private final Cache<String, Boolean> failed;
     private final int maxFailures;
     private final long lockNanos;
     private final byte[] salt = new byte[16];
@@ -106,6 +114,8 @@ public final class Authenticator {
                 .expireAfterWrite(cacheExpiry).ticker(time::nanos).build();
         this.failures = store == null ? null : Caffeine.newBuilder().maximumSize(100_000)
                 .expireAfterWrite(lockTime.plusSeconds(60)).ticker(time::nanos).build();
+        this.failed = store == null ? null : Caffeine.newBuilder().maximumSize(100_000).expireAfterWrite(Duration.ofHours(1))
+                .ticker(time::nanos).build();
     }
 
     /** Checks in flight, by credentials and client address; a second identical one waits for the first's result. */
@@ -153,8 +163,10 @@ public final class Authenticator {
             case Credentials.Header.Missing m -> new Result.Missing();
             case Credentials.Header.Malformed m -> new Result.Malformed();
             case Credentials.Header.Present p -> {
-                Verified v = verified.getIfPresent(cacheKey(p.credentials()));
-                yield v != null && v.version() == store.version() ? new Result.Authenticated(v.user()) : null;
+                Key key = cacheKey(p.credentials());
+                Verified v = verified.getIfPresent(key);
+                yield v != null && v.version() == store.version() && unfailed(key)
+                        ? new Result.Authenticated(v.user()) : null;
             }
         };
     }
@@ -184,7 +196,8 @@ public final class Authenticator {
         Key key = cacheKey(c);
         long version = store.version();
         Verified v = verified.getIfPresent(key);
-        if (v != null && v.version() == version) {
+        boolean spare = v != null && v.version() == version; // verified before: never locked out (below)
+        if (spare && unfailed(key)) {
             return new Result.Authenticated(v.user());
         }
         // one check per credentials and address at a time: a client's pool of connections arriving together with
@@ -197,6 +210,12 @@ public final class Authenticator {
         }
         try {
             Result r = checkAlone(c, key, version, client);
+            if (spare && r instanceof Result.RateLimited) {
+                // the user's name is locked after someone's wrong passwords: credentials verified before are
+                // spared (a guesser cannot lock out the clients that know the password); the store sees them
+                // again next time, until it accepts them and its count starts again
+                r = new Result.Authenticated(v.user());
+            }
             mine.complete(r);
             return r;
         } catch (RuntimeException | Error e) {
@@ -221,11 +240,17 @@ public final class Authenticator {
         return switch (verdict) {
             case UserStore.Verdict.Accepted a -> {
                 settle(client, true, false);
+                if (key.user() != null) {
+                    failed.invalidate(key.user());
+                }
                 verified.put(key, new Verified(a.user(), version));
                 yield new Result.Authenticated(a.user());
             }
             case UserStore.Verdict.Rejected r -> {
                 settle(client, false, true);
+                if (key.user() != null) {
+                    failed.put(key.user(), Boolean.TRUE);
+                }
                 yield new Result.Invalid(r.message());
             }
             case UserStore.Verdict.RateLimited r -> {
@@ -276,6 +301,12 @@ public final class Authenticator {
             return new Failures(f.count() + (failure ? 1 : 0), Math.max(0, f.inFlight() - 1),
                     failure ? now : f.lastNanos());
         });
+    }
+
+
+    /** Whether {@code key}'s user has had no failure since the store last accepted it ({@link #failed}). */
+    private boolean unfailed(Key key) {
+        return key.user() == null || failed.getIfPresent(key.user()) == null;
     }
 
     /** The user and a salted digest of the secret: equal credentials, equal keys; the secret is not kept. */

@@ -12,6 +12,7 @@ import java.io.InputStream;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -544,6 +545,13 @@ class BoltFuzzTest {
         static void afterHandshake(byte[] sent, byte[] got) {
             String context = "sent " + hex(sent) + ", got " + hex(got);
             if (got.length == 0) {
+                return;
+            }
+            if (new String(sent, 0, Math.min(4, sent.length), StandardCharsets.ISO_8859_1).equals("GET ")) {
+                // HTTP on the Bolt port: a WebSocket upgrade, or a plain GET answered with Neo4j's discovery body
+                // and closed, or a malformed request answered 4xx and closed (Netty's HTTP codec)
+                assertThat(new String(got, StandardCharsets.ISO_8859_1)).as("an HTTP answer; %s", context)
+                        .matches("(?s)HTTP/1\\.1 (200 OK|4\\d\\d [^\\r]*)\\r\\n.*");
                 return;
             }
             assertThat(java.util.Arrays.equals(sent, 0, 4, BoltWire.MAGIC, 0, 4)).as("an answer without the magic; %s",

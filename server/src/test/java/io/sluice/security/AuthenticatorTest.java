@@ -104,6 +104,30 @@ class AuthenticatorTest {
         neo4j.system().executeTransactionally("ALTER USER alice SET PASSWORD 'alice-password-1'");
     }
 
+    /**
+     * Neo4j counts a user's failed logins until a successful one: after a wrong password, the right one (cached)
+     * reaches Neo4j once, so that its count starts again, as a login to Neo4j's own server would make it. Without
+     * that, three wrong passwords spread among cached right ones locked the user out where Neo4j would not.
+     */
+    @Test
+    void aUsersRightPasswordAfterAWrongOneReachesNeo4jOnceAndResetsItsCount() {
+        assertThat(as("alice", "alice-password-1", "10.0.0.5")).isEqualTo(new Authenticator.Result.Authenticated("alice"));
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < 2; i++) { // two wrong: under Neo4j's three, if the right one in between resets them
+                assertThat(as("alice", "wrong-" + i, "10.0.0.5" + round))
+                        .isEqualTo(new Authenticator.Result.Invalid("Invalid credential."));
+            }
+            int before = asked.get();
+            assertThat(auth.recognise(CredentialsTest.basic("alice:alice-password-1"))).as("not from the cache now")
+                    .isNull();
+            assertThat(as("alice", "alice-password-1", "10.0.0.5")).as("round %d", round)
+                    .isEqualTo(new Authenticator.Result.Authenticated("alice"));
+            assertThat(asked.get() - before).as("Neo4j asked").isEqualTo(1);
+            assertThat(as("alice", "alice-password-1", "10.0.0.5")).isEqualTo(new Authenticator.Result.Authenticated("alice"));
+            assertThat(asked.get() - before).as("from the cache again").isEqualTo(1);
+        }
+    }
+
     @Test
     void cachedEntriesExpire() {
         as("alice", "alice-password-1", "10.0.0.2");

@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sluice.config.ConfigLoader;
 import io.sluice.server.SluiceServer;
 import io.sluice.config.HostPort;
+import io.sluice.support.BoltWire;
 import io.sluice.support.TestCertificates;
 import io.sluice.support.TestServer;
+import io.sluice.support.WebSocketBolt;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -17,6 +19,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterAll;
@@ -62,12 +66,17 @@ class TlsTest {
         TestServer.deleteRecursively(dir);
     }
 
-    static HttpClient trusting() throws Exception {
+    /** A TLS context that trusts the test's certificate. */
+    static SSLContext trustingContext() throws Exception {
         TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         tmf.init(certs.trustStore());
         SSLContext tls = SSLContext.getInstance("TLS");
         tls.init(null, tmf.getTrustManagers(), null);
-        return HttpClient.newBuilder().sslContext(tls).connectTimeout(Duration.ofSeconds(10)).build();
+        return tls;
+    }
+
+    static HttpClient trusting() throws Exception {
+        return HttpClient.newBuilder().sslContext(trustingContext()).connectTimeout(Duration.ofSeconds(10)).build();
     }
 
     @Test
@@ -103,6 +112,32 @@ class TlsTest {
             assertThatThrownBy(() -> client.send(HttpRequest.newBuilder(URI.create(server.httpsUrl() + "/health"))
                     .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()))
                     .isInstanceOf(IOException.class);
+        }
+    }
+
+    /**
+     * Bolt over a WebSocket inside TLS ({@code wss://}, as the browser build of the JavaScript driver opens it for
+     * {@code bolt+s://} and {@code neo4j+s://}): the handshake, a wrong password refused, a statement answered.
+     */
+    @Test
+    void boltOverWebSocketWithTls() throws Exception {
+        SSLContext tls = trustingContext();
+        URI uri = URI.create("wss://127.0.0.1:" + boltPort + "/");
+        try (BoltWire w = WebSocketBolt.connect(uri, tls)) {
+            assertThat(w.handshake(BoltWire.version(5, 4, 4))).containsExactly(0, 0, 4, 5);
+            w.send(BoltWire.hello(Map.of()), BoltWire.logon("neo4j", TestServer.PASSWORD + "-wrong"));
+            assertThat((int) w.receive().tag()).isEqualTo(BoltWire.SUCCESS);
+            assertThat(BoltWire.meta(w.receive()).get("code")).isEqualTo("Neo.ClientError.Security.Unauthorized");
+        }
+        try (BoltWire w = WebSocketBolt.connect(uri, tls)) {
+            w.handshake(BoltWire.version(5, 4, 4));
+            w.send(BoltWire.hello(Map.of()), BoltWire.logon("neo4j", TestServer.PASSWORD),
+                    BoltWire.run("RETURN 41 + 1 AS answer"), BoltWire.pullAll());
+            assertThat((int) w.receive().tag()).isEqualTo(BoltWire.SUCCESS);
+            assertThat((int) w.receive().tag()).isEqualTo(BoltWire.SUCCESS);
+            assertThat(BoltWire.meta(w.receive()).get("fields")).isEqualTo(List.of("answer"));
+            assertThat(w.receive().fields()).containsExactly(List.of(42L));
+            assertThat((int) w.receive().tag()).isEqualTo(BoltWire.SUCCESS);
         }
     }
 

@@ -5,6 +5,7 @@ import io.sluice.bolt.PackStream.Struct;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PushbackInputStream;
 import java.net.Socket;
@@ -39,11 +40,26 @@ public final class BoltWire implements AutoCloseable {
     private final OutputStream out;
     private int noops;
 
+    private final AutoCloseable closer;
+
     private BoltWire(Socket socket) throws IOException {
+        this(socket, socket.getInputStream(), socket.getOutputStream(), socket);
+    }
+
+    private BoltWire(Socket socket, InputStream in, OutputStream out, AutoCloseable closer) {
         this.socket = socket;
-        this.raw = new PushbackInputStream(socket.getInputStream(), 1);
+        this.raw = new PushbackInputStream(in, 1);
         this.in = new DataInputStream(raw);
-        this.out = socket.getOutputStream();
+        this.out = out;
+        this.closer = closer;
+    }
+
+    /**
+     * Over another transport (Bolt over WebSocket: {@link WebSocketBolt}): {@code in} must time out by itself
+     * (a {@link SocketTimeoutException} after at most 10 s); {@link #isClosed} is not available.
+     */
+    static BoltWire over(InputStream in, OutputStream out, AutoCloseable closer) {
+        return new BoltWire(null, in, out, closer);
     }
 
     /** Connects with a 10 s read timeout: a test waits at most that long for any byte. */
@@ -189,11 +205,14 @@ public final class BoltWire implements AutoCloseable {
      * read is lost (a byte that arrives instead is pushed back); a timeout means open.
      */
     public boolean isClosed() throws IOException {
-        return isClosed(Duration.ofMillis(socket.getSoTimeout()));
+        return isClosed(Duration.ofMillis(socket == null ? 10_000 : socket.getSoTimeout()));
     }
 
     /** {@link #isClosed()}, waiting at most {@code wait}. */
     public boolean isClosed(Duration wait) throws IOException {
+        if (socket == null) {
+            throw new UnsupportedOperationException("not over a socket");
+        }
         int timeout = socket.getSoTimeout();
         socket.setSoTimeout((int) Math.max(1, wait.toMillis()));
         try {
@@ -214,7 +233,13 @@ public final class BoltWire implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        socket.close();
+        try {
+            closer.close();
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException(e);
+        }
     }
 
     /** 5.x requests. HELLO {user_agent, bolt_agent} plus {@code extra} (e.g. routing, notifications_minimum_severity). */
