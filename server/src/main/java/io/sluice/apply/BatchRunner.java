@@ -8,6 +8,7 @@ import io.sluice.vocab.Neo4jStatus;
 import io.sluice.sink.Sink;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.StatementResult;
+import io.sluice.vocab.TxConfig;
 import io.sluice.time.Jitter;
 import io.sluice.time.Time;
 import io.sluice.write.Outcome;
@@ -350,8 +351,9 @@ public final class BatchRunner {
             hooks.inTransaction(tx, batch);
             return rs;
         };
-        if (run == Run.ALONE) { // one request: its client's timeout is its transaction's
-            return sink.inTransaction(work, batch.getFirst().request() instanceof CypherRequest c ? c.timeout() : null);
+        if (run == Run.ALONE) { // one request: its client's timeout and metadata are its transaction's
+            return sink.inTransaction(work, batch.getFirst().request() instanceof CypherRequest c ? c.config()
+                    : TxConfig.NONE);
         }
         return sink.inBatchTransaction(work, null, w == null ? running -> {} : w::opened);
     }

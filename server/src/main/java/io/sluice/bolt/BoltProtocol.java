@@ -22,6 +22,7 @@ import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
 import io.sluice.vocab.QueryKind;
 import io.sluice.vocab.StatementResult;
+import io.sluice.vocab.TxConfig;
 import io.sluice.write.Caller;
 import io.sluice.write.ExplicitTransactions.Step;
 import io.sluice.write.Outcome;
@@ -229,23 +230,23 @@ final class BoltProtocol {
             return;
         }
         Mode mode;
-        Duration timeout;
+        TxConfig config;
         try {
             mode = Extras.mode(run.extra(), caller.mode());
-            timeout = Extras.timeout(run.extra());
+            config = Extras.config(run.extra(), version.atLeast(Version.V5_0));
         } catch (IllegalArgumentException e) {
             fail(Neo4jError.invalid(e.getMessage()));
             return;
         }
         Caller as = Extras.read(run.extra()) ? caller.readOnly() : caller;
-        Outcome o = wire.await(session.submit(statement, run.bytes(), Extras.counted(run.extra()), timeout, mode, as,
+        Outcome o = wire.await(session.submit(statement, run.bytes(), Extras.counted(run.extra()), config, mode, as,
                 services.blocking()));
         services.metrics().statement(mode, o, services.time().nanos() - start);
         switch (o) {
             case Outcome.Committed c -> stream(Cursor.of(c.results().isEmpty() ? null : c.results().getFirst(),
                     c.kind(), true, null), start, run);
             case Outcome.Accepted a -> stream(Cursor.accepted(Replies.journal(a)), start, run);
-            case Outcome.Failed f -> failedRun(f.error(), f.kind(), start, true);
+            case Outcome.Failed f -> failedRun(f.error(), f.kind(), f.partial(), start, true);
             case Outcome.Overloaded over -> fail(BoltFailures.overloaded(over));
         }
     }
@@ -292,9 +293,9 @@ final class BoltProtocol {
             return;
         }
         boolean read = Extras.read(b.extra());
-        Duration timeout;
+        TxConfig config;
         try {
-            timeout = Extras.timeout(b.extra());
+            config = Extras.config(b.extra(), version.atLeast(Version.V5_0));
         } catch (IllegalArgumentException e) {
             fail(Neo4jError.invalid(e.getMessage()));
             return;
@@ -302,11 +303,11 @@ final class BoltProtocol {
         Caller as = read ? caller.readOnly() : caller;
         boolean managed = lastApi == 0 || lastApi == 3; // a transaction function or an executable query
         try {
-            if (session.defers(as, !read, managed, timeout)) { // nothing to wait for: its first RUN decides how
-                session.begin(as, !read, managed, timeout);
+            if (session.defers(as, !read, managed, config)) { // nothing to wait for: its first RUN decides how
+                session.begin(as, !read, managed, config);
             } else {
                 wire.blocking(() -> {
-                    session.begin(as, !read, managed, timeout);
+                    session.begin(as, !read, managed, config);
                     return null;
                 });
             }
@@ -335,7 +336,7 @@ final class BoltProtocol {
             return;
         }
         if (s.failed()) {
-            failedRun(s.failure(), s.kind(0), start, false);
+            failedRun(s.failure(), s.kind(0), null, start, false);
             return;
         }
         results.inTransaction(Cursor.of(s.results().getFirst(), s.kind(0), false, null), start);
@@ -381,13 +382,16 @@ final class BoltProtocol {
         }
     }
 
-    /** A statement that failed: at its RUN, or for a read's runtime error, at its PULL after a RUN SUCCESS. */
-    private void failedRun(Neo4jError e, QueryKind kind, long start, boolean autoCommit) {
+    /**
+     * A statement that failed: at its RUN, or for a read's runtime error, at its PULL after a RUN SUCCESS, with the
+     * columns and the rows it produced before the error ({@code partial}, null: none), as Neo4j streams them.
+     */
+    private void failedRun(Neo4jError e, QueryKind kind, StatementResult partial, long start, boolean autoCommit) {
         if (kind != QueryKind.READ || BoltFailures.failsBeforeRunning(e)) {
             fail(e);
             return;
         }
-        Cursor c = Cursor.of(null, null, autoCommit, e);
+        Cursor c = Cursor.of(partial, kind, autoCommit, e);
         if (autoCommit) {
             results.autoCommit(c, start, null);
             state = State.STREAMING;

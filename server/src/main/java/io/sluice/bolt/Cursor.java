@@ -1,5 +1,6 @@
 package io.sluice.bolt;
 
+import io.sluice.bolt.Handshake.Version;
 import io.sluice.vocab.Counter;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.QueryKind;
@@ -74,8 +75,25 @@ final class Cursor {
         return failure;
     }
 
-    /** The final SUCCESS: Neo4j's keys in Neo4j's order; {@code bookmark} null: none (in a transaction). */
-    Map<String, Object> summary(String bookmark, String db) {
+    /** How a result's rows ended: pulled, discarded after running, or (a read) cancelled unrun by a DISCARD. */
+    enum End { PULLED, DISCARDED, CANCELLED }
+
+    /** Whether nothing of it has been pulled or discarded yet. */
+    boolean untouched() {
+        return at == 0;
+    }
+
+    /** Whether Neo4j plans it as a read ({@code r}). */
+    boolean read() {
+        return "r".equals(type);
+    }
+
+    /**
+     * The final SUCCESS: Neo4j's keys in Neo4j's order, its notifications and plan as {@code version} takes them
+     * ({@link Notices}: a discarded result's without its plan, as Neo4j's); {@code bookmark} null: none (in a
+     * transaction).
+     */
+    Map<String, Object> summary(String bookmark, String db, Version version, End end) {
         Map<String, Object> m = new LinkedHashMap<>();
         if (bookmark != null) {
             m.put("bookmark", bookmark);
@@ -87,6 +105,8 @@ final class Cursor {
         m.put("type", type);
         m.put("t_last", 0L);
         m.put("db", db);
+        Notices.put(m, end == End.DISCARDED ? result.summary().withoutPlan() : result.summary(), version, db,
+                !result.columns().isEmpty(), at > 0, end == End.CANCELLED);
         if (extra != null) {
             m.putAll(extra);
         }

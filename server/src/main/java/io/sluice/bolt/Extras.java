@@ -3,7 +3,9 @@ package io.sluice.bolt;
 import io.sluice.config.Mode;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
+import io.sluice.vocab.TxConfig;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -34,6 +36,29 @@ final class Extras {
                     + t);
         }
         return Duration.ofMillis(ms);
+    }
+
+    /**
+     * What the RUN or BEGIN asks of its transaction: {@link #timeout} and its {@code tx_metadata}, but for sluice's
+     * own key ({@code sluice}, what it asks of sluice: not Neo4j's to see), its values read as a RUN's parameters
+     * ({@code utc}: 5.x's DateTime). Throws when either is not what Neo4j takes.
+     */
+    static TxConfig config(Map<String, Object> extra, boolean utc) {
+        Duration timeout = timeout(extra);
+        Object m = extra.get("tx_metadata");
+        if (m == null) {
+            return TxConfig.timeout(timeout);
+        }
+        if (!(m instanceof Map<?, ?> meta)) {
+            throw new IllegalArgumentException("tx_metadata must be a map, got " + m);
+        }
+        Map<Object, Object> theirs = new LinkedHashMap<>(meta);
+        theirs.remove("sluice");
+        try {
+            return new TxConfig(timeout, WireValues.params(theirs, utc));
+        } catch (WireValues.BadValue e) {
+            throw new IllegalArgumentException("tx_metadata: " + e.getMessage());
+        }
     }
 
     /** Whether the statement runs on the {@code system} database. */

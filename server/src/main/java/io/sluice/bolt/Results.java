@@ -73,9 +73,13 @@ final class Results {
      * caller reports it), having forgotten it as well.
      */
     Neo4jError pull(Pull p, Cursor c) throws InterruptedException {
-        if (c.failure() != null) {
+        if (p.discard() && p.n() < 0 && c.untouched() && c.read()) {
+            // a read discarded whole before any row: Neo4j cancels it rather than run it (no rows, no plan, status
+            // 02N42), so a runtime error of it never comes
+            Messages.success(c.summary(c.bookmarked() ? services.bookmarks().current() : null, services.database(),
+                    version, Cursor.End.CANCELLED), out);
             forget(c);
-            return c.failure();
+            return null;
         }
         long n = p.n() < 0 ? Long.MAX_VALUE : p.n();
         boolean v5 = version.atLeast(Version.V5_0);
@@ -96,7 +100,12 @@ final class Results {
             Messages.success(Map.of("has_more", true), out);
             return null;
         }
-        Messages.success(c.summary(c.bookmarked() ? services.bookmarks().current() : null, services.database()), out);
+        if (c.failure() != null) { // the rows it produced before its runtime error have gone out: now the error
+            forget(c);
+            return c.failure();
+        }
+        Messages.success(c.summary(c.bookmarked() ? services.bookmarks().current() : null, services.database(),
+                version, p.discard() ? Cursor.End.DISCARDED : Cursor.End.PULLED), out);
         forget(c);
         return null;
     }

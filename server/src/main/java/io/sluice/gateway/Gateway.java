@@ -207,7 +207,7 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
                             return new Outcome.Failed(Neo4jError.parameterMissing("Expected parameter(s): " + p));
                         }
                     }
-                    allRead &= ok.kind() == QueryKind.READ;
+                    allRead &= ok.kind() == QueryKind.READ || ok.kind() == QueryKind.DBMS; // runs as a read does
                     alone = ok.kind() == QueryKind.ALONE ? ok.kind() : alone;
                     kinds.add(ok.kind());
                 }
@@ -314,10 +314,10 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
                     rs.add(tx.run(s.cypher(), s.params()));
                 }
                 return rs;
-            });
+            }, c.config());
             return new Outcome.Committed(results, c.rows());
         } catch (GraphException e) {
-            return new Outcome.Failed(e.error());
+            return new Outcome.Failed(e.error(), List.of(), e.partial());
         }
     }
 

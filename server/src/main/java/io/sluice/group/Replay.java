@@ -166,7 +166,7 @@ final class Replay {
                     }
                     StatementResult again = g.tx.run(e.cypher(), e.params());
                     replayed++;
-                    if (!again.equals(e.result())) {
+                    if (!again.sameAnswer(e.result())) {
                         mismatch = e.member();
                         break;
                     }

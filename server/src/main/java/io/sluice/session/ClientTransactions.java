@@ -7,6 +7,7 @@ import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
 import io.sluice.vocab.QueryKind;
 import io.sluice.vocab.StatementResult;
+import io.sluice.vocab.TxConfig;
 import io.sluice.write.Caller;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.Statement;
@@ -46,15 +47,15 @@ public final class ClientTransactions implements ExplicitTransactions {
      */
     @Override
     public Step open(List<Statement> statements, Caller caller) throws GraphException {
-        return open(statements, caller, grouping.applies(caller, false) ? new Demotion(registry.time()) : null, null);
+        return open(statements, caller, grouping.applies(caller, false) ? new Demotion(registry.time()) : null,
+                TxConfig.NONE);
     }
 
     /**
      * Opens one for {@code caller}: a grouped one when {@code demotion} is given (the caller may join groups, and the
-     * session's strikes go there), else a real Neo4j transaction, ended by the database once open for
-     * {@code timeout} (null: the database's own).
+     * session's strikes go there), else a real Neo4j transaction with {@code config}'s timeout and metadata.
      */
-    Step open(List<Statement> statements, Caller caller, Demotion demotion, Duration timeout) throws GraphException {
+    Step open(List<Statement> statements, Caller caller, Demotion demotion, TxConfig config) throws GraphException {
         if (caller.access() == Access.TEMPLATES) {
             throw new GraphException(new Neo4jError(Neo4jStatus.Security.FORBIDDEN,
                     "this user may send the named templates only (/db/{db}/write/{template}), not Cypher"), null);
@@ -62,7 +63,7 @@ public final class ClientTransactions implements ExplicitTransactions {
         TxRegistry.Opened opened = demotion != null && caller.access() == Access.CYPHER
                 ? registry.register(new GroupedTransaction(grouping.groups(), registry, grouping.gate(), kinds,
                         demotion), caller.owner())
-                : registry.open(caller.access() != Access.READ, caller.owner(), timeout);
+                : registry.open(caller.access() != Access.READ, caller.owner(), config);
         if (statements.isEmpty()) {
             return new Step(List.of(), null, opened.id(), opened.expires(), List.of());
         }

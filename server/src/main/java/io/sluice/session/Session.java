@@ -8,6 +8,7 @@ import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
 import io.sluice.vocab.StatementResult;
+import io.sluice.vocab.TxConfig;
 import io.sluice.write.Caller;
 import io.sluice.write.ExplicitTransactions.Step;
 import io.sluice.write.Outcome;
@@ -75,12 +76,12 @@ public final class Session {
 
     /**
      * An auto-commit statement: the write path's request ({@code counted}: its update counters kept, so never
-     * coalesced with others; {@code timeout}: its client's for its transaction, or null), its outcome's future; a
+     * coalesced with others; {@code config}: what its client asks of its transaction), its outcome's future; a
      * statement that cannot start without waiting runs on {@code blocking}.
      */
-    public CompletableFuture<Outcome> submit(Statement statement, int bytes, boolean counted, Duration timeout,
+    public CompletableFuture<Outcome> submit(Statement statement, int bytes, boolean counted, TxConfig config,
             Mode mode, Caller as, Executor blocking) {
-        return writes.submit(new CypherRequest(List.of(statement), bytes, counted, timeout), mode, as, blocking);
+        return writes.submit(new CypherRequest(List.of(statement), bytes, counted, config), mode, as, blocking);
     }
 
     /** A statement on the DBMS's {@code system} database, as the logged-in user, in an implicit transaction. */
@@ -98,20 +99,21 @@ public final class Session {
      * Whether a transaction begun with these would be deferred to its first statement, so that its BEGIN needs no
      * wait: grouping on for {@code as}, a write transaction, a managed transaction's first attempt ({@code managed}:
      * a driver retries it), no timeout of its own (a group's transaction is everyone's), and this session not
-     * demoted.
+     * demoted; asking nothing of its transaction ({@code config}: a group's transaction is everyone's, its timeout
+     * and metadata too).
      */
-    public boolean defers(Caller as, boolean write, boolean managed, Duration timeout) {
-        return managed && write && timeout == null && transactions.grouping().applies(as, true)
+    public boolean defers(Caller as, boolean write, boolean managed, TxConfig config) {
+        return managed && write && config.isNone() && transactions.grouping().applies(as, true)
                 && demotion.allowsGrouping();
     }
 
     /**
-     * Begins a transaction as {@code as} (read-only when {@code as} is), ended by the database once open for
-     * {@code timeout} (null: the database's own); may block when it is not deferred.
+     * Begins a transaction as {@code as} (read-only when {@code as} is) with {@code config}'s timeout and metadata;
+     * may block when it is not deferred.
      */
-    public void begin(Caller as, boolean write, boolean managed, Duration timeout) throws GraphException {
-        boolean grouped = defers(as, write, managed, timeout);
-        Step s = transactions.open(List.of(), as, grouped ? demotion : null, timeout);
+    public void begin(Caller as, boolean write, boolean managed, TxConfig config) throws GraphException {
+        boolean grouped = defers(as, write, managed, config);
+        Step s = transactions.open(List.of(), as, grouped ? demotion : null, config);
         open = new Begun(s.id(), as, grouped);
     }
 

@@ -7,6 +7,7 @@ import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.QueryKind;
 import io.sluice.vocab.StatementResult;
+import io.sluice.vocab.TxConfig;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
@@ -193,6 +194,26 @@ public final class BoltSink implements Sink {
         return transact(work, readSession, false);
     }
 
+    @Override
+    public <T> T inReadTransaction(TxWork<T> work, TxConfig config) throws GraphException {
+        return transact(work, readSession, false, driverConfig(config), () -> {});
+    }
+
+    /** The driver's form of {@code config}: its timeout and metadata, the driver's values as sluice read them. */
+    private static TransactionConfig driverConfig(TxConfig config) {
+        if (config.isNone()) {
+            return TransactionConfig.empty();
+        }
+        TransactionConfig.Builder c = TransactionConfig.builder();
+        if (config.timeout() != null) {
+            c.withTimeout(config.timeout());
+        }
+        if (!config.metadata().isEmpty()) {
+            c.withMetadata(BoltValues.params(config.metadata()));
+        }
+        return c.build();
+    }
+
     /** Marked as a batch's by its metadata, seen through {@code SHOW TRANSACTIONS} ({@link BoltRunning}). */
     @Override
     public <T> T inBatchTransaction(TxWork<T> work, Duration timeout, Consumer<Running> opened)
@@ -206,9 +227,8 @@ public final class BoltSink implements Sink {
     }
 
     @Override
-    public <T> T inTransaction(TxWork<T> work, Duration timeout) throws GraphException {
-        return transact(work, writeSession, true, timeout == null ? TransactionConfig.empty()
-                : TransactionConfig.builder().withTimeout(timeout).build(), () -> {});
+    public <T> T inTransaction(TxWork<T> work, TxConfig config) throws GraphException {
+        return transact(work, writeSession, true, driverConfig(config), () -> {});
     }
 
     private <T> T transact(TxWork<T> work, SessionConfig config, boolean commit) throws GraphException {
@@ -242,12 +262,11 @@ public final class BoltSink implements Sink {
     }
 
     @Override
-    public OpenTx begin(boolean write, Duration timeout) throws GraphException {
+    public OpenTx begin(boolean write, TxConfig config) throws GraphException {
         Session session = null;
         try {
             session = driver.session(write ? writeSession : readSession);
-            return new BoltOpenTx(session, session.beginTransaction(timeout == null ? TransactionConfig.empty()
-                    : TransactionConfig.builder().withTimeout(timeout).build()));
+            return new BoltOpenTx(session, session.beginTransaction(driverConfig(config)));
         } catch (RuntimeException e) {
             BoltOpenTx.closeQuietly(session);
             throw BoltErrors.translate(e, false);

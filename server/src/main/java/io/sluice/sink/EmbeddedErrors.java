@@ -21,6 +21,9 @@ final class EmbeddedErrors {
      * chain wins (a deadlock inside {@code CALL {} IN TRANSACTIONS} arrives wrapped in a non-transient one).
      */
     static GraphException translate(Throwable e) {
+        if (e instanceof EmbeddedResults.FailedWhileRead f) {
+            return translate(f.getCause()).withPartial(f.partial());
+        }
         ResultBudget.Exceeded big = ResultBudget.Exceeded.in(e);
         if (big != null) {
             return new GraphException(big.error(), e);

@@ -168,7 +168,8 @@ public final class EmbeddedNeo4j implements AutoCloseable {
      * The properties file of sluice's defaults and {@code settings} on top: the Bolt listener's quiet period
      * (a stop is not held up 2 s), one transaction log file kept (the journal, not Neo4j's log, is what recovery
      * replays), repeated failed logins lock a user name (Neo4j's default: 3, then 5 s; sluice's HTTP adds a
-     * limit per address), and a cached plan replanned at most every {@link #MIN_REPLAN_INTERVAL} rather than
+     * limit per address), a client's transaction timeout enforced within 100 ms of it (Neo4j's monitor looks every
+     * 2 s by default), and a cached plan replanned at most every {@link #MIN_REPLAN_INTERVAL} rather than
      * every 10 s: on a growing graph the statistics move all the time, and each replan of a template's statement
      * made its writes wait for Cypher's planner and then for the JIT to compile the new plan (measured:
      * docs/BENCHMARKS.md, "Neo4j's settings").
@@ -178,6 +179,10 @@ public final class EmbeddedNeo4j implements AutoCloseable {
         all.put("internal.dbms.bolt.netty_server_shutdown_quiet_period_duration", "0s");
         all.put(GraphDatabaseSettings.keep_logical_logs.name(), "1 files");
         all.put(GraphDatabaseSettings.auth_max_failed_attempts.name(), "3");
+        // a client's tx_timeout ends its transaction when Neo4j's monitor next looks (every 2 s by default): a write
+        // waiting on a lock with a 250 ms timeout was told LockClientStopped after about 1 s, and a grouped
+        // transaction holding that lock was taken out of its group for silence (group_member_timeout) first
+        all.put("db.transaction.monitor.check.interval", "100ms");
         all.put(GraphDatabaseSettings.cypher_min_replan_interval.name(), MIN_REPLAN_INTERVAL);
         all.putAll(settings);
         StringBuilder text = new StringBuilder();

@@ -58,21 +58,46 @@ final class EmbeddedResults {
         }
     }
 
-    /** The result, its rows detached and counted against {@code budget} (which says what happens past it). */
+    /**
+     * The result, its rows detached and counted against {@code budget} (which says what happens past it). A failure
+     * while the rows are read (a runtime error: {@code 10 / 0}) is thrown as {@link FailedWhileRead}, with the rows
+     * read before it, which {@link EmbeddedErrors#translate} keeps.
+     */
     static StatementResult materialise(Result r, ResultBudget budget) {
         List<String> columns = r.columns();
         List<List<Object>> rows = new ArrayList<>();
-        while (r.hasNext()) {
-            Map<String, Object> row = r.next();
-            if (budget.keepsRows()) {
-                List<Object> values = new ArrayList<>(columns.size());
-                for (String c : columns) {
-                    values.add(Values.detach(row.get(c)));
+        try {
+            while (r.hasNext()) {
+                Map<String, Object> row = r.next();
+                if (budget.keepsRows()) {
+                    List<Object> values = new ArrayList<>(columns.size());
+                    for (String c : columns) {
+                        values.add(Values.detach(row.get(c)));
+                    }
+                    budget.add(rows, values);
                 }
-                budget.add(rows, values);
             }
+        } catch (ResultBudget.Exceeded e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new FailedWhileRead(e, new StatementResult(columns, rows, Map.of()));
         }
-        return new StatementResult(columns, rows, counters(r.getQueryStatistics()));
+        return new StatementResult(columns, rows, counters(r.getQueryStatistics()), EmbeddedSummaries.of(r));
+    }
+
+    /** A statement that failed while its rows were read: the failure, and what it had produced before. */
+    static final class FailedWhileRead extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final transient StatementResult partial;
+
+        FailedWhileRead(RuntimeException cause, StatementResult partial) {
+            super(cause);
+            this.partial = partial;
+        }
+
+        StatementResult partial() {
+            return partial;
+        }
     }
 
     static Map<String, Object> counters(QueryStatistics s) {

@@ -7,6 +7,7 @@ import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
 import io.sluice.vocab.QueryKind;
 import io.sluice.vocab.StatementResult;
+import io.sluice.vocab.TxConfig;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -100,19 +101,35 @@ public final class EmbeddedSink implements Sink {
         return transact(work, false);
     }
 
+    @Override
+    public <T> T inReadTransaction(TxWork<T> work, TxConfig config) throws GraphException {
+        return transact(work, false, config, tx -> {});
+    }
+
     /** Marked as a batch's ({@link EmbeddedRunning#BATCH}), seen through Neo4j's registry of transactions. */
     @Override
     public <T> T inBatchTransaction(TxWork<T> work, Duration timeout, Consumer<Running> opened)
             throws GraphException {
-        return transact(work, true, timeout, tx -> {
+        return transact(work, true, TxConfig.timeout(timeout), tx -> {
             InternalTransaction internal = (InternalTransaction) tx;
             internal.setMetaData(EmbeddedRunning.BATCH);
             opened.accept(new EmbeddedRunning(internal.kernelTransaction(), kernelTransactions()));
         });
     }
 
-    private Transaction beginTx(Duration timeout) {
-        return timeout == null ? db.beginTx() : db.beginTx(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    /** A transaction with {@code config}'s timeout (Neo4j's {@code TransactionTimedOutClientConfiguration}) and metadata. */
+    private Transaction beginTx(TxConfig config) {
+        Duration timeout = config.timeout();
+        Transaction tx = timeout == null ? db.beginTx() : db.beginTx(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        if (!config.metadata().isEmpty()) {
+            try {
+                ((InternalTransaction) tx).setMetaData(Values.embeddedParams(config.metadata()));
+            } catch (RuntimeException e) {
+                tx.close();
+                throw e;
+            }
+        }
+        return tx;
     }
 
     private KernelTransactions kernelTransactions() {
@@ -126,18 +143,18 @@ public final class EmbeddedSink implements Sink {
     private volatile KernelTransactions kernelTransactions;
 
     @Override
-    public <T> T inTransaction(TxWork<T> work, Duration timeout) throws GraphException {
-        return transact(work, true, timeout, tx -> {});
+    public <T> T inTransaction(TxWork<T> work, TxConfig config) throws GraphException {
+        return transact(work, true, config, tx -> {});
     }
 
     private <T> T transact(TxWork<T> work, boolean commit) throws GraphException {
-        return transact(work, commit, null, tx -> {});
+        return transact(work, commit, TxConfig.NONE, tx -> {});
     }
 
     /** {@code begun} is given the transaction before the work runs in it. */
-    private <T> T transact(TxWork<T> work, boolean commit, Duration timeout, Consumer<Transaction> begun)
+    private <T> T transact(TxWork<T> work, boolean commit, TxConfig config, Consumer<Transaction> begun)
             throws GraphException {
-        try (Transaction tx = beginTx(timeout)) {
+        try (Transaction tx = beginTx(config)) {
             begun.accept(tx);
             T value = work.run(new EmbeddedTx(tx));
             if (commit) {
@@ -153,9 +170,9 @@ public final class EmbeddedSink implements Sink {
     }
 
     @Override
-    public OpenTx begin(boolean write, Duration timeout) throws GraphException {
+    public OpenTx begin(boolean write, TxConfig config) throws GraphException {
         try {
-            return new EmbeddedOpenTx(beginTx(timeout), write);
+            return new EmbeddedOpenTx(beginTx(config), write);
         } catch (RuntimeException e) {
             throw EmbeddedErrors.translate(e);
         }
@@ -173,7 +190,8 @@ public final class EmbeddedSink implements Sink {
             return switch (type) {
                 case READ_ONLY -> QueryKind.READ;
                 case READ_WRITE, WRITE -> QueryKind.WRITE;
-                case SCHEMA_WRITE, DBMS -> QueryKind.ALONE;
+                case SCHEMA_WRITE -> QueryKind.ALONE;
+                case DBMS -> QueryKind.DBMS;
             };
         } catch (RuntimeException e) {
             GraphException t = EmbeddedErrors.translate(e);

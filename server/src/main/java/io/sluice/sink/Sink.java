@@ -7,6 +7,7 @@ import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
 import io.sluice.vocab.QueryKind;
 import io.sluice.vocab.StatementResult;
+import io.sluice.vocab.TxConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,23 +79,24 @@ public interface Sink extends AutoCloseable {
      * {@code Neo.ClientError.Statement.AccessMode} (and rolls back, like any failed statement).
      */
     default OpenTx begin(boolean write) throws GraphException {
-        return begin(write, null);
+        return begin(write, TxConfig.NONE);
     }
 
     /**
      * As {@link #begin(boolean)}, ended by the database (Neo4j's {@code TransactionTimedOutClientConfiguration})
-     * once it has been open for {@code timeout}, what a driver's {@code tx_timeout} asks; null: the database's own.
+     * once it has been open for {@code config}'s timeout, what a driver's {@code tx_timeout} asks (none: the
+     * database's own), and carrying its metadata ({@code tx_metadata}).
      */
-    OpenTx begin(boolean write, Duration timeout) throws GraphException;
+    OpenTx begin(boolean write, TxConfig config) throws GraphException;
 
     /** Runs {@code work} in a new write transaction and commits it; any failure rolls it back. */
     <T> T inTransaction(TxWork<T> work) throws GraphException;
 
     /**
-     * As {@link #inTransaction(TxWork)}, ended by the database once open for {@code timeout} (null: its own); this
-     * default, for a sink without timeouts, applies none.
+     * As {@link #inTransaction(TxWork)}, with {@code config}'s timeout and metadata ({@link #begin(boolean,
+     * TxConfig)}); this default, for a sink without either, applies none.
      */
-    default <T> T inTransaction(TxWork<T> work, Duration timeout) throws GraphException {
+    default <T> T inTransaction(TxWork<T> work, TxConfig config) throws GraphException {
         return inTransaction(work);
     }
 
@@ -144,6 +146,14 @@ public interface Sink extends AutoCloseable {
 
     /** Runs {@code work} in a new read transaction (never commits anything). */
     <T> T inReadTransaction(TxWork<T> work) throws GraphException;
+
+    /**
+     * As {@link #inReadTransaction(TxWork)}, with {@code config}'s timeout and metadata; this default, for a sink
+     * without either, applies none.
+     */
+    default <T> T inReadTransaction(TxWork<T> work, TxConfig config) throws GraphException {
+        return inReadTransaction(work);
+    }
 
     /** Runs one statement as an implicit (auto-commit) transaction: schema, {@code CALL {} IN TRANSACTIONS}. */
     StatementResult runImplicit(String cypher, Map<String, Object> params) throws GraphException;

@@ -8,6 +8,7 @@ import io.sluice.vocab.Counter;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jStatus;
 import io.sluice.vocab.StatementResult;
+import io.sluice.vocab.TxConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -95,7 +96,7 @@ public final class Rerunnable implements Sink.OpenTx {
     /** Begins a Neo4j transaction: the sink's {@code begin}. */
     @FunctionalInterface
     public interface Begin {
-        Sink.OpenTx begin(Duration timeout) throws GraphException;
+        Sink.OpenTx begin(TxConfig config) throws GraphException;
     }
 
     /** One statement the client was answered: what it sent and what it got. */
@@ -106,6 +107,7 @@ public final class Rerunnable implements Sink.OpenTx {
     private final Jitter jitter;
     private final Listener listener;
     private final Predicate<String> reads;
+    private final TxConfig config;
     private final Duration timeout;
     private final long deadline;
     private final List<Ran> log = new ArrayList<>();
@@ -114,7 +116,7 @@ public final class Rerunnable implements Sink.OpenTx {
     private int reruns; // in all, this transaction's
     private Sink.OpenTx tx;
 
-    private Rerunnable(Sink.OpenTx tx, Begin begin, Duration timeout, Time time, Jitter jitter, Listener listener,
+    private Rerunnable(Sink.OpenTx tx, Begin begin, TxConfig config, Time time, Jitter jitter, Listener listener,
             Predicate<String> reads) {
         this.tx = tx;
         this.reads = reads;
@@ -122,26 +124,27 @@ public final class Rerunnable implements Sink.OpenTx {
         this.time = time;
         this.jitter = jitter;
         this.listener = listener;
-        this.timeout = timeout == null || timeout.isZero() ? null : timeout; // 0 is none, as Neo4j takes it
-        this.deadline = this.timeout == null ? 0 : time.nanos() + timeout.toNanos();
+        this.config = config;
+        this.timeout = config.timeout(); // null: none (TxConfig takes 0 as none, as Neo4j does)
+        this.deadline = timeout == null ? 0 : time.nanos() + timeout.toNanos();
     }
 
     /**
      * Begins a write transaction through {@code begin}, ended by the database once open for {@code timeout}; its
      * re-runs pause on {@code time}, jittered by {@code jitter}.
      */
-    public static Rerunnable begin(Begin begin, Duration timeout, Time time, Jitter jitter, Listener listener)
+    public static Rerunnable begin(Begin begin, TxConfig config, Time time, Jitter jitter, Listener listener)
             throws GraphException {
-        return begin(begin, timeout, time, jitter, listener, cypher -> false);
+        return begin(begin, config, time, jitter, listener, cypher -> false);
     }
 
     /**
      * As {@link #begin(Begin, Duration, Time, Jitter, Listener)}, {@code reads} telling the statements Neo4j plans as
      * reads (the classifier's {@code READ}): only those may answer differently on a re-run, before the first write.
      */
-    public static Rerunnable begin(Begin begin, Duration timeout, Time time, Jitter jitter, Listener listener,
+    public static Rerunnable begin(Begin begin, TxConfig config, Time time, Jitter jitter, Listener listener,
             Predicate<String> reads) throws GraphException {
-        return new Rerunnable(begin.begin(timeout), begin, timeout, time, jitter, listener, reads);
+        return new Rerunnable(begin.begin(config), begin, config, time, jitter, listener, reads);
     }
 
     /**
@@ -209,7 +212,7 @@ public final class Rerunnable implements Sink.OpenTx {
             left = Duration.ofNanos(nanos);
         }
         try {
-            tx = begin.begin(left);
+            tx = begin.begin(config.withTimeout(left)); // the same metadata, what is left of the timeout
         } catch (GraphException | RuntimeException e) {
             tx = Finished.TX;
             return Outcome.NOT_RERUN;
@@ -219,7 +222,7 @@ public final class Rerunnable implements Sink.OpenTx {
             for (Ran r : log) {
                 StatementResult again = tx.run(r.cypher(), r.params());
                 boolean writes = !reads.test(r.cypher()) || writes(r.result()) || writes(again);
-                if (!again.equals(r.result()) && (wrote || writes)) { // a leading read may differ: see the note
+                if (!again.sameAnswer(r.result()) && (wrote || writes)) { // a leading read may differ: see the note
                     tx.rollback();
                     return Outcome.ANSWER_DIFFERED;
                 }

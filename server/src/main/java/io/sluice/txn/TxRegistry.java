@@ -7,6 +7,7 @@ import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
 import io.sluice.vocab.StatementResult;
+import io.sluice.vocab.TxConfig;
 import io.sluice.write.IdScheme;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -179,7 +180,7 @@ public final class TxRegistry implements AutoCloseable {
      * the same owner finds it again, as Neo4j compares the opener's credentials).
      */
     public Opened open(boolean write, Object owner) throws GraphException {
-        return open(write, owner, null);
+        return open(write, owner, TxConfig.NONE);
     }
 
     /**
@@ -187,11 +188,11 @@ public final class TxRegistry implements AutoCloseable {
      * holds one): re-run when it is a deadlock's victim ({@link Rerunnable}), as one {@link #open}ed here is.
      */
     public Sink.OpenTx beginWrite() throws GraphException {
-        return Rerunnable.begin(t -> sink.begin(true, t), null, time, Jitter.RANDOM, deadlocks, reads);
+        return Rerunnable.begin(c -> sink.begin(true, c), TxConfig.NONE, time, Jitter.RANDOM, deadlocks, reads);
     }
 
-    /** As {@link #open(boolean, Object)}, ended by the database once open for {@code timeout} (null: its own). */
-    public Opened open(boolean write, Object owner, Duration timeout) throws GraphException {
+    /** As {@link #open(boolean, Object)}, with {@code config}'s timeout and metadata ({@link Sink#begin}). */
+    public Opened open(boolean write, Object owner, TxConfig config) throws GraphException {
         lock.lock();
         try {
             if (closed) {
@@ -210,8 +211,8 @@ public final class TxRegistry implements AutoCloseable {
             gate.enter();
             entered = true;
             // a write transaction survives being a deadlock's victim (Rerunnable); a read one takes no write locks
-            tx = write ? Rerunnable.begin(t -> sink.begin(true, t), timeout, time, Jitter.RANDOM, deadlocks, reads)
-                    : sink.begin(false, timeout);
+            tx = write ? Rerunnable.begin(c -> sink.begin(true, c), config, time, Jitter.RANDOM, deadlocks, reads)
+                    : sink.begin(false, config);
         } catch (GraphException | RuntimeException e) {
             if (entered) {
                 gate.leave();

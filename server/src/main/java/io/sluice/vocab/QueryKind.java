@@ -7,8 +7,14 @@ public enum QueryKind {
     READ,
     /** Writes: batched and group-committed. */
     WRITE,
-    /** Must run alone in an implicit transaction: schema commands, {@code CALL {} IN TRANSACTIONS}, DBMS. */
-    ALONE;
+    /** Must run alone in an implicit transaction: schema commands, {@code CALL {} IN TRANSACTIONS}. */
+    ALONE,
+    /**
+     * A DBMS procedure ({@code CALL tx.getMetaData()}, {@code CALL dbms.components()}): run at once in a transaction
+     * of its own, as a read is, and allowed where a read is (Neo4j's read sessions take DBMS procedures); Neo4j calls
+     * its type {@code s}.
+     */
+    DBMS;
 
     /**
      * Neo4j's query type ({@code r}, {@code w}, {@code rw}, {@code s}) for a statement of {@code kind} (null: not
@@ -21,7 +27,7 @@ public enum QueryKind {
         return switch (kind) {
             case READ -> "r";
             case WRITE -> returnsColumns ? "rw" : "w";
-            case ALONE -> "s";
+            case ALONE, DBMS -> "s";
         };
     }
 }

@@ -42,11 +42,17 @@ public sealed interface Outcome {
     /**
      * Failed, with Neo4j's code and message; nothing of the request was applied. {@code kinds}: the statements'
      * kinds where the write path knew them before it failed (empty: it failed before, e.g. a syntax error), which
-     * decides where a front end reports it (Bolt: a read's runtime error after its RUN's SUCCESS).
+     * decides where a front end reports it (Bolt: a read's runtime error after its RUN's SUCCESS). {@code partial}:
+     * a read that failed at run time, its columns and the rows it produced before (null: none), which Neo4j streams
+     * before the error.
      */
-    record Failed(Neo4jError error, List<QueryKind> kinds) implements Outcome {
+    record Failed(Neo4jError error, List<QueryKind> kinds, StatementResult partial) implements Outcome {
         public Failed {
             kinds = List.copyOf(kinds);
+        }
+
+        public Failed(Neo4jError error, List<QueryKind> kinds) {
+            this(error, kinds, null);
         }
 
         public Failed(Neo4jError error) {
@@ -66,7 +72,7 @@ public sealed interface Outcome {
     default Outcome withKinds(List<QueryKind> kinds) {
         return switch (this) {
             case Committed c -> new Committed(c.results(), c.rows(), kinds);
-            case Failed f -> new Failed(f.error(), kinds);
+            case Failed f -> new Failed(f.error(), kinds, f.partial());
             default -> this;
         };
     }

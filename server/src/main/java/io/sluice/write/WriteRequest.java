@@ -1,5 +1,6 @@
 package io.sluice.write;
 
+import io.sluice.vocab.TxConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -17,19 +18,21 @@ public sealed interface WriteRequest {
      * Raw Cypher statements (tx/commit, query/v2), run in order. {@code counters}: whether the client asked for
      * the statements' update counters ({@code includeStats}, {@code includeCounters}), which only running each
      * statement on its own gives; without it the write path may coalesce a one-statement request that returns
-     * nothing with others running the same statement. {@code timeout}: what its client asked of its transaction
-     * (Bolt's {@code tx_timeout}; null: none), applied when it runs in a transaction of its own (set aside for a lock,
-     * see apply.LockWatch); never journaled (an async request was answered before it ran).
+     * nothing with others running the same statement. {@code config}: what its client asked of its transaction
+     * (Bolt's {@code tx_timeout} and {@code tx_metadata}), applied when it runs in a transaction of its own (a read,
+     * direct mode, set aside for a lock: see apply.LockWatch); never journaled (an async request was answered before
+     * it ran).
      */
-    record CypherRequest(List<Statement> statements, long bytes, boolean counters, Duration timeout)
+    record CypherRequest(List<Statement> statements, long bytes, boolean counters, TxConfig config)
             implements WriteRequest {
         public CypherRequest {
             statements = List.copyOf(statements);
+            config = config == null ? TxConfig.NONE : config;
         }
 
-        /** Without a timeout of its own. */
+        /** Asking nothing of its transaction. */
         public CypherRequest(List<Statement> statements, long bytes, boolean counters) {
-            this(statements, bytes, counters, null);
+            this(statements, bytes, counters, TxConfig.NONE);
         }
 
         /** A request whose every result, counters included, is kept (in-process callers, journal replays). */

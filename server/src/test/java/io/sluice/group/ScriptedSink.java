@@ -4,6 +4,7 @@ import io.sluice.sink.Sink;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.QueryKind;
 import io.sluice.vocab.StatementResult;
+import io.sluice.vocab.TxConfig;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -113,7 +114,7 @@ final class ScriptedSink implements Sink {
     }
 
     @Override
-    public synchronized OpenTx begin(boolean write, Duration timeout) {
+    public synchronized OpenTx begin(boolean write, TxConfig config) {
         Tx tx = new Tx(txs.size() + 1);
         txs.add(tx);
         calls.add(tx.name + " begin");

@@ -1,6 +1,7 @@
 package io.sluice.support;
 
 import io.sluice.vocab.QueryKind;
+import io.sluice.vocab.TxConfig;
 import io.sluice.sink.Sink;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.StatementResult;
@@ -31,13 +32,23 @@ public class ForwardingSink implements Sink {
     }
 
     @Override
+    public <T> T inTransaction(TxWork<T> work, TxConfig config) throws GraphException {
+        return real.inTransaction(work, config);
+    }
+
+    @Override
     public <T> T inReadTransaction(TxWork<T> work) throws GraphException {
         return real.inReadTransaction(work);
     }
 
     @Override
-    public OpenTx begin(boolean write, Duration timeout) throws GraphException {
-        return real.begin(write, timeout);
+    public <T> T inReadTransaction(TxWork<T> work, TxConfig config) throws GraphException {
+        return real.inReadTransaction(work, config);
+    }
+
+    @Override
+    public OpenTx begin(boolean write, TxConfig config) throws GraphException {
+        return real.begin(write, config);
     }
 
     @Override

@@ -13,6 +13,7 @@ import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
 import io.sluice.vocab.QueryKind;
 import io.sluice.vocab.StatementResult;
+import io.sluice.vocab.TxConfig;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -70,7 +71,7 @@ class RerunnableTest {
     Rerunnable begin(Duration timeout) throws GraphException {
         // reads as the gateway tells them: by the plan Neo4j makes for them
         StatementClassifier classifier = new StatementClassifier(neo4j.sink(), 100);
-        return Rerunnable.begin(t -> neo4j.sink().begin(true, t), timeout, Time.SYSTEM, Jitter.fixed(0.5),
+        return Rerunnable.begin(c -> neo4j.sink().begin(true, c), TxConfig.timeout(timeout), Time.SYSTEM, Jitter.fixed(0.5),
                 outcomes::add, cypher -> classifier.classify(cypher) instanceof StatementClassifier.Classified.Ok ok
                         && ok.kind() == QueryKind.READ);
     }
@@ -242,7 +243,7 @@ class RerunnableTest {
                     real.rollback();
                 }
             };
-        }, null, Time.SYSTEM, Jitter.fixed(0.5), outcomes::add);
+        }, TxConfig.NONE, Time.SYSTEM, Jitter.fixed(0.5), outcomes::add);
         set(tx, "A", "one");
 
         tx.commit();

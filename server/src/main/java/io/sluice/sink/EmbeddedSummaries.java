@@ -1,0 +1,135 @@
+package io.sluice.sink;
+
+import io.sluice.vocab.Summary;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.neo4j.graphdb.ExecutionPlanDescription;
+import org.neo4j.graphdb.GqlStatusObject;
+import org.neo4j.graphdb.Notification;
+import org.neo4j.graphdb.QueryExecutionType;
+import org.neo4j.graphdb.Result;
+
+/**
+ * What the embedded Neo4j said of a statement besides its rows ({@link Summary}): its notifications, from its GQL
+ * status objects (Neo4j's own list, in its order, its standard status apart), and
+ * the plan an {@code EXPLAIN} or {@code PROFILE} asked for, read after the rows (a profile's figures exist only
+ * then). Nothing is allocated for a statement without either, the common case (its standard status is shared).
+ */
+final class EmbeddedSummaries {
+    /** The statuses every result carries and a front end derives from what it sends (success, no data, ...). */
+    private static final Set<String> STANDARD = Set.of("00000", "00001", "02000", "02N42");
+
+    private EmbeddedSummaries() {}
+
+    static Summary of(Result r) {
+        List<Map<String, Object>> notifications = List.of();
+        String standard = null;
+        for (GqlStatusObject s : r.getGqlStatusObjects()) {
+            if (STANDARD.contains(s.gqlStatus())) {
+                standard = s.gqlStatus();
+                continue;
+            }
+            if (notifications.isEmpty()) {
+                notifications = new ArrayList<>(2);
+            }
+            notifications.add(status(s));
+        }
+        QueryExecutionType type = r.getQueryExecutionType();
+        Map<String, Object> plan = type.requestedExecutionPlanDescription() ? plan(r.getExecutionPlanDescription())
+                : null;
+        return notifications.isEmpty() && plan == null ? Summary.standard(standard)
+                : new Summary(notifications, plan, plan != null && type.isProfiled(), standard);
+    }
+
+    /** A GQL status object as {@link Summary} holds it; a notification's code, title and description with it. */
+    @SuppressWarnings("removal") // Notification, Neo4j's only source of a notification's code, title and description
+    private static Map<String, Object> status(GqlStatusObject s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("gql_status", s.gqlStatus());
+        m.put("status_description", s.statusDescription());
+        if (s instanceof Notification n) {
+            putIfSet(m, "neo4j_code", n.getCode());
+            putIfSet(m, "title", n.getTitle());
+            putIfSet(m, "description", n.getDescription());
+        }
+        m.put("diagnostic_record", plain(s.diagnosticRecord()));
+        return m;
+    }
+
+    private static void putIfSet(Map<String, Object> m, String key, String value) {
+        if (value != null) {
+            m.put(key, value);
+        }
+    }
+
+    /** An operator and its children, with its profiler's figures where Neo4j measured them. */
+    static Map<String, Object> plan(ExecutionPlanDescription p) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("operatorType", p.getName());
+        m.put("args", plain(p.getArguments()));
+        m.put("identifiers", List.copyOf(p.getIdentifiers()));
+        if (p.hasProfilerStatistics()) {
+            ExecutionPlanDescription.ProfilerStatistics s = p.getProfilerStatistics();
+            if (s.hasDbHits()) {
+                m.put("dbHits", s.getDbHits());
+            }
+            if (s.hasPageCacheStats()) {
+                m.put("pageCacheHits", s.getPageCacheHits());
+                m.put("pageCacheMisses", s.getPageCacheMisses());
+                m.put("pageCacheHitRatio", s.getPageCacheHitRatio());
+            }
+            if (s.hasRows()) {
+                m.put("rows", s.getRows());
+            }
+            if (s.hasTime()) {
+                m.put("time", s.getTime());
+            }
+        }
+        if (!p.getChildren().isEmpty()) {
+            List<Object> children = new ArrayList<>(p.getChildren().size());
+            for (ExecutionPlanDescription c : p.getChildren()) {
+                children.add(plan(c));
+            }
+            m.put("children", children);
+        }
+        return m;
+    }
+
+    /** A map of Neo4j's values as plain ones: whole numbers as Long, others as Double, collections as lists. */
+    private static Map<String, Object> plain(Map<String, ?> in) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        in.forEach((k, v) -> out.put(k, plainValue(v)));
+        return out;
+    }
+
+    private static Object plainValue(Object v) {
+        return switch (v) {
+            case null -> null;
+            case Integer i -> i.longValue();
+            case Short s -> s.longValue();
+            case Byte b -> b.longValue();
+            case Float f -> f.doubleValue();
+            case Map<?, ?> m -> {
+                Map<String, Object> out = new LinkedHashMap<>();
+                m.forEach((k, x) -> out.put(String.valueOf(k), plainValue(x)));
+                yield out;
+            }
+            case Iterable<?> it -> {
+                List<Object> out = new ArrayList<>();
+                it.forEach(x -> out.add(plainValue(x)));
+                yield out;
+            }
+            case Object[] a -> {
+                List<Object> out = new ArrayList<>(a.length);
+                for (Object x : a) {
+                    out.add(plainValue(x));
+                }
+                yield out;
+            }
+            default -> v instanceof Number || v instanceof String || v instanceof Boolean ? v : String.valueOf(v);
+        };
+    }
+}
