@@ -1,6 +1,6 @@
 // What observe.cjs needs of Node.js, in a browser page that has loaded the JavaScript driver's browser build
 // (neo4j-web.min.js, which speaks Bolt over WebSocket): require, process (argv, env, stdout, stderr, exit), Buffer.from
-// and crypto.createHash('sha256'). Used by io.sluice.bolt.BoltWebSocketTest: observeInBrowser(script, address, user,
+// and crypto.createHash('sha256'). Used by io.sluice.bolt.OtherDriversTest: observeInBrowser(script, address, user,
 // password) runs observe.cjs's text as Node would and resolves with what it wrote and its exit code.
 'use strict'
 

@@ -79,7 +79,7 @@ public final class BoltFrontEnd implements Door {
      * {@code AuthConfigProvider} has no single sign-on to describe).
      */
     private static final byte[] DISCOVERY = new byte[0];
-    /** How long a connection may take from its handshake to a successful login (Neo4j: no such bound). */
+    /** How long a connection may take from its first byte to a successful login (Neo4j: no such bound). */
     static final Duration LOGIN_TIMEOUT = Duration.ofSeconds(30);
 
     private final Options options;
@@ -139,6 +139,14 @@ public final class BoltFrontEnd implements Door {
                             ch.pipeline().addLast("tls", options.tlsRequired() ? ssl.newHandler(ch.alloc())
                                     : new OptionalSslHandler(ssl));
                         }
+                        // a connection that has not logged in by then goes, whatever it sent (a handshake, an HTTP
+                        // request that never ends, a WebSocket upgrade to a path that is not Bolt's)
+                        ch.eventLoop().schedule(() -> {
+                            BoltConnection c = ch.attr(CONNECTION).get();
+                            if (c == null || !c.loggedIn()) {
+                                ch.close();
+                            }
+                        }, LOGIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
                         // raw Bolt or Bolt over WebSocket, told apart by the first bytes, as Neo4j does
                         ch.pipeline().addLast("transport", Transports.selector(HandshakeDecoder::new,
                                 () -> DISCOVERY, services.time()));
@@ -282,11 +290,6 @@ public final class BoltFrontEnd implements Door {
             c.onLogin(() -> chunks.limit(options.maxMessageBytes()));
             ctx.pipeline().addAfter(ctx.name(), "chunks", chunks);
             ctx.pipeline().addAfter("chunks", "bolt", new MessageReader(c));
-            ch.eventLoop().schedule(() -> {
-                if (!c.loggedIn()) {
-                    ch.close();
-                }
-            }, LOGIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             try {
                 workers.execute(c);
             } catch (RejectedExecutionException shuttingDown) {

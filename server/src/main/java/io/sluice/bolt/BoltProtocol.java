@@ -28,7 +28,6 @@ import io.sluice.write.ExplicitTransactions.Step;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
 import java.io.ByteArrayOutputStream;
-import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -64,6 +63,8 @@ final class BoltProtocol {
     private final Session session;
     private final Results results;
     private State state = State.NEGOTIATION;
+    /** The notifications the connection asked for at HELLO (null: it asked nothing). */
+    private NoticeFilter connectionNotices;
     private Caller caller;
     /** Logged in with a password that must be changed: only ALTER CURRENT USER on system, as Neo4j allows. */
     private String expired;
@@ -114,6 +115,12 @@ final class BoltProtocol {
     private void negotiation(Request r) throws InterruptedException {
         if (!(r instanceof Hello h)) {
             violation(r);
+            return;
+        }
+        try {
+            connectionNotices = NoticeFilter.read(h.extra(), version);
+        } catch (IllegalArgumentException e) {
+            fail(Neo4jError.invalid(e.getMessage()));
             return;
         }
         Map<String, Object> meta = Replies.hello(version, services, id);
@@ -234,6 +241,8 @@ final class BoltProtocol {
         try {
             mode = Extras.mode(run.extra(), caller.mode());
             config = Extras.config(run.extra(), version.atLeast(Version.V5_0));
+            results.autoCommitNotices(NoticeFilter.resolve(NoticeFilter.read(run.extra(), version),
+                    connectionNotices));
         } catch (IllegalArgumentException e) {
             fail(Neo4jError.invalid(e.getMessage()));
             return;
@@ -294,8 +303,10 @@ final class BoltProtocol {
         }
         boolean read = Extras.read(b.extra());
         TxConfig config;
+        NoticeFilter notices;
         try {
             config = Extras.config(b.extra(), version.atLeast(Version.V5_0));
+            notices = NoticeFilter.resolve(NoticeFilter.read(b.extra(), version), connectionNotices);
         } catch (IllegalArgumentException e) {
             fail(Neo4jError.invalid(e.getMessage()));
             return;
@@ -315,7 +326,7 @@ final class BoltProtocol {
             fail(e.error());
             return;
         }
-        results.began();
+        results.began(notices);
         Messages.success(version.atLeast(Version.V5_8) && b.extra().get("db") == null
                 ? Map.of("db", services.database()) : Map.of(), out);
         state = State.TX_READY;

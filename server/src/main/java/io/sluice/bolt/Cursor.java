@@ -90,10 +90,10 @@ final class Cursor {
 
     /**
      * The final SUCCESS: Neo4j's keys in Neo4j's order, its notifications and plan as {@code version} takes them
-     * ({@link Notices}: a discarded result's without its plan, as Neo4j's); {@code bookmark} null: none (in a
-     * transaction).
+     * ({@link Notices}: a discarded result's without its plan, as Neo4j's; only those {@code notices} lets through);
+     * {@code bookmark} null: none (in a transaction).
      */
-    Map<String, Object> summary(String bookmark, String db, Version version, End end) {
+    Map<String, Object> summary(String bookmark, String db, Version version, End end, NoticeFilter notices) {
         Map<String, Object> m = new LinkedHashMap<>();
         if (bookmark != null) {
             m.put("bookmark", bookmark);
@@ -106,7 +106,7 @@ final class Cursor {
         m.put("t_last", 0L);
         m.put("db", db);
         Notices.put(m, end == End.DISCARDED ? result.summary().withoutPlan() : result.summary(), version, db,
-                !result.columns().isEmpty(), at > 0, end == End.CANCELLED);
+                !result.columns().isEmpty(), at > 0, end == End.CANCELLED, notices);
         if (extra != null) {
             m.putAll(extra);
         }

@@ -7,6 +7,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * A statement's notifications and plan as Neo4j's Bolt server puts them in the final SUCCESS of a PULL or DISCARD
@@ -30,13 +31,21 @@ final class Notices {
     /**
      * Puts {@code summary}'s notifications (or 5.6+'s statuses) and plan into {@code meta}, for {@code version};
      * {@code columns}: whether the statement has any, {@code served}: whether any row came of it (sent or
-     * discarded), {@code cancelled}: a read discarded unread, which Neo4j never ran ({@code 02N42}).
+     * discarded), {@code cancelled}: a read discarded unread, which Neo4j never ran ({@code 02N42}); only the
+     * notifications {@code notices} lets through.
      */
     static void put(Map<String, Object> meta, Summary summary, Version version, String db, boolean columns,
-            boolean served, boolean cancelled) {
+            boolean served, boolean cancelled, NoticeFilter notices) {
+        List<Map<String, Object>> wanted = new ArrayList<>(summary.notifications().size());
+        for (Map<String, Object> n : summary.notifications()) {
+            Map<String, Object> d = n.get("diagnostic_record") instanceof Map<?, ?> m ? cast(m) : Map.of();
+            if (notices.includes(String.valueOf(d.get("_severity")), String.valueOf(d.get("_classification")))) {
+                wanted.add(n);
+            }
+        }
         if (version.atLeast(Version.V5_6)) {
-            List<Map<String, Object>> statuses = new ArrayList<>(1 + summary.notifications().size());
-            for (Map<String, Object> n : summary.notifications()) {
+            List<Map<String, Object>> statuses = new ArrayList<>(1 + wanted.size());
+            for (Map<String, Object> n : wanted) {
                 statuses.add(status(n));
             }
             String code = cancelled ? "02N42" : summary.standard() != null ? summary.standard() : !columns ? "00001"
@@ -44,9 +53,9 @@ final class Notices {
             statuses.add(Map.of("gql_status", code, "status_description", DESCRIPTIONS.getOrDefault(code, "")));
             statuses.sort(Comparator.comparingInt(s -> rank((String) s.get("gql_status")))); // stable
             meta.put("statuses", statuses);
-        } else if (!summary.notifications().isEmpty()) {
-            List<Object> notifications = new ArrayList<>(summary.notifications().size());
-            for (Map<String, Object> n : summary.notifications()) {
+        } else if (!wanted.isEmpty()) {
+            List<Object> notifications = new ArrayList<>(wanted.size());
+            for (Map<String, Object> n : wanted) {
                 notifications.add(legacy(n));
             }
             meta.put("notifications", notifications);
@@ -80,7 +89,7 @@ final class Notices {
         Map<String, Object> record = new LinkedHashMap<>();
         if (n.get("diagnostic_record") instanceof Map<?, ?> d) {
             d.forEach((k, v) -> {
-                if (!v.equals(DEFAULTS.get(String.valueOf(k)))) {
+                if (!Objects.equals(v, DEFAULTS.get(String.valueOf(k)))) {
                     record.put(String.valueOf(k), v);
                 }
             });
@@ -102,7 +111,11 @@ final class Notices {
         out.put("severity", d.getOrDefault("_severity", "UNKNOWN"));
         out.put("category", d.getOrDefault("_classification", "UNKNOWN"));
         if (d.get("_position") instanceof Map<?, ?> p && p.get("offset") instanceof Number o && o.longValue() >= 0) {
-            out.put("position", Map.of("offset", p.get("offset"), "line", p.get("line"), "column", p.get("column")));
+            Map<String, Object> position = new LinkedHashMap<>();
+            position.put("offset", p.get("offset"));
+            position.put("line", p.get("line"));
+            position.put("column", p.get("column"));
+            out.put("position", position);
         }
         return out;
     }

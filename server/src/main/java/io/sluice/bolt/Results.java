@@ -24,6 +24,9 @@ final class Results {
     private final Map<Long, Cursor> inTransaction = new HashMap<>();
     private Cursor autoCommit;
     private long nextQid;
+    /** Which notifications the auto-commit statement's client asked for, and the transaction's. */
+    private NoticeFilter autoCommitNotices = NoticeFilter.ALL;
+    private NoticeFilter transactionNotices = NoticeFilter.ALL;
 
     Results(Version version, BoltServices services, Wire wire) {
         this.version = version;
@@ -38,10 +41,16 @@ final class Results {
         started(c, start, -1, extra);
     }
 
-    /** A transaction began: its statements are numbered from 0. */
-    void began() {
+    /** The next auto-commit statement's client asked for {@code notices}. */
+    void autoCommitNotices(NoticeFilter notices) {
+        autoCommitNotices = notices;
+    }
+
+    /** A transaction began, asking for {@code notices}: its statements are numbered from 0. */
+    void began(NoticeFilter notices) {
         inTransaction.clear();
         nextQid = 0;
+        transactionNotices = notices;
     }
 
     /** A statement in the transaction has a result: RUN's SUCCESS with its qid. */
@@ -73,11 +82,12 @@ final class Results {
      * caller reports it), having forgotten it as well.
      */
     Neo4jError pull(Pull p, Cursor c) throws InterruptedException {
-        if (p.discard() && p.n() < 0 && c.untouched() && c.read()) {
-            // a read discarded whole before any row: Neo4j cancels it rather than run it (no rows, no plan, status
-            // 02N42), so a runtime error of it never comes
+        if (p.discard() && p.n() < 0 && c.untouched() && c.read() && (c.failure() == null || c.autoCommit())) {
+            // a read discarded whole before any row: Neo4j cancels it rather than run it (no rows, status 02N42; an
+            // EXPLAIN's plan kept), so a runtime error of it never comes. Not in a transaction the failure has
+            // already rolled back (sluice ran the read at its RUN): its FAILURE, or a COMMIT would lose its writes
             Messages.success(c.summary(c.bookmarked() ? services.bookmarks().current() : null, services.database(),
-                    version, Cursor.End.CANCELLED), out);
+                    version, Cursor.End.CANCELLED, notices(c)), out);
             forget(c);
             return null;
         }
@@ -105,9 +115,13 @@ final class Results {
             return c.failure();
         }
         Messages.success(c.summary(c.bookmarked() ? services.bookmarks().current() : null, services.database(),
-                version, p.discard() ? Cursor.End.DISCARDED : Cursor.End.PULLED), out);
+                version, p.discard() ? Cursor.End.DISCARDED : Cursor.End.PULLED, notices(c)), out);
         forget(c);
         return null;
+    }
+
+    private NoticeFilter notices(Cursor c) {
+        return c.autoCommit() ? autoCommitNotices : transactionNotices;
     }
 
     private void forget(Cursor c) {

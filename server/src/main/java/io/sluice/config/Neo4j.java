@@ -13,12 +13,15 @@ import java.util.TreeMap;
 /**
  * {@code neo4j}: embedded Neo4j settings. The JVM heap is set by the launcher (SLUICE_HEAP), the page cache here.
  * {@code importDir}: the only folder {@code LOAD CSV FROM 'file:///...'} may read
- * (file URLs are relative to it); null (not set) means {@code DATA/import}. {@code settings}: more of Neo4j's own
+ * (file URLs are relative to it); null (not set) means {@code DATA/import}. {@code pluginsDir}: the folder Neo4j
+ * loads procedure and function jars from (APOC, a user's own) at start; null means {@code DATA/plugins}, Neo4j's
+ * own place for them under its home; procedures that need it are allowed with Neo4j's
+ * {@code dbms.security.procedures.unrestricted} or {@code .allowlist} in {@code settings}. {@code settings}: more of Neo4j's own
  * settings ({@code neo4j.conf} names and values, e.g. {@code dbms.memory.tracking.enable: false}), checked
  * by Neo4j at start (an unknown name or bad value stops it with Neo4j's message); not those in {@link #OWNED}.
  */
 public record Neo4j(ByteSize pagecache, ByteSize txMemoryMax, String database, String importDir,
-        Map<String, String> settings) implements Section {
+        String pluginsDir, Map<String, String> settings) implements Section {
     /**
      * Settings sluice sets itself from its own config, flags and security: a {@code settings} entry may not
      * name them (the page cache is {@code neo4j.pagecache}, users and Bolt TLS are {@code security} and
@@ -29,7 +32,8 @@ public record Neo4j(ByteSize pagecache, ByteSize txMemoryMax, String database, S
             "dbms.security.auth_enabled", "server.bolt.", "dbms.ssl.policy.", "server.http.", "server.https.",
             "server.default_listen_address", "server.default_advertised_address", "server.config.strict_validation");
 
-    public static final Neo4j DEFAULT = new Neo4j(new ByteSize(512L << 20), new ByteSize(0), "neo4j", null, Map.of());
+    public static final Neo4j DEFAULT = new Neo4j(new ByteSize(512L << 20), new ByteSize(0), "neo4j", null, null,
+            Map.of());
 
     public Neo4j {
         requireNonNull(pagecache, "neo4j.pagecache");
@@ -48,7 +52,7 @@ public record Neo4j(ByteSize pagecache, ByteSize txMemoryMax, String database, S
                 if (owned.endsWith(".") ? key.startsWith(owned) : key.equals(owned) || key.startsWith(owned + ".")) {
                     throw new IllegalArgumentException("neo4j.settings." + key + ": sluice sets this one itself"
                             + " (neo4j.pagecache, neo4j.tx_memory_max, neo4j.database, neo4j.import_dir,"
-                            + " security, tls and --bolt say what it is)");
+                            + " neo4j.plugins_dir, security, tls and --bolt say what it is)");
                 }
             }
         }
@@ -57,12 +61,14 @@ public record Neo4j(ByteSize pagecache, ByteSize txMemoryMax, String database, S
     @JsonCreator
     static Neo4j fromYaml(@JsonProperty("pagecache") ByteSize pagecache,
             @JsonProperty("tx_memory_max") ByteSize txMemoryMax, @JsonProperty("database") String database,
-            @JsonProperty("import_dir") String importDir, @JsonProperty("settings") Map<String, String> settings) {
+            @JsonProperty("import_dir") String importDir, @JsonProperty("plugins_dir") String pluginsDir,
+            @JsonProperty("settings") Map<String, String> settings) {
         return new Neo4j(
                 requireNonNullElse(pagecache, DEFAULT.pagecache),
                 requireNonNullElse(txMemoryMax, DEFAULT.txMemoryMax),
                 requireNonNullElse(database, DEFAULT.database),
                 importDir,
+                pluginsDir,
                 requireNonNullElse(settings, DEFAULT.settings));
     }
 
@@ -70,16 +76,16 @@ public record Neo4j(ByteSize pagecache, ByteSize txMemoryMax, String database, S
     public Neo4j withSettings(Map<String, String> more) {
         Map<String, String> all = new TreeMap<>(settings);
         all.putAll(more);
-        return new Neo4j(pagecache, txMemoryMax, database, importDir, all);
+        return new Neo4j(pagecache, txMemoryMax, database, importDir, pluginsDir, all);
     }
 
     /** The same for another database. */
     public Neo4j withDatabase(String database) {
-        return new Neo4j(pagecache, txMemoryMax, database, importDir, settings);
+        return new Neo4j(pagecache, txMemoryMax, database, importDir, pluginsDir, settings);
     }
 
     /** The same with another import folder. */
     public Neo4j withImportDir(String importDir) {
-        return new Neo4j(pagecache, txMemoryMax, database, importDir, settings);
+        return new Neo4j(pagecache, txMemoryMax, database, importDir, pluginsDir, settings);
     }
 }

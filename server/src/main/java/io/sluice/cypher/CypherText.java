@@ -307,6 +307,27 @@ public final class CypherText {
      */
     public static boolean explainOnly(String cypher) {
         List<Token> ts = tokens(cypher);
+        int i = afterOptions(ts);
+        return i < ts.size() && is(ts.get(i), "EXPLAIN");
+    }
+
+    /**
+     * The statement without its {@code PROFILE} keyword (blanked, so positions in it stay where they were), or
+     * null when it is not profiled: what to plan to know what the profiled statement does ({@code EXPLAIN PROFILE}
+     * is refused).
+     */
+    public static String unprofiled(String cypher) {
+        List<Token> ts = tokens(cypher);
+        int i = afterOptions(ts);
+        if (i >= ts.size() || !is(ts.get(i), "PROFILE")) {
+            return null;
+        }
+        Token t = ts.get(i);
+        return cypher.substring(0, t.start()) + " ".repeat(t.end() - t.start()) + cypher.substring(t.end());
+    }
+
+    /** The index of the first token after a leading {@code CYPHER [version] (option = value)*}. */
+    private static int afterOptions(List<Token> ts) {
         int i = 0;
         if (!ts.isEmpty() && is(ts.getFirst(), "CYPHER")) { // CYPHER [version] (option = value)*
             i = 1;
@@ -321,7 +342,7 @@ public final class CypherText {
                 }
             }
         }
-        return i < ts.size() && is(ts.get(i), "EXPLAIN");
+        return i;
     }
 
     /** Whether the statement uses {@code CALL {...} IN [n] [CONCURRENT] TRANSACTIONS}. */

@@ -45,7 +45,10 @@ public final class StatementClassifier {
                 return c;
             }
             // CALL {} IN TRANSACTIONS cannot run in an explicit transaction, so it is not planned in one either
-            QueryKind kind = CypherText.runsInTransactions(cypher) ? QueryKind.ALONE : sink.classify(cypher);
+            // a PROFILE runs the statement: it is what the statement is (EXPLAIN PROFILE is refused, so plan it bare)
+            String planned = CypherText.unprofiled(cypher);
+            QueryKind kind = CypherText.runsInTransactions(cypher) ? QueryKind.ALONE
+                    : sink.classify(planned != null ? planned : cypher);
             c = new Classified.Ok(kind, CypherText.parameters(cypher));
         } catch (GraphException e) {
             if (!e.error().isClientError()) {

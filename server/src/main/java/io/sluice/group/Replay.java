@@ -228,7 +228,7 @@ final class Replay {
         try {
             tx = groups.sink.begin(true);
             for (Executed e : mine) {
-                if (!tx.run(e.cypher(), e.params()).equals(e.result())) {
+                if (!tx.run(e.cypher(), e.params()).sameAnswer(e.result())) {
                     return null;
                 }
             }

@@ -76,7 +76,7 @@ public final class Authenticator {
      * one resets the count, so while a name is here its correct password goes to the store (not the cache), as a
      * login to Neo4j would, and resets it there.
      */
-    private final Cache<String, Boolean> failed;
+    private final Cache<ByteBuffer, Boolean> failed; // by a digest of the name: names may be long
     private final int maxFailures;
     private final long lockNanos;
     private final byte[] salt = new byte[16];
@@ -114,8 +114,8 @@ public final class Authenticator {
                 .expireAfterWrite(cacheExpiry).ticker(time::nanos).build();
         this.failures = store == null ? null : Caffeine.newBuilder().maximumSize(100_000)
                 .expireAfterWrite(lockTime.plusSeconds(60)).ticker(time::nanos).build();
-        this.failed = store == null ? null : Caffeine.newBuilder().maximumSize(100_000).expireAfterWrite(Duration.ofHours(1))
-                .ticker(time::nanos).build();
+        this.failed = store == null ? null : Caffeine.newBuilder().maximumSize(100_000)
+                .expireAfterWrite(Duration.ofHours(1)).ticker(time::nanos).build();
     }
 
     /** Checks in flight, by credentials and client address; a second identical one waits for the first's result. */
@@ -241,7 +241,7 @@ public final class Authenticator {
             case UserStore.Verdict.Accepted a -> {
                 settle(client, true, false);
                 if (key.user() != null) {
-                    failed.invalidate(key.user());
+                    failed.invalidate(nameKey(key.user()));
                 }
                 verified.put(key, new Verified(a.user(), version));
                 yield new Result.Authenticated(a.user());
@@ -249,7 +249,8 @@ public final class Authenticator {
             case UserStore.Verdict.Rejected r -> {
                 settle(client, false, true);
                 if (key.user() != null) {
-                    failed.put(key.user(), Boolean.TRUE);
+                    failed.put(nameKey(key.user()), Boolean.TRUE);
+                    verified.invalidate(key); // a password verified before and refused now: changed on the store
                 }
                 yield new Result.Invalid(r.message());
             }
@@ -306,7 +307,16 @@ public final class Authenticator {
 
     /** Whether {@code key}'s user has had no failure since the store last accepted it ({@link #failed}). */
     private boolean unfailed(Key key) {
-        return key.user() == null || failed.getIfPresent(key.user()) == null;
+        return key.user() == null || failed.getIfPresent(nameKey(key.user())) == null;
+    }
+
+    /** A user name's key in {@link #failed}: its salted digest, 32 bytes whatever the name's length. */
+    private ByteBuffer nameKey(String user) {
+        MessageDigest sha = SHA256.get();
+        sha.update(salt);
+        sha.update((byte) 1); // apart from the secrets' digests
+        sha.update(user.getBytes(StandardCharsets.UTF_8));
+        return ByteBuffer.wrap(sha.digest());
     }
 
     /** The user and a salted digest of the secret: equal credentials, equal keys; the secret is not kept. */

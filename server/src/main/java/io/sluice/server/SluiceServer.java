@@ -6,6 +6,7 @@ import io.sluice.bolt.BoltFrontEnd;
 import io.sluice.bolt.BoltIds;
 import io.sluice.bolt.PackStream;
 import io.sluice.config.HostPort;
+import io.sluice.config.Neo4j;
 import io.sluice.config.SluiceConfig;
 import io.sluice.durable.AsyncJournal;
 import io.sluice.durable.AsyncPath;
@@ -45,6 +46,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -164,6 +166,16 @@ public final class SluiceServer implements InProcess {
     /** The database sluice writes to: the embedded Neo4j (then {@code neo4j} is it) or a server over Bolt. */
     private record OpenedSink(EmbeddedNeo4j neo4j, Sink sink, UserStore users) {}
 
+    /** {@code n}'s Neo4j settings, with where its plugins are when {@code neo4j.plugins_dir} says (else DATA/plugins). */
+    static Map<String, String> embeddedSettings(Neo4j n) {
+        if (n.pluginsDir() == null) {
+            return n.settings();
+        }
+        Map<String, String> all = new TreeMap<>(n.settings());
+        all.put("server.directories.plugins", Path.of(n.pluginsDir()).toAbsolutePath().toString());
+        return all;
+    }
+
     private static OpenedSink openSink(Options o, Security security, Owned owned, Time time) throws IOException,
             GraphException {
         SluiceConfig c = o.config();
@@ -173,7 +185,7 @@ public final class SluiceServer implements InProcess {
             EmbeddedNeo4j neo4j = owned.add("embedded Neo4j", EmbeddedNeo4j.start(new EmbeddedNeo4j.Options(
                     o.dataDir(), null, n.pagecache().bytes(), n.txMemoryMax().bytes(), n.database(),
                     n.importDir() == null ? null : Path.of(n.importDir()), security.embedded(o.dataDir()),
-                    n.settings()), time));
+                    embeddedSettings(n)), time));
             return new OpenedSink(neo4j, neo4j.sink(), security.auth() ? neo4j.users() : null);
         }
         BoltSink bolt = owned.add("the Bolt sink", BoltSink.connect(o.remote(), REMOTE_WAIT, time));

@@ -12,7 +12,6 @@ import io.sluice.write.Caller;
 import io.sluice.write.ExplicitTransactions;
 import io.sluice.write.Statement;
 import java.util.ArrayList;
-import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
 

@@ -15,7 +15,6 @@ import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
 import io.sluice.write.WritePath;
 import io.sluice.write.WriteRequest.CypherRequest;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;

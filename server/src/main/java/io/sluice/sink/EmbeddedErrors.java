@@ -21,7 +21,7 @@ final class EmbeddedErrors {
      * chain wins (a deadlock inside {@code CALL {} IN TRANSACTIONS} arrives wrapped in a non-transient one).
      */
     static GraphException translate(Throwable e) {
-        if (e instanceof EmbeddedResults.FailedWhileRead f) {
+        if (e instanceof FailedWhileRead f) {
             return translate(f.getCause()).withPartial(f.partial());
         }
         ResultBudget.Exceeded big = ResultBudget.Exceeded.in(e);

@@ -85,21 +85,6 @@ final class EmbeddedResults {
         return new StatementResult(columns, rows, counters(r.getQueryStatistics()), EmbeddedSummaries.of(r));
     }
 
-    /** A statement that failed while its rows were read: the failure, and what it had produced before. */
-    static final class FailedWhileRead extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        private final transient StatementResult partial;
-
-        FailedWhileRead(RuntimeException cause, StatementResult partial) {
-            super(cause);
-            this.partial = partial;
-        }
-
-        StatementResult partial() {
-            return partial;
-        }
-    }
-
     static Map<String, Object> counters(QueryStatistics s) {
         return Counter.read(c -> switch (c) {
             case CONTAINS_UPDATES -> s.containsUpdates();

@@ -183,6 +183,21 @@ public final class EmbeddedSink implements Sink {
         return EmbeddedResults.runWhole(db, cypher, params);
     }
 
+    /**
+     * The DBMS procedures that run as reads ({@link QueryKind#DBMS}): those that only tell the caller about its own
+     * transaction or the DBMS's version and catalogue, which Neo4j lets a read session call. Other DBMS procedures
+     * (configuration, caches, ...) run alone, as schema commands do, and are refused to read-only callers: the
+     * embedded transaction runs with every right, so Neo4j's own checks of the caller's role do not apply here.
+     */
+    private static final Pattern READ_LIKE = Pattern.compile("(?is)\\s*CALL\\s+(?:tx\\.getMetaData|dbms\\.components|"
+            + "dbms\\.showCurrentUser|dbms\\.procedures|dbms\\.functions|dbms\\.info)\\s*(?:\\(.*)?");
+    private static final Pattern CALL = Pattern.compile("(?i)\\bCALL\\b");
+
+    /** Whether {@code cypher} calls one of {@link #READ_LIKE}'s procedures and nothing else. */
+    static boolean readLike(String cypher) {
+        return READ_LIKE.matcher(cypher).matches() && CALL.matcher(cypher).results().count() == 1;
+    }
+
     @Override
     public QueryKind classify(String cypher) throws GraphException {
         try (Transaction tx = db.beginTx(); Result r = tx.execute("EXPLAIN " + cypher)) {
@@ -191,7 +206,7 @@ public final class EmbeddedSink implements Sink {
                 case READ_ONLY -> QueryKind.READ;
                 case READ_WRITE, WRITE -> QueryKind.WRITE;
                 case SCHEMA_WRITE -> QueryKind.ALONE;
-                case DBMS -> QueryKind.DBMS;
+                case DBMS -> readLike(cypher) ? QueryKind.DBMS : QueryKind.ALONE;
             };
         } catch (RuntimeException e) {
             GraphException t = EmbeddedErrors.translate(e);

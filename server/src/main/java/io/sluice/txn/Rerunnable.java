@@ -124,8 +124,8 @@ public final class Rerunnable implements Sink.OpenTx {
         this.time = time;
         this.jitter = jitter;
         this.listener = listener;
-        this.config = config;
-        this.timeout = config.timeout(); // null: none (TxConfig takes 0 as none, as Neo4j does)
+        this.config = config == null ? TxConfig.NONE : config;
+        this.timeout = this.config.timeout(); // null: none (TxConfig takes 0 as none, as Neo4j does)
         this.deadline = timeout == null ? 0 : time.nanos() + timeout.toNanos();
     }
 
@@ -139,7 +139,7 @@ public final class Rerunnable implements Sink.OpenTx {
     }
 
     /**
-     * As {@link #begin(Begin, Duration, Time, Jitter, Listener)}, {@code reads} telling the statements Neo4j plans as
+     * As {@link #begin(Begin, TxConfig, Time, Jitter, Listener)}, {@code reads} telling the statements Neo4j plans as
      * reads (the classifier's {@code READ}): only those may answer differently on a re-run, before the first write.
      */
     public static Rerunnable begin(Begin begin, TxConfig config, Time time, Jitter jitter, Listener listener,

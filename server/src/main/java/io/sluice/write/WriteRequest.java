@@ -1,7 +1,6 @@
 package io.sluice.write;
 
 import io.sluice.vocab.TxConfig;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 

@@ -3,6 +3,7 @@ package io.sluice.bolt;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.support.BoltWire;
 import io.sluice.support.TestServer;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -13,8 +14,10 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -29,6 +32,8 @@ import org.neo4j.driver.Config;
 import org.neo4j.driver.Driver;
 import org.neo4j.driver.EagerResult;
 import org.neo4j.driver.GraphDatabase;
+import org.neo4j.driver.NotificationClassification;
+import org.neo4j.driver.NotificationSeverity;
 import org.neo4j.driver.Record;
 import org.neo4j.driver.Result;
 import org.neo4j.driver.Session;
@@ -38,6 +43,7 @@ import org.neo4j.driver.Value;
 import org.neo4j.driver.Values;
 import org.neo4j.driver.exceptions.AuthenticationException;
 import org.neo4j.driver.exceptions.ClientException;
+import org.neo4j.driver.summary.QueryType;
 import org.neo4j.driver.summary.ResultSummary;
 import org.neo4j.driver.types.Node;
 import org.neo4j.driver.types.Path;
@@ -79,6 +85,110 @@ class BoltDriverTest {
         }
         if (s != null) {
             s.close();
+        }
+    }
+
+    /**
+     * {@code tx_metadata} reaches the Neo4j transaction: {@code CALL tx.getMetaData()} (a DBMS procedure, which a
+     * read session may call, as on Neo4j) answers it in an auto-commit read, an explicit transaction and a managed
+     * one (not grouped then: a group's transaction is everyone's); sluice's own key is not passed on.
+     */
+    @Test
+    void transactionMetadataIsSetOnTheNeo4jTransaction() {
+        Map<String, Object> meta = Map.of("app", "billing", "n", 7L);
+        TransactionConfig config = TransactionConfig.builder().withMetadata(meta).build();
+        try (Session read = driver.session(SessionConfig.builder().withDefaultAccessMode(AccessMode.READ).build())) {
+            Result r = read.run("CALL tx.getMetaData()", config);
+            assertThat(r.single().get(0).asMap()).isEqualTo(meta);
+            assertThat(r.consume().queryType()).as("Neo4j's type of a DBMS procedure")
+                    .isEqualTo(QueryType.SCHEMA_WRITE);
+        }
+        try (Session session = driver.session(); var tx = session.beginTransaction(config)) {
+            assertThat(tx.run("CALL tx.getMetaData()").single().get(0).asMap()).isEqualTo(meta);
+            tx.commit();
+        }
+        try (Session session = driver.session()) {
+            Map<String, Object> seen = session.executeWrite(tx -> {
+                tx.run("MERGE (:BoltMeta {k: 1})").consume();
+                return tx.run("CALL tx.getMetaData()").single().get(0).asMap();
+            }, config);
+            assertThat(seen).isEqualTo(meta);
+            Map<String, Object> withOurs = new HashMap<>(meta);
+            withOurs.put("sluice", Map.of("counters", true));
+            assertThat(session.run("CALL tx.getMetaData()", TransactionConfig.builder().withMetadata(withOurs).build())
+                    .single().get(0).asMap()).as("sluice's own key is sluice's").isEqualTo(meta);
+        }
+    }
+
+    /**
+     * A read that fails while its rows are produced streams the rows before the failure, then the error, as Neo4j
+     * does; the same read discarded unread is never run (Neo4j's lazy DISCARD): no error.
+     */
+    @Test
+    void aRuntimeErrorComesAfterTheRowsBeforeIt() throws Exception {
+        try (Session session = driver.session()) {
+            Result r = session.run("UNWIND [1, 0, 2] AS x RETURN 10 / x AS y");
+            assertThat(r.keys()).containsExactly("y");
+            assertThat(r.next().get("y").asLong()).isEqualTo(10);
+            assertThatThrownBy(r::next).isInstanceOf(ClientException.class)
+                    .hasFieldOrPropertyWithValue("code", "Neo.ClientError.Statement.ArithmeticError");
+            assertThat(session.run("RETURN 1 AS one").single().get("one").asInt()).as("the session goes on").isEqualTo(1);
+        }
+        // discarded unread (the Java driver pulls at once; neo4rs sends RUN with DISCARD): Neo4j never runs it
+        try (BoltWire w = BoltWire.connect(s.bolt.host(), s.bolt.port())) {
+            w.handshake(BoltWire.version(5, 4, 4));
+            w.send(BoltWire.hello(Map.of()), BoltWire.logon("neo4j", TestServer.PASSWORD),
+                    BoltWire.run("UNWIND [1, 0, 2] AS x RETURN 10 / x AS y"), BoltWire.discard(-1, -1));
+            w.receive();
+            w.receive();
+            assertThat((int) w.receive().tag()).as("RUN").isEqualTo(BoltWire.SUCCESS);
+            PackStream.Struct discarded = w.receive();
+            assertThat((int) discarded.tag()).as("DISCARD: %s", discarded).isEqualTo(BoltWire.SUCCESS);
+            assertThat(BoltWire.meta(discarded)).containsEntry("type", "r");
+        }
+        // in a transaction sluice has run the read at its RUN, and its failure ended the transaction: the DISCARD
+        // reports it (Neo4j would not have run the read), so that no COMMIT can pretend the writes before it held
+        try (Session session = driver.session(); var tx = session.beginTransaction()) {
+            tx.run("CREATE (:BoltDiscarded)").consume();
+            assertThatThrownBy(() -> tx.run("UNWIND [0] AS x RETURN 1 / x").consume())
+                    .isInstanceOf(ClientException.class)
+                    .hasFieldOrPropertyWithValue("code", "Neo.ClientError.Statement.ArithmeticError");
+        }
+        assertThat(s.count("MATCH (n:BoltDiscarded) RETURN count(n)")).isZero();
+    }
+
+    /**
+     * A statement's notifications and plan are its own Neo4j result's: a cartesian product's warning and the plan
+     * of an EXPLAIN, the profile of a PROFILE with its rows, operators named as Neo4j's server names them.
+     */
+    @Test
+    @SuppressWarnings("deprecation") // plan() and profile(): what the driver still reads them with
+    void notificationsAndPlansAreNeo4js() {
+        try (Session session = driver.session()) {
+            ResultSummary explained = session.run("EXPLAIN MATCH (a:BoltNoSuchA), (b:BoltNoSuchB) RETURN a, b")
+                    .consume();
+            assertThat(explained.gqlStatusObjects()).extracting(g -> g.gqlStatus())
+                    .contains("01N50", "03N90", "00001");
+            assertThat(explained.hasPlan()).isTrue();
+            assertThat(explained.hasProfile()).isFalse();
+            assertThat(explained.plan().operatorType()).endsWith("@neo4j");
+            ResultSummary profiled = session.run("PROFILE UNWIND range(1, 5) AS i RETURN i").consume();
+            assertThat(profiled.hasProfile()).isTrue();
+            assertThat(profiled.profile().records()).isEqualTo(5);
+            ResultSummary plain = session.run("RETURN 1 AS one").consume();
+            assertThat(plain.hasPlan()).isFalse();
+            assertThat(plain.gqlStatusObjects()).extracting(g -> g.gqlStatus()).containsExactly("00000");
+        }
+        // the filters a session asks for, as Neo4j applies them: a classification left out, then none at all
+        try (Session session = driver.session(SessionConfig.builder().withDisabledNotificationClassifications(
+                Set.of(NotificationClassification.PERFORMANCE)).build())) {
+            assertThat(session.run("EXPLAIN MATCH (a:BoltNoSuchA), (b:BoltNoSuchB) RETURN a, b").consume()
+                    .gqlStatusObjects()).extracting(g -> g.gqlStatus()).contains("01N50").doesNotContain("03N90");
+        }
+        try (Session session = driver.session(SessionConfig.builder().withMinimumNotificationSeverity(
+                NotificationSeverity.OFF).build())) {
+            assertThat(session.run("EXPLAIN MATCH (a:BoltNoSuchA), (b:BoltNoSuchB) RETURN a, b").consume()
+                    .gqlStatusObjects()).extracting(g -> g.gqlStatus()).containsExactly("00001");
         }
     }
 

@@ -127,7 +127,7 @@ class ConfigTest {
         assertThat(c.admission()).isEqualTo(new Admission(1000, new ByteSize(32L << 20), Duration.ofSeconds(3),
                 new ByteSize(1L << 20)));
         assertThat(c.neo4j()).isEqualTo(new Neo4j(new ByteSize(1L << 30), new ByteSize(256L << 20), "graph",
-                "/srv/csv", Map.of("db.transaction.timeout", "30s")));
+                "/srv/csv", null, Map.of("db.transaction.timeout", "30s")));
         assertThat(c.journal()).isEqualTo(new Journal(10, new ByteSize(1L << 20), new ByteSize(8L << 20),
                 new Kafka("k1:9092", "writes", 3, "g", 100, Duration.ofSeconds(5), "dead",
                         Map.of("security.protocol", "SSL"), Map.of("linger.ms", "5"), Map.of("fetch.min.bytes", "1"))));
@@ -168,7 +168,7 @@ class ConfigTest {
         assertThat(c.apply()).isEqualTo(new Apply(2, true, true));
         assertThat(c.admission()).isEqualTo(new Admission(100_000, ByteSize.parse("256mb"), Duration.ofSeconds(2),
                 ByteSize.parse("16mb")));
-        assertThat(c.neo4j()).isEqualTo(new Neo4j(ByteSize.parse("512m"), new ByteSize(0), "neo4j", null, Map.of()));
+        assertThat(c.neo4j()).isEqualTo(new Neo4j(ByteSize.parse("512m"), new ByteSize(0), "neo4j", null, null, Map.of()));
         assertThat(c.journal()).isEqualTo(new Journal(1_000_000, ByteSize.parse("1gb"), ByteSize.parse("64mb"), null));
         assertThat(c.retry()).isEqualTo(new Retry(10, Duration.ofMillis(5), Duration.ofSeconds(1)));
         assertThat(c.security()).isEqualTo(new Security(true, false, 5, Duration.ofSeconds(5), 10_000,
@@ -289,7 +289,7 @@ class ConfigTest {
         assertThat(changed.with(c.batch())).as("all else as it was").isEqualTo(c);
 
         assertThat(c.neo4j().withDatabase("other")).isEqualTo(new Neo4j(c.neo4j().pagecache(),
-                c.neo4j().txMemoryMax(), "other", c.neo4j().importDir(), c.neo4j().settings()));
+                c.neo4j().txMemoryMax(), "other", c.neo4j().importDir(), c.neo4j().pluginsDir(), c.neo4j().settings()));
         assertThat(c.warmup().withWritePath(Duration.ofSeconds(5))).isEqualTo(new Warmup(true, Duration.ofSeconds(5)));
         assertThat(c.tls().withHttps("0.0.0.0:8443").https()).isEqualTo("0.0.0.0:8443");
         Kafka k = c.journal().kafka();
