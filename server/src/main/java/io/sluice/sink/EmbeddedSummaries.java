@@ -16,7 +16,8 @@ import org.neo4j.graphdb.Result;
  * What the embedded Neo4j said of a statement besides its rows ({@link Summary}): its notifications, from its GQL
  * status objects (Neo4j's own list, in its order, its standard status apart), and
  * the plan an {@code EXPLAIN} or {@code PROFILE} asked for, read after the rows (a profile's figures exist only
- * then). Nothing is allocated for a statement without either, the common case (its standard status is shared).
+ * then). A statement without either, the common case, costs one look at its notifications and allocates nothing
+ * (its standard status is then what a front end derives from its rows, as Neo4j derives it).
  */
 final class EmbeddedSummaries {
     /** The statuses every result carries and a front end derives from what it sends (success, no data, ...). */
@@ -24,7 +25,12 @@ final class EmbeddedSummaries {
 
     private EmbeddedSummaries() {}
 
+    @SuppressWarnings("removal") // getNotifications: the cheap test of whether there is any
     static Summary of(Result r) {
+        QueryExecutionType type = r.getQueryExecutionType();
+        if (!type.requestedExecutionPlanDescription() && !r.getNotifications().iterator().hasNext()) {
+            return Summary.NONE; // the common statement: its standard status is what a front end derives
+        }
         List<Map<String, Object>> notifications = List.of();
         String standard = null;
         for (GqlStatusObject s : r.getGqlStatusObjects()) {
@@ -37,7 +43,6 @@ final class EmbeddedSummaries {
             }
             notifications.add(status(s));
         }
-        QueryExecutionType type = r.getQueryExecutionType();
         Map<String, Object> plan = type.requestedExecutionPlanDescription() ? plan(r.getExecutionPlanDescription())
                 : null;
         return notifications.isEmpty() && plan == null ? Summary.standard(standard)
