@@ -54,11 +54,7 @@ final class Notices {
             statuses.sort(Comparator.comparingInt(s -> rank((String) s.get("gql_status")))); // stable
             meta.put("statuses", statuses);
         } else if (!wanted.isEmpty()) {
-            List<Object> notifications = new ArrayList<>(wanted.size());
-            for (Map<String, Object> n : wanted) {
-                notifications.add(legacy(n));
-            }
-            meta.put("notifications", notifications);
+            meta.put("notifications", new Summary(wanted, null, false, null).legacyNotifications());
         }
         if (summary.plan() != null) {
             meta.put(summary.profiled() ? "profile" : "plan", located(summary.plan(), db));
@@ -99,25 +95,6 @@ final class Notices {
             s.put("diagnostic_record", record);
         }
         return s;
-    }
-
-    /** 4.4 to 5.4: a notification as those versions send it; its position only when it has one. */
-    private static Map<String, Object> legacy(Map<String, Object> n) {
-        Map<String, Object> d = n.get("diagnostic_record") instanceof Map<?, ?> m ? cast(m) : Map.of();
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("code", n.get("neo4j_code"));
-        out.put("title", n.get("title"));
-        out.put("description", n.get("description"));
-        out.put("severity", d.getOrDefault("_severity", "UNKNOWN"));
-        out.put("category", d.getOrDefault("_classification", "UNKNOWN"));
-        if (d.get("_position") instanceof Map<?, ?> p && p.get("offset") instanceof Number o && o.longValue() >= 0) {
-            Map<String, Object> position = new LinkedHashMap<>();
-            position.put("offset", p.get("offset"));
-            position.put("line", p.get("line"));
-            position.put("column", p.get("column"));
-            out.put("position", position);
-        }
-        return out;
     }
 
     /** The plan with every operator named as Neo4j's server names it: {@code Operator@database}. */

@@ -309,6 +309,9 @@ final class Api {
         data.put("values", values);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("data", data);
+        if (!r.summary().notifications().isEmpty()) { // as Neo4j's Query API: the pre-GQL form, after the data
+            out.put("notifications", r.summary().legacyNotifications());
+        }
         if (includeCounters) {
             out.put("counters", Json.camelCounters(r.counters()));
         }

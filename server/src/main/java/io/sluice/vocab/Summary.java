@@ -1,5 +1,7 @@
 package io.sluice.vocab;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -37,6 +39,33 @@ public record Summary(List<Map<String, Object>> notifications, Map<String, Objec
     /** The same notifications without the plan (what a DISCARD of a write reports: Neo4j drops it then). */
     public Summary withoutPlan() {
         return plan == null ? this : new Summary(notifications, null, false, standard);
+    }
+
+    /**
+     * The notifications in the form Neo4j gave them before GQL statuses (Bolt 4.4 to 5.4, the Query API):
+     * {@code code}, {@code description}, {@code severity}, {@code title}, {@code position} (only when it has one)
+     * and {@code category}, read off each status and its diagnostic record.
+     */
+    public List<Map<String, Object>> legacyNotifications() {
+        List<Map<String, Object>> out = new ArrayList<>(notifications.size());
+        for (Map<String, Object> n : notifications) {
+            Map<?, ?> d = n.get("diagnostic_record") instanceof Map<?, ?> m ? m : Map.of();
+            Map<String, Object> legacy = new LinkedHashMap<>();
+            legacy.put("code", n.get("neo4j_code"));
+            legacy.put("description", n.get("description"));
+            legacy.put("severity", d.get("_severity") != null ? d.get("_severity") : "UNKNOWN");
+            legacy.put("title", n.get("title"));
+            if (d.get("_position") instanceof Map<?, ?> p && p.get("offset") instanceof Number o && o.longValue() >= 0) {
+                Map<String, Object> position = new LinkedHashMap<>();
+                position.put("offset", p.get("offset"));
+                position.put("line", p.get("line"));
+                position.put("column", p.get("column"));
+                legacy.put("position", position);
+            }
+            legacy.put("category", d.get("_classification") != null ? d.get("_classification") : "UNKNOWN");
+            out.add(legacy);
+        }
+        return out;
     }
 
     /** Whether it says nothing. */
