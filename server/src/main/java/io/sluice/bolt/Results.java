@@ -86,8 +86,7 @@ final class Results {
             // a read discarded whole before any row: Neo4j cancels it rather than run it (no rows, status 02N42; an
             // EXPLAIN's plan kept), so a runtime error of it never comes. Not in a transaction the failure has
             // already rolled back (sluice ran the read at its RUN): its FAILURE, or a COMMIT would lose its writes
-            Messages.success(c.summary(c.bookmarked() ? services.bookmarks().current() : null, services.database(),
-                    version, Cursor.End.CANCELLED, notices(c)), out);
+            finish(c, Cursor.End.CANCELLED);
             forget(c);
             return null;
         }
@@ -114,14 +113,15 @@ final class Results {
             forget(c);
             return c.failure();
         }
-        Messages.success(c.summary(c.bookmarked() ? services.bookmarks().current() : null, services.database(),
-                version, p.discard() ? Cursor.End.DISCARDED : Cursor.End.PULLED, notices(c)), out);
+        finish(c, p.discard() ? Cursor.End.DISCARDED : Cursor.End.PULLED);
         forget(c);
         return null;
     }
 
-    private NoticeFilter notices(Cursor c) {
-        return c.autoCommit() ? autoCommitNotices : transactionNotices;
+    /** The final SUCCESS of {@code c}, which ended so: its bookmark when it has one, the notifications asked for. */
+    private void finish(Cursor c, Cursor.End end) {
+        Messages.success(c.summary(c.bookmarked() ? services.bookmarks().current() : null, services.database(),
+                version, end, c.autoCommit() ? autoCommitNotices : transactionNotices), out);
     }
 
     private void forget(Cursor c) {
