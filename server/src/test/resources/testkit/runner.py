@@ -48,8 +48,9 @@ class BackendProcess:
         log = open(self.log_path, "a")
         log.write(f"==== backend start #{self.starts + 1} {time.strftime('%H:%M:%S')}\n")
         log.flush()
-        if self.cmd:  # another driver's backend, e.g. "go run ./testkit-backend" (must listen on self.port)
-            argv = ["/bin/sh", "-c", self.cmd]
+        if self.cmd:  # another driver's backend (must listen on self.port); exec: the shell becomes the backend,
+            # so that stop() waits for the backend itself, not for a shell whose child still holds the port
+            argv = ["/bin/sh", "-c", "exec " + self.cmd]
         else:  # -u -W error: as the Python driver's own testkit/backend.py runs it
             argv = [self.python, "-u", "-W", "error", "-c", BACKEND_MAIN, str(self.port)]
         # own process group, so that stop() ends the backend and any children it has
@@ -84,6 +85,17 @@ class BackendProcess:
                 except subprocess.TimeoutExpired:
                     continue
         self.proc = None
+        # a process the backend started may outlive it a moment: the next backend must not find the port taken,
+        # nor its probe reach the old one
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    pass
+                time.sleep(0.1)
+            except OSError:
+                return
+        print(f"WARNING: 127.0.0.1:{self.port} still answers 10 s after the backend was stopped", flush=True)
 
     def restart(self):
         self.stop()
