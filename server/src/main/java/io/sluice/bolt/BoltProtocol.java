@@ -20,6 +20,7 @@ import io.sluice.session.Session;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
+import io.sluice.vocab.NoticeFilter;
 import io.sluice.vocab.QueryKind;
 import io.sluice.vocab.StatementResult;
 import io.sluice.vocab.TxConfig;
@@ -118,7 +119,7 @@ final class BoltProtocol {
             return;
         }
         try {
-            connectionNotices = NoticeFilter.read(h.extra(), version);
+            connectionNotices = NoticeFilters.read(h.extra(), version);
         } catch (IllegalArgumentException e) {
             fail(Neo4jError.invalid(e.getMessage()));
             return;
@@ -241,7 +242,7 @@ final class BoltProtocol {
         try {
             mode = Extras.mode(run.extra(), caller.mode());
             config = Extras.config(run.extra(), version.atLeast(Version.V5_0));
-            results.autoCommitNotices(NoticeFilter.resolve(NoticeFilter.read(run.extra(), version),
+            results.autoCommitNotices(NoticeFilters.resolve(NoticeFilters.read(run.extra(), version),
                     connectionNotices));
         } catch (IllegalArgumentException e) {
             fail(Neo4jError.invalid(e.getMessage()));
@@ -306,7 +307,7 @@ final class BoltProtocol {
         NoticeFilter notices;
         try {
             config = Extras.config(b.extra(), version.atLeast(Version.V5_0));
-            notices = NoticeFilter.resolve(NoticeFilter.read(b.extra(), version), connectionNotices);
+            notices = NoticeFilters.resolve(NoticeFilters.read(b.extra(), version), connectionNotices);
         } catch (IllegalArgumentException e) {
             fail(Neo4jError.invalid(e.getMessage()));
             return;

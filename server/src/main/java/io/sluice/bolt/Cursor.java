@@ -3,6 +3,7 @@ package io.sluice.bolt;
 import io.sluice.bolt.Handshake.Version;
 import io.sluice.vocab.Counter;
 import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.NoticeFilter;
 import io.sluice.vocab.QueryKind;
 import io.sluice.vocab.StatementResult;
 import java.util.LinkedHashMap;

@@ -1,6 +1,7 @@
 package io.sluice.bolt;
 
 import io.sluice.bolt.Handshake.Version;
+import io.sluice.vocab.NoticeFilter;
 import io.sluice.vocab.Summary;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -36,13 +37,7 @@ final class Notices {
      */
     static void put(Map<String, Object> meta, Summary summary, Version version, String db, boolean columns,
             boolean served, boolean cancelled, NoticeFilter notices) {
-        List<Map<String, Object>> wanted = new ArrayList<>(summary.notifications().size());
-        for (Map<String, Object> n : summary.notifications()) {
-            Map<String, Object> d = n.get("diagnostic_record") instanceof Map<?, ?> m ? cast(m) : Map.of();
-            if (notices.includes(String.valueOf(d.get("_severity")), String.valueOf(d.get("_classification")))) {
-                wanted.add(n);
-            }
-        }
+        List<Map<String, Object>> wanted = notices.of(summary);
         if (version.atLeast(Version.V5_6)) {
             List<Map<String, Object>> statuses = new ArrayList<>(1 + wanted.size());
             for (Map<String, Object> n : wanted) {
@@ -54,7 +49,7 @@ final class Notices {
             statuses.sort(Comparator.comparingInt(s -> rank((String) s.get("gql_status")))); // stable
             meta.put("statuses", statuses);
         } else if (!wanted.isEmpty()) {
-            meta.put("notifications", new Summary(wanted, null, false, null).legacyNotifications());
+            meta.put("notifications", Summary.legacy(wanted));
         }
         if (summary.plan() != null) {
             meta.put(summary.profiled() ? "profile" : "plan", located(summary.plan(), db));

@@ -3,6 +3,7 @@ package io.sluice.bolt;
 import io.sluice.bolt.Handshake.Version;
 import io.sluice.bolt.Messages.Pull;
 import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.NoticeFilter;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -5,8 +5,10 @@ import io.sluice.http.Json.BadRequest;
 import io.sluice.time.Time;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
+import io.sluice.vocab.NoticeFilter;
 import io.sluice.vocab.QueryKind;
 import io.sluice.vocab.StatementResult;
+import io.sluice.vocab.Summary;
 import io.sluice.write.Caller;
 import io.sluice.write.Outcome;
 import io.sluice.write.Statement;
@@ -79,7 +81,7 @@ final class Api {
             return ClassicFormat.error(200, Neo4jError.invalidFormat(e.getMessage()));
         }
         if (r.statements().isEmpty()) { // nothing to run or commit
-            Map<String, Object> out = ClassicFormat.envelope(List.of(), List.of(), null);
+            Map<String, Object> out = ClassicFormat.envelope(null);
             out.put("lastBookmarks", List.of());
             return Reply.json(200, out);
         }
@@ -87,7 +89,7 @@ final class Api {
         Outcome o = writes.execute(new WriteRequest.CypherRequest(r.statements(), body.length, stats), mode, caller);
         return switch (o) {
             case Outcome.Committed c -> {
-                Map<String, Object> out = ClassicFormat.envelope(c.results(), r.options(), null);
+                Map<String, Object> out = ClassicFormat.envelope(c.results(), r.options(), null, writes.database());
                 out.put("lastBookmarks", List.of());
                 yield Reply.json(200, out);
             }
@@ -232,6 +234,7 @@ final class Api {
         Map<String, Object> options = new LinkedHashMap<>();
         options.put("includeCounters", r.includeCounters());
         options.put("accessMode", r.accessMode());
+        options.put("notices", r.notices());
         return new Decoded(new WriteRequest.CypherRequest(List.of(r.statement()), body.length, r.includeCounters()),
                 List.of(options));
     }
@@ -278,8 +281,9 @@ final class Api {
 
     private Object encodeQuery(Decoded d, Outcome.Committed c, boolean typed, long start) {
         StatementResult r = c.results().isEmpty() ? StatementResult.EMPTY : c.results().getFirst();
-        Map<String, Object> out = queryResult(r, Boolean.TRUE.equals(d.statementOptions().getFirst().get("includeCounters")),
-                typed);
+        Map<String, Object> options = d.statementOptions().getFirst();
+        Map<String, Object> out = queryResult(r, Boolean.TRUE.equals(options.get("includeCounters")),
+                (NoticeFilter) options.get("notices"), writes.database(), typed);
         summary(out, queryType(c.kind(), r), time.nanos() - start);
         out.put("bookmarks", List.of());
         return out;
@@ -298,8 +302,13 @@ final class Api {
         out.put("resultConsumedAfter", ms);
     }
 
-    /** A Query API answer's {@code data} (and {@code counters} when asked for), in the format chosen. */
-    static Map<String, Object> queryResult(StatementResult r, boolean includeCounters, boolean typed) {
+    /**
+     * A Query API answer's {@code data}, then, as Neo4j orders them: the notifications {@code notices} lets through
+     * (the pre-GQL form), {@code counters} when asked for, and the plan an {@code EXPLAIN} ({@code queryPlan}) or
+     * {@code PROFILE} ({@code profiledQueryPlan}) asked for, its operators located on {@code db}.
+     */
+    static Map<String, Object> queryResult(StatementResult r, boolean includeCounters, NoticeFilter notices, String db,
+            boolean typed) {
         List<Object> values = new ArrayList<>(r.rows().size());
         for (List<Object> row : r.rows()) {
             values.add(row.stream().map(typed ? TypedJson::encode : Json::queryValue).toList());
@@ -309,11 +318,16 @@ final class Api {
         data.put("values", values);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("data", data);
-        if (!r.summary().notifications().isEmpty()) { // as Neo4j's Query API: the pre-GQL form, after the data
-            out.put("notifications", r.summary().legacyNotifications());
+        List<Map<String, Object>> wanted = notices.of(r.summary());
+        if (!wanted.isEmpty()) {
+            out.put("notifications", Summary.legacy(wanted));
         }
         if (includeCounters) {
             out.put("counters", Json.camelCounters(r.counters()));
+        }
+        Summary s = r.summary();
+        if (s.plan() != null) {
+            out.put(s.profiled() ? "profiledQueryPlan" : "queryPlan", Plans.query(s.plan(), s.profiled(), db, typed));
         }
         return out;
     }

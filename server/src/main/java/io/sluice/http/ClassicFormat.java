@@ -9,6 +9,7 @@ import io.sluice.vocab.GraphValues.GraphRelationship;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
 import io.sluice.vocab.StatementResult;
+import io.sluice.vocab.Summary;
 import io.sluice.write.Statement;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -110,24 +111,50 @@ final class ClassicFormat {
     }
 
     /**
-     * The envelope: the results so far, the deprecation notification, the errors (none, or the one that ended the
-     * request). Callers add {@code commit}, {@code transaction} or {@code lastBookmarks}.
+     * The envelope: the results so far (each with its plan, its operators located on {@code db}), the notifications
+     * (each statement's, in order, then the deprecation), the errors (none, or the one that ended the request).
+     * Callers add {@code commit}, {@code transaction} or {@code lastBookmarks}.
      */
-    static Map<String, Object> envelope(List<StatementResult> results, List<Options> options, Neo4jError error) {
+    static Map<String, Object> envelope(List<StatementResult> results, List<Options> options, Neo4jError error,
+            String db) {
         List<Object> out = new ArrayList<>(results.size());
+        List<Object> notifications = new ArrayList<>(1);
         for (int i = 0; i < results.size(); i++) {
-            out.add(result(results.get(i), i < options.size() ? options.get(i) : new Options(false, List.of("row"))));
+            StatementResult r = results.get(i);
+            out.add(result(r, i < options.size() ? options.get(i) : new Options(false, List.of("row")), db));
+            for (Map<String, Object> n : Summary.legacy(r.summary().notificationsAsRaised())) {
+                notifications.add(notification(n));
+            }
         }
+        notifications.add(DEPRECATION);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("results", out);
-        m.put("notifications", List.of(DEPRECATION));
+        m.put("notifications", notifications);
         m.put("errors", error == null ? List.of() : List.of(error(error)));
         return m;
     }
 
+    /** The envelope of an answer without results. */
+    static Map<String, Object> envelope(Neo4jError error) {
+        return envelope(List.of(), List.of(), error, null);
+    }
+
+    /** A notification as this API writes it: Neo4j's pre-GQL form less its category. */
+    private static Map<String, Object> notification(Map<String, Object> legacy) {
+        Map<String, Object> n = new LinkedHashMap<>();
+        n.put("code", legacy.get("code"));
+        n.put("severity", legacy.get("severity"));
+        n.put("title", legacy.get("title"));
+        n.put("description", legacy.get("description"));
+        if (legacy.containsKey("position")) {
+            n.put("position", legacy.get("position"));
+        }
+        return n;
+    }
+
     /** An answer that is only an error (unknown transaction or database, refusals), with the deprecation. */
     static Reply error(int status, Neo4jError e) {
-        return Reply.json(status, envelope(List.of(), List.of(), e));
+        return Reply.json(status, envelope(e));
     }
 
     static Map<String, Object> error(Neo4jError e) {
@@ -142,7 +169,7 @@ final class ClassicFormat {
         return EXPIRES.format(at);
     }
 
-    static Map<String, Object> result(StatementResult r, Options o) {
+    static Map<String, Object> result(StatementResult r, Options o, String db) {
         List<Object> data = new ArrayList<>(r.rows().size());
         for (List<Object> row : r.rows()) {
             Map<String, Object> entry = new LinkedHashMap<>();
@@ -167,6 +194,9 @@ final class ClassicFormat {
         result.put("data", data);
         if (o.includeStats()) {
             result.put("stats", r.counters());
+        }
+        if (r.summary().plan() != null) {
+            result.put("plan", Plans.classic(r.summary().plan(), db));
         }
         return result;
     }

@@ -58,7 +58,7 @@ final class ClassicTransactionsApi {
     Reply commit(String db, String base, String id, byte[] body, Caller caller) {
         return answer(db, id, body, r -> {
             ExplicitTransactions.Step s = transactions.commit(id, r.statements(), caller);
-            Map<String, Object> out = ClassicFormat.envelope(s.results(), r.options(), s.failure());
+            Map<String, Object> out = ClassicFormat.envelope(s.results(), r.options(), s.failure(), writes.database());
             out.put("commit", base + "/db/" + db + "/tx/" + id + "/commit");
             if (!s.failed()) {
                 out.put("lastBookmarks", List.of());
@@ -70,7 +70,7 @@ final class ClassicTransactionsApi {
     Reply rollback(String db, String id, Caller caller) {
         return answer(db, id, new byte[0], r -> {
             transactions.rollback(id, caller);
-            return Reply.json(200, ClassicFormat.envelope(List.of(), List.of(), null));
+            return Reply.json(200, ClassicFormat.envelope(null));
         });
     }
 
@@ -105,8 +105,8 @@ final class ClassicTransactionsApi {
         return e.isTransient() ? r.retryAfter(1) : r;
     }
 
-    private static Reply step(ExplicitTransactions.Step s, ClassicFormat.Request r, String txUrl, boolean created) {
-        Map<String, Object> out = ClassicFormat.envelope(s.results(), r.options(), s.failure());
+    private Reply step(ExplicitTransactions.Step s, ClassicFormat.Request r, String txUrl, boolean created) {
+        Map<String, Object> out = ClassicFormat.envelope(s.results(), r.options(), s.failure(), writes.database());
         out.put("commit", txUrl + "/commit");
         if (!s.failed()) {
             out.put("transaction", Map.of("expires", ClassicFormat.expires(s.expires())));

@@ -2,7 +2,9 @@ package io.sluice.http;
 
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
+import io.sluice.vocab.NoticeFilter;
 import io.sluice.write.Statement;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -15,14 +17,17 @@ import java.util.TreeSet;
  * otherwise one JSON object with only that shape's fields, each of its type, or 400
  * {@code Neo.ClientError.Request.Invalid} (Neo4j says only "Bad Request"; sluice adds what is wrong). An empty
  * or null {@code statement} is no statement (a keep-alive or a bare commit in a transaction; the endpoint
- * without a transaction refuses it). Of the transaction's settings, {@code accessMode} is honoured,
- * {@code impersonatedUser} refused as Community refuses it, the rest accepted and not used.
+ * without a transaction refuses it). Of the transaction's settings, {@code accessMode} and
+ * {@code notificationsFilter} ({@code minimumSeverityLevel} {@code OFF}, {@code WARNING} or {@code INFORMATION};
+ * {@code disabledCategories}, upper case, as Neo4j takes them) are honoured, {@code impersonatedUser} refused as
+ * Community refuses it, the rest accepted and not used.
  *
  * @param statement null when there is none
  * @param accessMode {@code READ}, {@code WRITE}, or null when not given
+ * @param notices the notifications asked for ({@link NoticeFilter#ALL} when not asked)
  */
-record QueryRequest(Statement statement, boolean includeCounters, String accessMode) {
-    static final QueryRequest EMPTY = new QueryRequest(null, false, null);
+record QueryRequest(Statement statement, boolean includeCounters, String accessMode, NoticeFilter notices) {
+    static final QueryRequest EMPTY = new QueryRequest(null, false, null, NoticeFilter.ALL);
 
     /** Neo4j's two request shapes. */
     enum Shape {
@@ -79,7 +84,7 @@ record QueryRequest(Statement statement, boolean includeCounters, String accessM
         boolean counters = flag(root.get("includeCounters"));
         String access = accessMode(root.get("accessMode"));
         object(root.get("txMetadata"), "txMetadata");
-        object(root.get("notificationsFilter"), "notificationsFilter");
+        NoticeFilter notices = notices(object(root.get("notificationsFilter"), "notificationsFilter"));
         if (root.get("bookmarks") != null && !(root.get("bookmarks") instanceof List<?> l
                 && l.stream().allMatch(b -> b == null || b instanceof String))) {
             throw bad("\"bookmarks\" must be an array of strings");
@@ -94,7 +99,7 @@ record QueryRequest(Statement statement, boolean includeCounters, String accessM
                     "Impersonation is not supported in community edition."));
         }
         if (cypher == null || cypher.isEmpty()) {
-            return new QueryRequest(null, counters, access);
+            return new QueryRequest(null, counters, access, notices);
         }
         if (params != null && typed) {
             try {
@@ -103,7 +108,45 @@ record QueryRequest(Statement statement, boolean includeCounters, String accessM
                 throw new Refused(Neo4jError.invalid(e.getMessage()));
             }
         }
-        return new QueryRequest(new Statement(cypher, params == null ? Map.of() : params), counters, access);
+        return new QueryRequest(new Statement(cypher, params == null ? Map.of() : params), counters, access, notices);
+    }
+
+    /** {@code notificationsFilter} as Neo4j reads it: its two fields only, values in upper case, null not asked. */
+    private static NoticeFilter notices(Map<String, Object> filter) throws Refused {
+        if (filter == null) {
+            return NoticeFilter.ALL;
+        }
+        for (String field : filter.keySet()) {
+            if (!field.equals("minimumSeverityLevel") && !field.equals("disabledCategories")) {
+                throw bad("\"notificationsFilter\" has an unknown field \"" + field
+                        + "\"; expected minimumSeverityLevel and disabledCategories");
+            }
+        }
+        Object severity = filter.get("minimumSeverityLevel");
+        if (severity != null && !(severity instanceof String s && NoticeFilter.SEVERITIES.contains(s))) {
+            throw bad("\"minimumSeverityLevel\" must be one of " + new TreeSet<>(NoticeFilter.SEVERITIES) + ", got "
+                    + (severity instanceof String s ? "\"" + s + "\"" : Json.kind(severity)));
+        }
+        if ("OFF".equals(severity)) {
+            return NoticeFilter.NONE;
+        }
+        Object categories = filter.get("disabledCategories");
+        Set<String> disabled = null;
+        if (categories != null) {
+            if (!(categories instanceof List<?> list)) {
+                throw bad("\"disabledCategories\" must be an array, got " + Json.kind(categories));
+            }
+            disabled = new HashSet<>();
+            for (Object c : list) {
+                if (!(c instanceof String name && NoticeFilter.CATEGORIES.contains(name))) {
+                    throw bad("\"disabledCategories\" takes " + new TreeSet<>(NoticeFilter.CATEGORIES) + ", got "
+                            + (c instanceof String name ? "\"" + name + "\"" : Json.kind(c)));
+                }
+                disabled.add((String) c);
+            }
+        }
+        return severity == null && disabled == null ? NoticeFilter.ALL
+                : new NoticeFilter(false, (String) severity, disabled);
     }
 
     /** A string; a number or boolean as its text (Jackson's coercion); null stays null. */

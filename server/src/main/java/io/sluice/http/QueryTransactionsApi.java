@@ -5,6 +5,7 @@ import io.sluice.config.Mode;
 import io.sluice.time.Time;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
+import io.sluice.vocab.NoticeFilter;
 import io.sluice.vocab.StatementResult;
 import io.sluice.write.Caller;
 import io.sluice.write.ExplicitTransactions;
@@ -15,6 +16,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The Query API's explicit transactions, as Neo4j 2026.08 answers them (docs/reference/neo4j-http-behaviour.md,
@@ -25,11 +27,18 @@ import java.util.Map;
  * run in the caller's own Neo4j transaction: no group commit, no journal (a mode does not apply). Bodies are
  * read as Neo4j reads them ({@link QueryRequest}: its fields only; {@code accessMode: READ} opens a read
  * transaction). Answers carry {@code queryType} and the timings (the request's time in sluice) after a statement.
+ * The opening request's {@code notificationsFilter} holds for the whole transaction, as in Neo4j (later requests
+ * may not carry one): kept here beside the transaction's id while the transaction can be alive (until its commit,
+ * roll-back, failure or expiry), and only when it filters anything.
  */
 final class QueryTransactionsApi {
     private final WritePath writes;
     private final ExplicitTransactions transactions;
     private final Time time;
+    /** The filters of open transactions that asked for one, with when each expires if left idle. */
+    private final Map<String, Held> filters = new ConcurrentHashMap<>();
+
+    private record Held(NoticeFilter notices, Instant expires) {}
 
     QueryTransactionsApi(WritePath writes, ExplicitTransactions transactions, Time time) {
         this.writes = writes;
@@ -45,7 +54,14 @@ final class QueryTransactionsApi {
             }
             // a read transaction for accessMode READ, as Neo4j's (a template-only caller is refused either way)
             Caller as = r.readOnly() ? caller.readOnly() : caller;
-            return open(transactions.open(statements(r), as), r, media, start);
+            ExplicitTransactions.Step s = transactions.open(statements(r), as);
+            forgetExpired();
+            if (!s.failed() && !r.notices().equals(NoticeFilter.ALL)) {
+                filters.put(s.id(), new Held(r.notices(), s.expires()));
+            } else if (s.id() != null) {
+                filters.remove(s.id());
+            }
+            return open(s, r, media, start);
         });
     }
 
@@ -58,11 +74,14 @@ final class QueryTransactionsApi {
     Reply commit(String db, String id, byte[] body, QueryMedia media, Caller caller) {
         long start = time.nanos();
         return answer(body, QueryRequest.Shape.STATEMENT, media, r -> {
+            // not found or in use throws: the transaction (another caller's, perhaps) goes on, and keeps its filter
             ExplicitTransactions.Step s = transactions.commit(id, statements(r), onDatabase(db, caller));
             if (s.failed()) {
+                filters.remove(id);
                 return failed(s.failure());
             }
             Map<String, Object> out = result(s, r, media, start);
+            filters.remove(id);
             out.put("bookmarks", List.of());
             return Reply.json(202, out);
         });
@@ -71,6 +90,7 @@ final class QueryTransactionsApi {
     Reply rollback(String db, String id, Caller caller) {
         try {
             transactions.rollback(id, onDatabase(db, caller));
+            filters.remove(id);
             return Reply.json(200, Map.of());
         } catch (GraphException e) {
             return failed(e.error());
@@ -120,21 +140,34 @@ final class QueryTransactionsApi {
             return new LinkedHashMap<>();
         }
         StatementResult result = s.results().getFirst();
-        Map<String, Object> out = Api.queryResult(result, r.includeCounters(), media.typedResponse());
+        Held held = filters.get(s.id());
+        NoticeFilter notices = held == null ? NoticeFilter.ALL : held.notices();
+        Map<String, Object> out = Api.queryResult(result, r.includeCounters(), notices, writes.database(),
+                media.typedResponse());
         Api.summary(out, Api.queryType(s.kind(0), result), time.nanos() - start);
         return out;
     }
 
     private Reply open(ExplicitTransactions.Step s, QueryRequest r, QueryMedia media, long start) {
         if (s.failed()) {
+            filters.remove(s.id());
             return failed(s.failure());
         }
+        filters.computeIfPresent(s.id(), (id, held) -> new Held(held.notices(), s.expires()));
         Map<String, Object> out = result(s, r, media, start);
         Map<String, Object> tx = new LinkedHashMap<>();
         tx.put("id", s.id());
         tx.put("expires", expires(s.expires()));
         out.put("transaction", tx);
         return Reply.json(202, out);
+    }
+
+    /** Drops the filters of transactions past their expiry: those ids are dead (an expired one is never revived). */
+    private void forgetExpired() {
+        if (!filters.isEmpty()) {
+            Instant now = time.now();
+            filters.values().removeIf(h -> h.expires().isBefore(now));
+        }
     }
 
     /** As Neo4j writes it: ISO-8601 in UTC, to the second. */

@@ -2,6 +2,7 @@ package io.sluice.sink;
 
 import io.sluice.vocab.Summary;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +33,7 @@ final class EmbeddedSummaries {
             return Summary.NONE; // the common statement: its standard status is what a front end derives
         }
         List<Map<String, Object>> notifications = List.of();
+        Map<Object, Integer> index = new IdentityHashMap<>();
         String standard = null;
         for (GqlStatusObject s : r.getGqlStatusObjects()) {
             if (STANDARD.contains(s.gqlStatus())) {
@@ -41,12 +43,42 @@ final class EmbeddedSummaries {
             if (notifications.isEmpty()) {
                 notifications = new ArrayList<>(2);
             }
+            index.put(s, notifications.size());
             notifications.add(status(s));
         }
-        Map<String, Object> plan = type.requestedExecutionPlanDescription() ? plan(r.getExecutionPlanDescription())
-                : null;
+        Map<String, Object> plan = null;
+        if (type.requestedExecutionPlanDescription()) {
+            ExecutionPlanDescription root = r.getExecutionPlanDescription();
+            plan = plan(root);
+            // the root's text form, which Neo4j's servers put among its arguments and the embedded API does not
+            @SuppressWarnings("unchecked")
+            Map<String, Object> args = (Map<String, Object>) plan.get("args");
+            args.put("string-representation", root.toString());
+        }
         return notifications.isEmpty() && plan == null ? Summary.standard(standard)
-                : new Summary(notifications, plan, plan != null && type.isProfiled(), standard);
+                : new Summary(notifications, plan, plan != null && type.isProfiled(), standard,
+                        raised(r, index, notifications.size()));
+    }
+
+    /**
+     * The order Neo4j raised the notifications in ({@code getNotifications}, which its classic HTTP API keeps), as
+     * indexes into the status objects' order; null when that is the same or cannot be told (the two lists hold the
+     * same objects in the embedded API).
+     */
+    @SuppressWarnings("removal") // getNotifications: the raised order, which only it keeps
+    private static List<Integer> raised(Result r, Map<Object, Integer> index, int count) {
+        if (count < 2) {
+            return null;
+        }
+        List<Integer> order = new ArrayList<>(count);
+        for (Notification n : r.getNotifications()) {
+            Integer i = index.get(n);
+            if (i == null) {
+                return null;
+            }
+            order.add(i);
+        }
+        return order.size() == count ? order : null;
     }
 
     /** A GQL status object as {@link Summary} holds it; a notification's code, title and description with it. */

@@ -15,10 +15,12 @@ import java.util.Map;
  * operator a map of {@code operatorType} (as the embedded API names it: no {@code @database}), {@code args},
  * {@code identifiers}, {@code children} and, profiled, {@code rows}, {@code dbHits}, {@code pageCacheHits},
  * {@code pageCacheMisses}, {@code pageCacheHitRatio}, {@code time} where Neo4j measured them. Values are plain Java
- * ones (Long, Double, String, List, Map).
+ * ones (Long, Double, String, List, Map). The notifications are in the order of Neo4j's status objects, which its
+ * Bolt server and Query API keep; {@code raised} is the order Neo4j raised them in (its classic HTTP API's), as
+ * indexes into them (null: the same order).
  */
 public record Summary(List<Map<String, Object>> notifications, Map<String, Object> plan, boolean profiled,
-        String standard) {
+        String standard, List<Integer> raised) {
     /** Nothing said: no notification, no plan, no standard status known. */
     public static final Summary NONE = new Summary(List.of(), null, false, null);
     private static final Map<String, Summary> STANDARD = Map.of(
@@ -28,6 +30,24 @@ public record Summary(List<Map<String, Object>> notifications, Map<String, Objec
 
     public Summary {
         notifications = List.copyOf(notifications);
+        raised = raised == null || raised.size() != notifications.size() ? null : List.copyOf(raised);
+    }
+
+    public Summary(List<Map<String, Object>> notifications, Map<String, Object> plan, boolean profiled,
+            String standard) {
+        this(notifications, plan, profiled, standard, null);
+    }
+
+    /** The notifications in the order Neo4j raised them. */
+    public List<Map<String, Object>> notificationsAsRaised() {
+        if (raised == null) {
+            return notifications;
+        }
+        List<Map<String, Object>> out = new ArrayList<>(notifications.size());
+        for (int i : raised) {
+            out.add(notifications.get(i));
+        }
+        return out;
     }
 
     /** Only Neo4j's standard status {@code code}: shared, allocated once, for the common statement. */
@@ -38,7 +58,7 @@ public record Summary(List<Map<String, Object>> notifications, Map<String, Objec
 
     /** The same notifications without the plan (what a DISCARD of a write reports: Neo4j drops it then). */
     public Summary withoutPlan() {
-        return plan == null ? this : new Summary(notifications, null, false, standard);
+        return plan == null ? this : new Summary(notifications, null, false, standard, raised);
     }
 
     /**
@@ -47,6 +67,11 @@ public record Summary(List<Map<String, Object>> notifications, Map<String, Objec
      * and {@code category}, read off each status and its diagnostic record.
      */
     public List<Map<String, Object>> legacyNotifications() {
+        return legacy(notifications);
+    }
+
+    /** {@code notifications} ({@link #notifications}' form) in the form Neo4j gave them before GQL statuses. */
+    public static List<Map<String, Object>> legacy(List<Map<String, Object>> notifications) {
         List<Map<String, Object>> out = new ArrayList<>(notifications.size());
         for (Map<String, Object> n : notifications) {
             Map<?, ?> d = n.get("diagnostic_record") instanceof Map<?, ?> m ? m : Map.of();

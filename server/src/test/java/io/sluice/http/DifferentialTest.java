@@ -2,15 +2,21 @@ package io.sluice.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.support.Differential;
 import io.sluice.support.Differential.Pair;
 import io.sluice.support.Differential.Side;
 import io.sluice.support.Differential.Target;
 import io.sluice.support.Neo4jProcess;
+import io.sluice.support.NormalJson;
 import io.sluice.support.TestServer;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -203,6 +209,93 @@ class DifferentialTest {
     @Test
     void notifications() {
         query("{\"statement\":\"MATCH (a:NoSuchLabel), (b:NoSuchLabel) RETURN count(*) AS c\"}").matches();
+    }
+
+    static final String TWO_NOTICES = "MATCH (a:NoSuchLabel), (b) RETURN count(*) AS c"; // a warning, an information
+
+    @Test
+    void notificationsFilter() {
+        for (String filter : new String[] {"{\"minimumSeverityLevel\":\"OFF\"}", "{\"minimumSeverityLevel\":\"WARNING\"}",
+                "{\"minimumSeverityLevel\":\"INFORMATION\"}", "{\"disabledCategories\":[\"PERFORMANCE\"]}",
+                "{\"disabledCategories\":[\"UNRECOGNIZED\",\"PERFORMANCE\"]}", "{\"disabledCategories\":[]}",
+                "{\"minimumSeverityLevel\":null,\"disabledCategories\":null}", "{}", "null"}) {
+            query("{\"statement\":\"" + TWO_NOTICES + "\",\"notificationsFilter\":" + filter + "}").matches();
+        }
+        for (String bad : new String[] {"{\"minimumSeverityLevel\":\"warning\"}", "{\"minimumSeverityLevel\":\"NONE\"}",
+                "{\"disabledCategories\":\"PERFORMANCE\"}", "{\"disabledCategories\":[\"performance\"]}",
+                "{\"disabledCategories\":[\"NOPE\"]}", "{\"other\":1}", "\"OFF\""}) {
+            query("{\"statement\":\"RETURN 1\",\"notificationsFilter\":" + bad + "}").compare().ownMessages().matches();
+        }
+    }
+
+    @Test
+    void aTransactionKeepsTheFilterItOpenedWith() {
+        Pair open = d.post(TX, "{\"statement\":\"" + TWO_NOTICES + "\",\"notificationsFilter\":"
+                + "{\"minimumSeverityLevel\":\"WARNING\"}}").matches();
+        Function<Side, String> tx = side -> TX + "/" + open.get(side).json().path("transaction").path("id").asText();
+        d.send("POST", tx, "{\"statement\":\"" + TWO_NOTICES + "\"}", "Content-Type", "application/json").matches();
+        d.send("POST", tx, "{\"statement\":\"RETURN 1\",\"notificationsFilter\":{}}", "Content-Type",
+                "application/json").compare().ownMessages().matches();
+        d.send("POST", side -> tx.apply(side) + "/commit", "{\"statement\":\"" + TWO_NOTICES + "\"}", "Content-Type",
+                "application/json").matches();
+        Pair other = d.post(TX, "{\"statement\":\"" + TWO_NOTICES + "\"}").matches(); // a new one: every notification
+        d.send("DELETE", side -> TX + "/" + other.get(side).json().path("transaction").path("id").asText(), null)
+                .matches();
+    }
+
+    @Test
+    void plansOfExplainAndProfile() {
+        d.post(QUERY, "{\"statement\":\"CREATE (:P {x: 1}), (:P {x: 2})\"}").matches();
+        for (String statement : new String[] {"EXPLAIN MATCH (p:P) WHERE p.x = 1 RETURN p.x",
+                "PROFILE MATCH (p:P) WHERE p.x = $x RETURN p.x", "EXPLAIN MATCH (a:P), (b) RETURN count(*)",
+                "PROFILE UNWIND [1, 2] AS i CREATE (:Q {i: i})"}) {
+            String json = "\"statement\":\"" + statement + "\",\"parameters\":{\"x\":1}";
+            List<Pair> answers = List.of(query("{" + json + ",\"includeCounters\":true}"),
+                    typed(QUERY, "{" + json.replace("{\"x\":1}", "{\"x\":{\"$type\":\"Integer\",\"_value\":\"1\"}}")
+                            + "}"),
+                    d.post(COMMIT, "{\"statements\":[{" + json + ",\"includeStats\":true}]}"));
+            for (Pair answer : answers) {
+                if (statement.startsWith("EXPLAIN")) {
+                    answer.matches();
+                } else {
+                    profileMatches(answer);
+                }
+            }
+        }
+    }
+
+    /**
+     * A profile's answer matches but for one known difference: Neo4j's server measures the memory of the root
+     * operator (ProduceResults: {@code Memory}, and the text form's "Memory (Bytes)" column), the embedded API does
+     * not. Checked to be still there, then both left out; the rest is compared whole.
+     */
+    static void profileMatches(Pair p) {
+        JsonNode[] bodies = new JsonNode[2];
+        int i = 0;
+        for (Side side : new Side[] {Side.NEO4J, Side.SLUICE}) {
+            assertThat(p.get(side).status()).as("status").isEqualTo(p.get(Side.NEO4J).status());
+            JsonNode body = p.get(side).json().deepCopy();
+            ObjectNode root = (ObjectNode) (body.has("profiledQueryPlan") ? body.get("profiledQueryPlan")
+                    : body.path("results").path(0).path("plan").path("root"));
+            ObjectNode args = root.has("arguments") ? (ObjectNode) root.get("arguments") : root;
+            assertThat(args.has("Memory")).as("%s: the root operator's Memory (only Neo4j's server has it): %s", side,
+                    p.get(side).body()).isEqualTo(side == Side.NEO4J);
+            args.remove("Memory");
+            args.remove("string-representation");
+            bodies[i++] = NormalJson.normalise(body, Map.of(), m -> m);
+        }
+        assertThat(bodies[1]).as("profile, but the root's memory:%n neo4j:  %s%n sluice: %s", p.get(Side.NEO4J).body(),
+                p.get(Side.SLUICE).body()).isEqualTo(bodies[0]);
+    }
+
+    @Test
+    void classicNotificationsOfEveryStatementBeforeTheDeprecation() {
+        d.post(COMMIT, "{\"statements\":[{\"statement\":\"" + TWO_NOTICES + "\"},{\"statement\":\"RETURN 1\"},"
+                + "{\"statement\":\"MATCH (n:Other) RETURN n\"}]}").matches();
+        Pair open = d.post(CLASSIC_TX, "{\"statements\":[{\"statement\":\"" + TWO_NOTICES + "\"}]}").matches();
+        d.send("POST", side -> URI.create(open.get(side).json().path("commit").asText()).getPath(),
+                "{\"statements\":[{\"statement\":\"MATCH (n:Other) RETURN n\"}]}", "Content-Type", "application/json")
+                .matches();
     }
 
     static final String TYPED_PARAMETERS = "{\"statement\":\"RETURN $i AS i, $f AS f, $nan AS nan, $s AS s, $b AS b,"

@@ -93,7 +93,11 @@ public final class NormalJson {
             ObjectNode out = MAPPER.getNodeFactory().objectNode();
             // a classic meta entry says its type; a graph result lists relationships under their own key
             boolean relationship = key.equals("relationships") || n.path("type").asText().equals("relationship");
-            for (var field : n.properties()) {
+            var fields = new java.util.ArrayList<>(n.properties());
+            if (hashOrdered(n, key)) {
+                fields.sort(Map.Entry.comparingByKey());
+            }
+            for (var field : fields) {
                 String k = field.getKey();
                 JsonNode v = field.getValue();
                 if (TIMINGS.contains(k)) {
@@ -120,6 +124,15 @@ public final class NormalJson {
             return TextNode.valueOf(address(n.asText(), addresses));
         }
         return n;
+    }
+
+    /**
+     * Whether Neo4j writes this object's fields in a hash map's order, compared sorted: a plan operator's arguments
+     * (the Query API's {@code arguments}), and a classic plan's operators ({@code root} and its {@code children},
+     * which hold their arguments flattened; the Query API's operators, with {@code arguments}, keep their order).
+     */
+    private static boolean hashOrdered(JsonNode n, String key) {
+        return key.equals("arguments") || key.equals("root") || (key.equals("children") && !n.has("arguments"));
     }
 
     /**

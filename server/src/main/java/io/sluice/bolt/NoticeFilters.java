@@ -1,6 +1,7 @@
 package io.sluice.bolt;
 
 import io.sluice.bolt.Handshake.Version;
+import io.sluice.vocab.NoticeFilter;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -8,7 +9,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Which of a statement's notifications its client asked for, as Neo4j's Bolt server decides it
+ * How a Bolt client asks for notifications ({@link NoticeFilter}), as Neo4j's Bolt server reads it
  * ({@code NotificationsConfigMetadataReader}, {@code NotificationConfiguration.includes}): HELLO, BEGIN and an
  * auto-commit RUN may carry {@code notifications_minimum_severity} ({@code OFF}, {@code WARNING},
  * {@code INFORMATION}) and the categories to leave out ({@code notifications_disabled_categories} from Bolt 5.2,
@@ -17,12 +18,8 @@ import java.util.Set;
  * that one is selective, else the defaults (every severity, no category left out); {@code OFF} anywhere is none at
  * all, inheriting nothing. Standard statuses are never filtered. Values are case-insensitive; others are refused.
  */
-record NoticeFilter(boolean off, String minimumSeverity, Set<String> disabled) {
-    /** Every notification: what a connection that asks nothing gets. */
-    static final NoticeFilter ALL = new NoticeFilter(false, null, null);
-    private static final Set<String> SEVERITIES = Set.of("INFORMATION", "WARNING", "OFF");
-    private static final Set<String> CATEGORIES = Set.of("HINT", "UNRECOGNIZED", "UNSUPPORTED", "PERFORMANCE",
-            "DEPRECATION", "GENERIC", "SECURITY", "TOPOLOGY", "SCHEMA");
+final class NoticeFilters {
+    private NoticeFilters() {}
 
     /**
      * What {@code extra} asks (null: it asks nothing, the connection's filter applies); throws
@@ -41,12 +38,12 @@ record NoticeFilter(boolean off, String minimumSeverity, Set<String> disabled) {
         String s = null;
         if (severity != null) {
             s = String.valueOf(severity).toUpperCase(Locale.ROOT);
-            if (!(severity instanceof String) || !SEVERITIES.contains(s)) {
+            if (!(severity instanceof String) || !NoticeFilter.SEVERITIES.contains(s)) {
                 throw new IllegalArgumentException("Illegal value for field \"metadata\": Illegal value for field "
                         + "\"Could not parse a NotificationConfig's minimum severity.\"");
             }
             if (s.equals("OFF")) {
-                return new NoticeFilter(true, null, null);
+                return NoticeFilter.NONE;
             }
         }
         Set<String> disabled = null;
@@ -57,7 +54,7 @@ record NoticeFilter(boolean off, String minimumSeverity, Set<String> disabled) {
             disabled = new HashSet<>();
             for (Object c : list) {
                 String name = String.valueOf(c).toUpperCase(Locale.ROOT);
-                if (!(c instanceof String) || !CATEGORIES.contains(name)) {
+                if (!(c instanceof String) || !NoticeFilter.CATEGORIES.contains(name)) {
                     throw badCategory();
                 }
                 disabled.add(name);
@@ -74,26 +71,12 @@ record NoticeFilter(boolean off, String minimumSeverity, Set<String> disabled) {
     /** This filter (a transaction's; null: none asked) over the connection's {@code connection} (null: none). */
     static NoticeFilter resolve(NoticeFilter asked, NoticeFilter connection) {
         if (asked == null) {
-            return connection == null ? ALL : connection;
+            return connection == null ? NoticeFilter.ALL : connection;
         }
-        if (asked.off || connection == null || connection.off) {
+        if (asked.off() || connection == null || connection.off()) {
             return asked;
         }
-        return new NoticeFilter(false, asked.minimumSeverity != null ? asked.minimumSeverity
-                : connection.minimumSeverity, asked.disabled != null ? asked.disabled : connection.disabled);
-    }
-
-    /**
-     * Whether a notification of {@code severity} ({@code WARNING}, {@code INFORMATION}) and {@code category} is
-     * sent: at or above the minimum severity (none: all) and not of a category left out ({@code UNKNOWN} never is).
-     */
-    boolean includes(String severity, String category) {
-        if (off) {
-            return false;
-        }
-        if ("WARNING".equals(minimumSeverity) && !"WARNING".equals(severity)) {
-            return false;
-        }
-        return disabled == null || !disabled.contains(category);
+        return new NoticeFilter(false, asked.minimumSeverity() != null ? asked.minimumSeverity()
+                : connection.minimumSeverity(), asked.disabled() != null ? asked.disabled() : connection.disabled());
     }
 }
