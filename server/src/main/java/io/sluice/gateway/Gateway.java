@@ -17,6 +17,7 @@ import io.sluice.vocab.GraphException;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
 import io.sluice.vocab.QueryKind;
+import io.sluice.vocab.Summary;
 import io.sluice.vocab.StatementResult;
 import io.sluice.write.Caller;
 import io.sluice.write.Health;
@@ -118,7 +119,7 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
             CompletableFuture<Outcome> journaled = parts.async().submitNow(t);
             return journaled != null ? journaled : WritePath.super.submit(request, mode, caller, blocking);
         }
-        CompletableFuture<Outcome> queued = queueAtOnce(t, null);
+        CompletableFuture<Outcome> queued = queueAtOnce(t, null, null);
         return queued != null ? queued : WritePath.super.submit(request, mode, caller, blocking); // waits, or refuses
     }
 
@@ -131,14 +132,16 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
      */
     private CompletableFuture<Outcome> submitCypher(CypherRequest c, Caller caller, Executor blocking) {
         List<QueryKind> kinds = new ArrayList<>(c.statements().size());
+        List<Summary> notices = new ArrayList<>(c.statements().size());
         for (Statement s : c.statements()) {
             if (!(parts.classifier().classify(s.cypher()) instanceof Classified.Ok ok) || ok.kind() != QueryKind.WRITE
                     || !s.params().keySet().containsAll(ok.parameters())) {
                 return WritePath.super.submit(c, Mode.SYNC, caller, blocking);
             }
             kinds.add(ok.kind());
+            notices.add(ok.notices());
         }
-        CompletableFuture<Outcome> queued = queueAtOnce(c, kinds);
+        CompletableFuture<Outcome> queued = queueAtOnce(c, kinds, notices);
         return queued != null ? queued : WritePath.super.submit(c, Mode.SYNC, caller, blocking); // waits, or refuses
     }
 
@@ -147,7 +150,7 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
      * commits (releasing the room, with {@code kinds} when given); null when admission cannot take it now (the
      * caller then waits for room on a thread that may block).
      */
-    private CompletableFuture<Outcome> queueAtOnce(WriteRequest r, List<QueryKind> kinds) {
+    private CompletableFuture<Outcome> queueAtOnce(WriteRequest r, List<QueryKind> kinds, List<Summary> notices) {
         Admission admission = parts.admission();
         if (admission.tryAcquire(r.rows(), r.bytes()) != Admission.Result.ADMITTED) {
             return null;
@@ -167,7 +170,7 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
         return p.future().handle((o, e) -> {
             admission.release(r.rows(), r.bytes());
             Outcome out = e == null ? o : new Outcome.Failed(Neo4jError.unknown(e.toString()));
-            return kinds == null ? out : out.withKinds(kinds);
+            return kinds == null ? out : out.withKinds(kinds).withNotices(notices);
         });
     }
 
@@ -196,6 +199,7 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
         boolean allRead = true;
         QueryKind alone = null;
         List<QueryKind> kinds = new ArrayList<>(c.statements().size());
+        List<Summary> notices = new ArrayList<>(c.statements().size());
         for (Statement s : c.statements()) {
             switch (parts.classifier().classify(s.cypher())) {
                 case Classified.Invalid bad -> {
@@ -210,10 +214,11 @@ public final class Gateway implements WritePath, Operations, AutoCloseable {
                     allRead &= ok.kind() == QueryKind.READ || ok.kind() == QueryKind.DBMS; // runs as a read does
                     alone = ok.kind() == QueryKind.ALONE ? ok.kind() : alone;
                     kinds.add(ok.kind());
+                    notices.add(ok.notices());
                 }
             }
         }
-        return classified(c, mode, caller, allRead, alone != null).withKinds(kinds);
+        return classified(c, mode, caller, allRead, alone != null).withKinds(kinds).withNotices(notices);
     }
 
     /** A Cypher request whose statements all compile, routed by what they are. */

@@ -200,14 +200,20 @@ public final class EmbeddedSink implements Sink {
 
     @Override
     public QueryKind classify(String cypher) throws GraphException {
+        return planned(cypher).kind();
+    }
+
+    @Override
+    public Planned planned(String cypher) throws GraphException {
         try (Transaction tx = db.beginTx(); Result r = tx.execute("EXPLAIN " + cypher)) {
             QueryExecutionType.QueryType type = r.getQueryExecutionType().queryType();
-            return switch (type) {
+            QueryKind kind = switch (type) {
                 case READ_ONLY -> QueryKind.READ;
                 case READ_WRITE, WRITE -> QueryKind.WRITE;
                 case SCHEMA_WRITE -> QueryKind.ALONE;
                 case DBMS -> readLike(cypher) ? QueryKind.DBMS : QueryKind.ALONE;
             };
+            return new Planned(kind, EmbeddedSummaries.planNotices(r, "EXPLAIN ".length()));
         } catch (RuntimeException e) {
             GraphException t = EmbeddedErrors.translate(e);
             throw new GraphException(new Neo4jError(t.error().code(), withoutExplain(t.error().message())), e);

@@ -23,6 +23,7 @@ import org.neo4j.graphdb.Result;
 final class EmbeddedSummaries {
     /** The statuses every result carries and a front end derives from what it sends (success, no data, ...). */
     private static final Set<String> STANDARD = Set.of("00000", "00001", "02000", "02N42");
+    private static final String PARAMETER_NOT_PROVIDED = "Neo.ClientNotification.Statement.ParameterNotProvided";
 
     private EmbeddedSummaries() {}
 
@@ -79,6 +80,48 @@ final class EmbeddedSummaries {
             order.add(i);
         }
         return order.size() == count ? order : null;
+    }
+
+    /**
+     * The notifications of a plan ({@code EXPLAIN}) sluice made of a statement, without the plan, positions moved
+     * back by the {@code shift} characters sluice put in front of the statement (on its first line).
+     */
+    static Summary planNotices(Result r, int shift) {
+        Summary s = of(r);
+        if (s.notifications().isEmpty()) {
+            return Summary.NONE;
+        }
+        List<Map<String, Object>> moved = new ArrayList<>(s.notifications().size());
+        for (Map<String, Object> n : s.notifications()) {
+            if (PARAMETER_NOT_PROVIDED.equals(n.get("neo4j_code"))) {
+                continue; // sluice planned it without the parameters; the statement ran with them
+            }
+            Map<String, Object> m = new LinkedHashMap<>(n);
+            if (n.get("diagnostic_record") instanceof Map<?, ?> d && d.get("_position") instanceof Map<?, ?> p
+                    && p.get("offset") instanceof Number offset && offset.longValue() >= shift) {
+                Map<String, Object> record = new LinkedHashMap<>();
+                d.forEach((k, v) -> record.put(String.valueOf(k), v));
+                Map<String, Object> position = new LinkedHashMap<>();
+                p.forEach((k, v) -> position.put(String.valueOf(k), v));
+                position.put("offset", offset.longValue() - shift);
+                if (p.get("line") instanceof Number line && line.longValue() == 1
+                        && p.get("column") instanceof Number column) {
+                    position.put("column", column.longValue() - shift);
+                }
+                record.put("_position", position);
+                m.put("diagnostic_record", record);
+            }
+            moved.add(m);
+        }
+        if (moved.isEmpty()) {
+            return Summary.NONE;
+        }
+        // the raised order, less what was left out
+        List<Integer> raised = null;
+        if (s.raised() != null && moved.size() == s.notifications().size()) {
+            raised = s.raised();
+        }
+        return new Summary(moved, null, false, null, raised);
     }
 
     /** A GQL status object as {@link Summary} holds it; a notification's code, title and description with it. */

@@ -7,6 +7,7 @@ import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.Neo4jStatus;
 import io.sluice.vocab.QueryKind;
 import io.sluice.vocab.StatementResult;
+import io.sluice.vocab.Summary;
 import io.sluice.vocab.TxConfig;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -188,6 +189,18 @@ public interface Sink extends AutoCloseable {
      * an explicit transaction.
      */
     QueryKind classify(String cypher) throws GraphException;
+
+    /**
+     * What {@link #classify} tells, with the notifications Neo4j's plan of the statement raised (a cartesian
+     * product, an unknown label, a deprecation: what Neo4j says at planning), positions as the caller wrote it; a
+     * sink that cannot tell gives none.
+     */
+    default Planned planned(String cypher) throws GraphException {
+        return new Planned(classify(cypher), Summary.NONE);
+    }
+
+    /** A statement's kind, and the notifications of its plan ({@link Summary#NONE}: none). */
+    record Planned(QueryKind kind, Summary notices) {}
 
     /** The Neo4j version behind this sink, e.g. {@code 2026.08.1} (for the discovery document). */
     String neo4jVersion();

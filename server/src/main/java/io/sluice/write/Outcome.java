@@ -3,7 +3,9 @@ package io.sluice.write;
 import io.sluice.vocab.Neo4jError;
 import io.sluice.vocab.QueryKind;
 import io.sluice.vocab.StatementResult;
+import io.sluice.vocab.Summary;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /** What became of a request. Every request gets exactly one. */
@@ -75,6 +77,24 @@ public sealed interface Outcome {
             case Failed f -> new Failed(f.error(), kinds, f.partial());
             default -> this;
         };
+    }
+
+    /**
+     * Each statement's result that says nothing of itself (a write that ran coalesced with others, or without a
+     * result asked for) given {@code notices}, at the same index: the notifications of its own plan.
+     */
+    default Outcome withNotices(List<Summary> notices) {
+        if (!(this instanceof Committed c) || notices.stream().allMatch(n -> n.notifications().isEmpty())) {
+            return this;
+        }
+        List<StatementResult> results = new ArrayList<>(c.results());
+        for (int i = 0; i < results.size() && i < notices.size(); i++) {
+            StatementResult r = results.get(i);
+            if (r.summary() == Summary.NONE && !notices.get(i).notifications().isEmpty()) {
+                results.set(i, new StatementResult(r.columns(), r.rows(), r.counters(), notices.get(i)));
+            }
+        }
+        return new Committed(results, c.rows(), c.kinds());
     }
 
     /** The one answer to a write that arrives, or is still waiting, while sluice shuts down. */

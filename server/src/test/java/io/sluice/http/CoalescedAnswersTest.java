@@ -69,4 +69,37 @@ class CoalescedAnswersTest {
             assertThat(s.count("MATCH (c:Co) RETURN count(c)")).isEqualTo(1 + 2 * 23);
         }
     }
+
+    /**
+     * Writes that ask for no result, coalesced into one statement's UNWIND form, still get the notifications of
+     * their own statement (Neo4j raises a cartesian product here), positions as each client wrote it, on both APIs.
+     */
+    @Test
+    @Timeout(60)
+    void coalescedWritesKeepTheirOwnNotifications() throws Exception {
+        String link = "MATCH (a:Link), (b:Link) WHERE a.k = $k AND b.k = $k + 1 MERGE (a)-[:NEXT]->(b)";
+        try (TestServer s = TestServer.start("batch: {max_wait: 100ms}\n", false);
+                ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
+            s.post("/db/neo4j/query/v2", "{\"statement\": \"UNWIND range(0, 40) AS k CREATE (:Link {k: k})\"}");
+            List<Future<HttpResponse<String>>> answers = new ArrayList<>();
+            for (int k = 0; k < 20; k++) {
+                String query = "{\"statement\": \"" + link + "\", \"parameters\": {\"k\": " + (2 * k) + "}}";
+                String classic = "{\"statements\": [{\"statement\": \"" + link + "\", \"parameters\": {\"k\": "
+                        + (2 * k + 1) + "}}]}";
+                answers.add(clients.submit(() -> s.post("/db/neo4j/query/v2", query)));
+                answers.add(clients.submit(() -> s.post("/db/neo4j/tx/commit", classic)));
+            }
+            for (int i = 0; i < answers.size(); i++) {
+                JsonNode body = JSON.readTree(answers.get(i).get().body());
+                JsonNode notifications = body.path("notifications");
+                assertThat(notifications.path(0).path("code").asText()).as(body.toString())
+                        .isEqualTo("Neo.ClientNotification.Statement.CartesianProduct");
+                assertThat(notifications.path(0).path("position").toString()).as(body.toString())
+                        .isEqualTo("{\"offset\":0,\"line\":1,\"column\":1}");
+                assertThat(notifications.path(0).path("description").asText()).as(body.toString())
+                        .endsWith("(identifier is: (b))");
+            }
+            assertThat(s.count("MATCH (:Link)-[r:NEXT]->(:Link) RETURN count(r)")).isEqualTo(40);
+        }
+    }
 }
