@@ -95,6 +95,7 @@ final class Notices {
     /** The plan with every operator named as Neo4j's server names it: {@code Operator@database}. */
     private static Map<String, Object> located(Map<String, Object> plan, String db) {
         Map<String, Object> out = new LinkedHashMap<>(plan);
+        out.remove("text"); // Neo4j's Bolt server sends no text form
         out.put("operatorType", plan.get("operatorType") + "@" + db);
         if (plan.get("children") instanceof List<?> children) {
             List<Object> located = new ArrayList<>(children.size());

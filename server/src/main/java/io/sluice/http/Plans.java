@@ -10,7 +10,8 @@ import java.util.Map;
  * {@code Operator@database} as Neo4j names it (compared with Neo4j's own answers in {@code DifferentialTest}):
  * <ul>
  *   <li>the Query API: {@code queryPlan} after {@code EXPLAIN}, {@code profiledQueryPlan} after {@code PROFILE}; an
- *   operator is {@code operatorType}, {@code arguments}, {@code identifiers}, profiled its figures as the Java
+ *   operator is {@code operatorType}, {@code arguments} (the root's with the plan's text form,
+ *   {@code string-representation}, where the sink gave one: the embedded one does), {@code identifiers}, profiled its figures as the Java
  *   driver reads them ({@code dbHits}, {@code records}, the page cache's three, zero where Neo4j measured none, and
  *   {@code hasPageCacheStats} when any is not zero), then {@code children};</li>
  *   <li>the classic API: the statement's {@code plan}, {@code {"root": operator}}, an operator being its
@@ -29,6 +30,9 @@ final class Plans {
         Map<String, Object> arguments = new LinkedHashMap<>();
         if (plan.get("args") instanceof Map<?, ?> args) {
             args.forEach((k, v) -> arguments.put(String.valueOf(k), typed ? TypedJson.encode(v) : v));
+        }
+        if (plan.get("text") instanceof String text) {
+            arguments.put("string-representation", typed ? TypedJson.encode(text) : text);
         }
         out.put("arguments", arguments);
         out.put("identifiers", plan.getOrDefault("identifiers", List.of()));
@@ -61,6 +65,9 @@ final class Plans {
         out.put("operatorType", plan.get("operatorType") + "@" + db);
         if (plan.get("args") instanceof Map<?, ?> args) {
             args.forEach((k, v) -> out.put(String.valueOf(k), v));
+        }
+        if (plan.get("text") instanceof String text) {
+            out.put("string-representation", text);
         }
         out.put("identifiers", plan.getOrDefault("identifiers", List.of()));
         List<Object> children = new ArrayList<>();

@@ -9,6 +9,7 @@ import java.util.Map;
 import org.neo4j.driver.Record;
 import org.neo4j.driver.Result;
 import org.neo4j.driver.Session;
+import org.neo4j.driver.summary.ResultSummary;
 import org.neo4j.driver.summary.SummaryCounters;
 
 /**
@@ -42,7 +43,8 @@ final class BoltResults {
                 budget.add(rows, values);
             }
         }
-        return new StatementResult(columns, rows, counters(r.consume().counters()));
+        ResultSummary summary = r.consume();
+        return new StatementResult(columns, rows, counters(summary.counters()), BoltSummaries.of(summary));
     }
 
     static Map<String, Object> counters(SummaryCounters s) {

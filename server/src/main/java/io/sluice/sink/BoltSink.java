@@ -34,6 +34,7 @@ import org.neo4j.driver.SessionConfig;
 import org.neo4j.driver.Transaction;
 import org.neo4j.driver.TransactionConfig;
 import org.neo4j.driver.summary.QueryType;
+import org.neo4j.driver.summary.ResultSummary;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -308,16 +309,21 @@ public final class BoltSink implements Sink {
 
     @Override
     public QueryKind classify(String cypher) throws GraphException {
+        return planned(cypher).kind();
+    }
+
+    @Override
+    public Planned planned(String cypher) throws GraphException {
         try (Session s = driver.session(writeSession)) {
-            QueryType type = s.run("EXPLAIN " + cypher).consume().queryType();
-            if (type == null) {
-                return QueryKind.ALONE; // a DBMS command: no plan type to go by
-            }
-            return switch (type) {
-                case READ_ONLY -> QueryKind.READ;
-                case READ_WRITE, WRITE_ONLY -> QueryKind.WRITE;
-                case SCHEMA_WRITE -> QueryKind.ALONE;
-            };
+            ResultSummary summary = s.run("EXPLAIN " + cypher).consume();
+            QueryType type = summary.queryType();
+            QueryKind kind = type == null ? QueryKind.ALONE // a DBMS command: no plan type to go by
+                    : switch (type) {
+                        case READ_ONLY -> QueryKind.READ;
+                        case READ_WRITE, WRITE_ONLY -> QueryKind.WRITE;
+                        case SCHEMA_WRITE -> QueryKind.ALONE;
+                    };
+            return new Planned(kind, EmbeddedSummaries.planNotices(BoltSummaries.of(summary), "EXPLAIN ".length()));
         } catch (RuntimeException e) {
             GraphException t = BoltErrors.translate(e, false);
             throw new GraphException(new Neo4jError(t.error().code(), EmbeddedSink.withoutExplain(t.error().message())), e);

@@ -51,10 +51,8 @@ final class EmbeddedSummaries {
         if (type.requestedExecutionPlanDescription()) {
             ExecutionPlanDescription root = r.getExecutionPlanDescription();
             plan = plan(root);
-            // the root's text form, which Neo4j's servers put among its arguments and the embedded API does not
-            @SuppressWarnings("unchecked")
-            Map<String, Object> args = (Map<String, Object>) plan.get("args");
-            args.put("string-representation", root.toString());
+            // the root's text form, which Neo4j's HTTP APIs put among its arguments (its Bolt server does not)
+            plan.put("text", root.toString());
         }
         return notifications.isEmpty() && plan == null ? Summary.standard(standard)
                 : new Summary(notifications, plan, plan != null && type.isProfiled(), standard,
@@ -83,11 +81,11 @@ final class EmbeddedSummaries {
     }
 
     /**
-     * The notifications of a plan ({@code EXPLAIN}) sluice made of a statement, without the plan, positions moved
-     * back by the {@code shift} characters sluice put in front of the statement (on its first line).
+     * The notifications of a plan ({@code EXPLAIN}) sluice made of a statement ({@code s}, from either sink), without
+     * the plan, positions moved back by the {@code shift} characters sluice put in front of the statement (on its
+     * first line), and without Neo4j's complaint that the parameters were not given (they were not: it was a plan).
      */
-    static Summary planNotices(Result r, int shift) {
-        Summary s = of(r);
+    static Summary planNotices(Summary s, int shift) {
         if (s.notifications().isEmpty()) {
             return Summary.NONE;
         }

@@ -14,7 +14,8 @@ import java.util.Map;
  * derives one from what it sends); and the plan an {@code EXPLAIN} or {@code PROFILE} asked for (null: none), each
  * operator a map of {@code operatorType} (as the embedded API names it: no {@code @database}), {@code args},
  * {@code identifiers}, {@code children} and, profiled, {@code rows}, {@code dbHits}, {@code pageCacheHits},
- * {@code pageCacheMisses}, {@code pageCacheHitRatio}, {@code time} where Neo4j measured them. Values are plain Java
+ * {@code pageCacheMisses}, {@code pageCacheHitRatio}, {@code time} where Neo4j measured them; the root may have
+ * {@code text}, the plan's text form (what Neo4j's HTTP APIs call {@code string-representation}). Values are plain Java
  * ones (Long, Double, String, List, Map). The notifications are in the order of Neo4j's status objects, which its
  * Bolt server and Query API keep; {@code raised} is the order Neo4j raised them in (its classic HTTP API's), as
  * indexes into them (null: the same order).

@@ -10,6 +10,7 @@ import io.sluice.vocab.GraphException;
 import io.sluice.vocab.GraphValues;
 import io.sluice.vocab.QueryKind;
 import io.sluice.vocab.StatementResult;
+import io.sluice.vocab.Summary;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -135,6 +136,59 @@ class BoltSinkTest {
         }
         assertThat(bolt.classify("MERGE (n:M {id: $id})")).isEqualTo(QueryKind.WRITE);
         assertThat(bolt.classify("SHOW INDEXES")).isEqualTo(QueryKind.READ);
+    }
+
+    /**
+     * Notifications, the standard status and plans reach a front end through the Bolt sink as through the embedded
+     * one (so {@code --neo4j} answers as the embedded Neo4j does); a profile's figures are the server's own (it
+     * measures the root's memory, the embedded API does not), so a profile compares by its operators.
+     */
+    @Test
+    void summariesAreTheEmbeddedSinks() throws Exception {
+        for (String read : List.of("MATCH (a:NoSuchLabel), (b) RETURN count(*) AS c", "RETURN 1 AS one",
+                "MATCH (n:NoSuchLabel) RETURN n", "EXPLAIN MATCH (a), (b) RETURN a, b")) {
+            Summary viaBolt = bolt.inReadTransaction(tx -> tx.run(read, Map.of())).summary();
+            Summary viaEmbedded = embedded.inReadTransaction(tx -> tx.run(read, Map.of())).summary();
+            assertThat(viaBolt.notifications()).as(read).isEqualTo(viaEmbedded.notifications());
+            assertThat(viaBolt.plan()).as(read).isEqualTo(withoutText(viaEmbedded.plan()));
+            assertThat(viaBolt.profiled()).as(read).isEqualTo(viaEmbedded.profiled());
+        }
+        assertThat(bolt.inReadTransaction(tx -> tx.run("MATCH (a:NoSuchLabel), (b) RETURN count(*)", Map.of()))
+                .summary().notifications()).extracting(n -> n.get("gql_status")).containsExactly("01N50", "03N90");
+        String profile = "PROFILE MATCH (a:NoSuchLabel) RETURN count(a)";
+        Summary viaBolt = bolt.inReadTransaction(tx -> tx.run(profile, Map.of())).summary();
+        Summary viaEmbedded = embedded.inReadTransaction(tx -> tx.run(profile, Map.of())).summary();
+        assertThat(viaBolt.profiled()).isTrue();
+        assertThat(operators(viaBolt.plan())).isEqualTo(operators(viaEmbedded.plan())).isNotEmpty();
+        assertThat(viaBolt.plan()).containsKeys("rows", "dbHits");
+        // what a coalesced write carries: its plan's notifications, the positions the client's
+        assertThat(bolt.planned("MATCH (a:NoSuchLabel), (b) WHERE a.k = $k SET b.x = 1").notices())
+                .isEqualTo(embedded.planned("MATCH (a:NoSuchLabel), (b) WHERE a.k = $k SET b.x = 1").notices());
+    }
+
+    /** The plan without its text form, which only the embedded sink has (Neo4j's Bolt server sends none). */
+    static Map<String, Object> withoutText(Map<String, Object> plan) {
+        if (plan == null) {
+            return null;
+        }
+        assertThat(plan).containsKey("text");
+        Map<String, Object> out = new java.util.LinkedHashMap<>(plan);
+        out.remove("text");
+        return out;
+    }
+
+    /** The operator types of a plan, depth first. */
+    static List<Object> operators(Map<String, Object> plan) {
+        List<Object> out = new java.util.ArrayList<>();
+        out.add(plan.get("operatorType"));
+        if (plan.get("children") instanceof List<?> children) {
+            for (Object c : children) {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> child = (Map<String, Object>) c;
+                out.addAll(operators(child));
+            }
+        }
+        return out;
     }
 
     @Test
