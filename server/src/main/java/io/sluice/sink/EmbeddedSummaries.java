@@ -1,5 +1,6 @@
 package io.sluice.sink;
 
+import io.sluice.vocab.Neo4jStatus;
 import io.sluice.vocab.Summary;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -23,7 +24,6 @@ import org.neo4j.graphdb.Result;
 final class EmbeddedSummaries {
     /** The statuses every result carries and a front end derives from what it sends (success, no data, ...). */
     private static final Set<String> STANDARD = Set.of("00000", "00001", "02000", "02N42");
-    private static final String PARAMETER_NOT_PROVIDED = "Neo.ClientNotification.Statement.ParameterNotProvided";
 
     private EmbeddedSummaries() {}
 
@@ -91,7 +91,7 @@ final class EmbeddedSummaries {
         }
         List<Map<String, Object>> moved = new ArrayList<>(s.notifications().size());
         for (Map<String, Object> n : s.notifications()) {
-            if (PARAMETER_NOT_PROVIDED.equals(n.get("neo4j_code"))) {
+            if (Neo4jStatus.Notification.PARAMETER_NOT_PROVIDED.equals(n.get("neo4j_code"))) {
                 continue; // sluice planned it without the parameters; the statement ran with them
             }
             Map<String, Object> m = new LinkedHashMap<>(n);

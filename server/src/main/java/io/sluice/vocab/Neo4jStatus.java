@@ -66,6 +66,15 @@ public final class Neo4jStatus {
         public static final String FEATURE_DEPRECATION_WARNING = "Neo.ClientNotification.Request.FeatureDeprecationWarning";
     }
 
+    /** Notifications, not errors, that sluice looks for. */
+    public static final class Notification {
+        private Notification() {
+        }
+
+        /** A statement planned without the parameters it refers to (sluice's own plans are). */
+        public static final String PARAMETER_NOT_PROVIDED = "Neo.ClientNotification.Statement.ParameterNotProvided";
+    }
+
     public static final class Security {
         private Security() {
         }

@@ -80,8 +80,9 @@ public sealed interface Outcome {
     }
 
     /**
-     * Each statement's result that says nothing of itself (a write that ran coalesced with others, or without a
-     * result asked for) given {@code notices}, at the same index: the notifications of its own plan.
+     * Each statement's result that was never read ({@link StatementResult#EMPTY} itself: a write that ran coalesced
+     * with others, or without a result asked for) given {@code notices}, at the same index: the notifications of its
+     * own plan. A result that was read says what Neo4j said of it, nothing included.
      */
     default Outcome withNotices(List<Summary> notices) {
         if (!(this instanceof Committed c) || notices.stream().allMatch(n -> n.notifications().isEmpty())) {
@@ -90,7 +91,7 @@ public sealed interface Outcome {
         List<StatementResult> results = new ArrayList<>(c.results());
         for (int i = 0; i < results.size() && i < notices.size(); i++) {
             StatementResult r = results.get(i);
-            if (r.summary() == Summary.NONE && !notices.get(i).notifications().isEmpty()) {
+            if (r == StatementResult.EMPTY && !notices.get(i).notifications().isEmpty()) { // ran, result unread
                 results.set(i, new StatementResult(r.columns(), r.rows(), r.counters(), notices.get(i)));
             }
         }
