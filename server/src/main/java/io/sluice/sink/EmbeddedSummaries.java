@@ -91,7 +91,7 @@ final class EmbeddedSummaries {
         }
         List<Map<String, Object>> moved = new ArrayList<>(s.notifications().size());
         for (Map<String, Object> n : s.notifications()) {
-            if (Neo4jStatus.Notification.PARAMETER_NOT_PROVIDED.equals(n.get("neo4j_code"))) {
+            if (Neo4jStatus.Statement.PARAMETER_NOT_PROVIDED.equals(n.get("neo4j_code"))) {
                 continue; // sluice planned it without the parameters; the statement ran with them
             }
             Map<String, Object> m = new LinkedHashMap<>(n);

@@ -66,15 +66,6 @@ public final class Neo4jStatus {
         public static final String FEATURE_DEPRECATION_WARNING = "Neo.ClientNotification.Request.FeatureDeprecationWarning";
     }
 
-    /** Notifications, not errors, that sluice looks for. */
-    public static final class Notification {
-        private Notification() {
-        }
-
-        /** A statement planned without the parameters it refers to (sluice's own plans are). */
-        public static final String PARAMETER_NOT_PROVIDED = "Neo.ClientNotification.Statement.ParameterNotProvided";
-    }
-
     public static final class Security {
         private Security() {
         }
@@ -112,6 +103,9 @@ public final class Neo4jStatus {
     public static final class Statement {
         private Statement() {
         }
+
+        /** A notification, not an error: a statement planned without the parameters it refers to (sluice's plans). */
+        public static final String PARAMETER_NOT_PROVIDED = "Neo.ClientNotification.Statement.ParameterNotProvided";
 
         /** What every statement's own error's code starts with. */
         public static final String PREFIX = "Neo.ClientError.Statement.";
