@@ -348,7 +348,7 @@ final class BoltProtocol {
             return;
         }
         if (s.failed()) {
-            failedRun(s.failure(), s.kind(0), null, start, false);
+            failedRun(s.failure(), s.kind(0), s.partial(), start, false);
             return;
         }
         results.inTransaction(Cursor.of(s.results().getFirst(), s.kind(0), false, null), start);

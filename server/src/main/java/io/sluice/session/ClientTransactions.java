@@ -104,7 +104,7 @@ public final class ClientTransactions implements ExplicitTransactions {
             try {
                 results.add(held.run(s.cypher(), s.params()));
             } catch (GraphException e) {
-                return new Step(results, e.error(), held.id(), held.expires(), ran);
+                return new Step(results, e.error(), held.id(), held.expires(), ran, e.partial());
             }
         }
         return new Step(results, null, held.id(), held.expires(), ran);

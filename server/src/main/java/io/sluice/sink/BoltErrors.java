@@ -25,6 +25,9 @@ final class BoltErrors {
      * statement), so a lost connection means the outcome is unknown.
      */
     static GraphException translate(RuntimeException e, boolean committing) {
+        if (e instanceof FailedWhileRead f && f.getCause() instanceof RuntimeException cause) {
+            return translate(cause, committing).withPartial(f.partial());
+        }
         ResultBudget.Exceeded big = ResultBudget.Exceeded.in(e);
         if (big != null) {
             return new GraphException(big.error(), e);

@@ -9,6 +9,7 @@ import java.util.Map;
 import org.neo4j.driver.Record;
 import org.neo4j.driver.Result;
 import org.neo4j.driver.Session;
+import org.neo4j.driver.exceptions.Neo4jException;
 import org.neo4j.driver.summary.ResultSummary;
 import org.neo4j.driver.summary.SummaryCounters;
 
@@ -29,19 +30,28 @@ final class BoltResults {
         return r;
     }
 
-    /** As {@link EmbeddedResults#materialise}: the rows detached and counted against {@code budget}. */
+    /**
+     * As {@link EmbeddedResults#materialise}: the rows detached and counted against {@code budget}; a failure the
+     * server reports while the rows are read is thrown as {@link FailedWhileRead} with the rows before it.
+     */
     static StatementResult materialise(Result r, ResultBudget budget) {
         List<String> columns = r.keys();
         List<List<Object>> rows = new ArrayList<>();
-        while (r.hasNext()) {
-            Record record = r.next();
-            if (budget.keepsRows()) {
-                List<Object> values = new ArrayList<>(columns.size());
-                for (int i = 0; i < columns.size(); i++) {
-                    values.add(BoltValues.detach(record.get(i).asObject()));
+        try {
+            while (r.hasNext()) {
+                Record record = r.next();
+                if (budget.keepsRows()) {
+                    List<Object> values = new ArrayList<>(columns.size());
+                    for (int i = 0; i < columns.size(); i++) {
+                        values.add(BoltValues.detach(record.get(i).asObject()));
+                    }
+                    budget.add(rows, values);
                 }
-                budget.add(rows, values);
             }
+        } catch (ResultBudget.Exceeded e) {
+            throw e;
+        } catch (Neo4jException e) { // the server failed the statement after these rows (a runtime error)
+            throw new FailedWhileRead(e, new StatementResult(columns, rows, Map.of()));
         }
         ResultSummary summary = r.consume();
         return new StatementResult(columns, rows, counters(summary.counters()), BoltSummaries.of(summary));

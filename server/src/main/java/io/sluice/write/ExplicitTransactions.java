@@ -22,13 +22,19 @@ public interface ExplicitTransactions {
      * What a request did: the results of its statements in order (fewer than it sent when one failed), the
      * failure that ended the transaction ({@code null} when none did), the transaction's id, when it expires if
      * left idle now, and what each statement run (the failed one too) was classified as, in order (a statement that
-     * does not compile has no kind: {@link #kind} answers null).
+     * does not compile has no kind: {@link #kind} answers null); {@code partial}: the columns and rows the failed
+     * statement gave before it failed at runtime (a read: {@code 10 / 0} on its third row), else null.
      */
     record Step(List<StatementResult> results, Neo4jError failure, String id, Instant expires,
-            List<QueryKind> kinds) {
+            List<QueryKind> kinds, StatementResult partial) {
         public Step {
             results = List.copyOf(results);
             kinds = List.copyOf(kinds);
+        }
+
+        public Step(List<StatementResult> results, Neo4jError failure, String id, Instant expires,
+                List<QueryKind> kinds) {
+            this(results, failure, id, expires, kinds, null);
         }
 
         /** The kind of the statement at {@code i} (null: it does not compile). */

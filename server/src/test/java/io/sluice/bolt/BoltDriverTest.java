@@ -155,6 +155,17 @@ class BoltDriverTest {
                     .hasFieldOrPropertyWithValue("code", "Neo.ClientError.Statement.ArithmeticError");
         }
         assertThat(s.count("MATCH (n:BoltDiscarded) RETURN count(n)")).isZero();
+        // pulled in a transaction: the rows before the failure, then the failure, which ends the transaction
+        try (Session session = driver.session(); var tx = session.beginTransaction()) {
+            tx.run("CREATE (:BoltStreamedThenFailed)").consume();
+            Result r = tx.run("UNWIND [1, 0, 2] AS x RETURN 10 / x AS y");
+            assertThat(r.keys()).containsExactly("y");
+            assertThat(r.next().get("y").asLong()).isEqualTo(10);
+            assertThatThrownBy(r::next).isInstanceOf(ClientException.class)
+                    .hasFieldOrPropertyWithValue("code", "Neo.ClientError.Statement.ArithmeticError");
+            assertThatThrownBy(tx::commit).as("the failure ended the transaction").isInstanceOf(Exception.class);
+        }
+        assertThat(s.count("MATCH (n:BoltStreamedThenFailed) RETURN count(n)")).isZero();
     }
 
     /**

@@ -166,6 +166,21 @@ class BoltSinkTest {
                 .isEqualTo(embedded.planned("MATCH (a:NoSuchLabel), (b) WHERE a.k = $k SET b.x = 1").notices());
     }
 
+    /** A read failing at runtime keeps the rows before its failure through either sink (what a client is streamed). */
+    @Test
+    void theRowsBeforeARuntimeErrorComeWithIt() {
+        String read = "UNWIND [1, 0, 2] AS x RETURN 10 / x AS y";
+        for (Sink sink : List.of(embedded, bolt)) {
+            assertThatThrownBy(() -> sink.inReadTransaction(tx -> tx.run(read, Map.of())))
+                    .isInstanceOfSatisfying(GraphException.class, e -> {
+                        assertThat(e.error().code()).isEqualTo("Neo.ClientError.Statement.ArithmeticError");
+                        assertThat(e.partial()).as("%s", sink).isNotNull();
+                        assertThat(e.partial().columns()).containsExactly("y");
+                        assertThat(e.partial().rows()).containsExactly(List.of(10L));
+                    });
+        }
+    }
+
     /** The plan without its text form, which only the embedded sink has (Neo4j's Bolt server sends none). */
     static Map<String, Object> withoutText(Map<String, Object> plan) {
         if (plan == null) {
