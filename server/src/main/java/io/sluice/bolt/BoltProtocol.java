@@ -389,7 +389,7 @@ final class BoltProtocol {
         Neo4jError failed = results.pull(p, c);
         if (failed != null) {
             fail(failed);
-        } else if (!c.hasNext()) {
+        } else if (!c.hasNext() && c.failure() == null) { // a failure still to come is more to pull
             state = c.autoCommit() ? State.READY : results.pending() ? State.TX_STREAMING : State.TX_READY;
         }
     }

@@ -93,7 +93,8 @@ final class Results {
         }
         long n = p.n() < 0 ? Long.MAX_VALUE : p.n();
         boolean v5 = version.atLeast(Version.V5_0);
-        for (long sent = 0; sent < n && c.hasNext(); sent++) {
+        long sent = 0;
+        for (; sent < n && c.hasNext(); sent++) {
             List<Object> row = c.next();
             if (!p.discard()) {
                 List<Object> values = new ArrayList<>(row.size());
@@ -106,7 +107,9 @@ final class Results {
                 }
             }
         }
-        if (c.hasNext()) {
+        // Neo4j produces rows lazily: a PULL that ends on the last row before a runtime error has not reached the
+        // failing row yet, so it answers has_more, and the next PULL gets the failure
+        if (c.hasNext() || (c.failure() != null && n >= 0 && sent == n)) {
             Messages.success(Map.of("has_more", true), out);
             return null;
         }
