@@ -36,8 +36,10 @@ final class EmbeddedOpenTx implements Sink.OpenTx {
         }
         GraphException failure;
         try (Result r = tx.execute(cypher, Values.embeddedParams(params))) {
-            if (!write && writes(r.getQueryExecutionType().queryType())) {
-                // as a Bolt READ session on a server refuses it (the plan's type, before a row is read)
+            QueryExecutionType type = r.getQueryExecutionType();
+            if (!write && !type.isExplained() && writes(type.queryType())) {
+                // as a Bolt READ session on a server refuses it (the plan's type, before a row is read); an EXPLAIN
+                // runs nothing, and Neo4j plans it in a read transaction too
                 failure = new GraphException(new Neo4jError(ACCESS_MODE, "Writing in read access mode not allowed."),
                         null);
             } else {

@@ -226,6 +226,17 @@ class BoltDriverTest {
             assertThat(r.keys()).containsExactly("id");
             assertThat(r.list()).isEmpty();
         }
+        // and in a read transaction, explicit or managed, as Neo4j plans it there too
+        try (Session read = driver.session(SessionConfig.builder().withDefaultAccessMode(AccessMode.READ).build())) {
+            try (var tx = read.beginTransaction()) {
+                assertThat(tx.run("EXPLAIN CREATE (n:BoltExplained) RETURN n").keys()).containsExactly("n");
+                assertThat(tx.run("RETURN 1 AS one").single().get("one").asInt()).as("it goes on").isEqualTo(1);
+                tx.commit();
+            }
+            List<String> keys = read.executeRead(tx -> tx.run("EXPLAIN MERGE (n:BoltExplained {id: 1}) RETURN n")
+                    .keys());
+            assertThat(keys).containsExactly("n");
+        }
         try (Session session = driver.session()) {
             assertThat(session.run("MATCH (n:BoltExplained) RETURN count(n) AS c").single().get("c").asLong())
                     .isZero();
