@@ -98,7 +98,7 @@ final class Execution {
                 step.at(cypher.subList(i, end));
                 tx.runDiscarding(form, Map.of(Coalescing.ROWS, rows));
                 for (Pending p : cypher.subList(i, end)) {
-                    results.put(p, List.of(StatementResult.EMPTY)); // what it returns: no columns, no rows
+                    results.put(p, List.of(StatementResult.UNREAD)); // what it returns: no columns, no rows
                 }
             } else {
                 step.at(List.of(cypher.get(i)));
@@ -209,7 +209,7 @@ final class Execution {
                 rs.add(tx.run(s.cypher(), s.params()));
             } else {
                 tx.runDiscarding(s.cypher(), s.params());
-                rs.add(StatementResult.EMPTY);
+                rs.add(StatementResult.UNREAD);
             }
         }
         return rs;

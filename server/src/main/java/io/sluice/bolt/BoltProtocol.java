@@ -335,6 +335,9 @@ final class BoltProtocol {
     }
 
     private void runInTransaction(Run run) throws InterruptedException {
+        if (failedBefore()) {
+            return;
+        }
         long start = services.time().nanos();
         Statement statement = statement(run);
         if (statement == null) {
@@ -355,7 +358,25 @@ final class BoltProtocol {
         state = State.TX_STREAMING;
     }
 
+    /**
+     * A RUN or COMMIT while a result of the transaction still holds back its failure: that failure now (sluice's
+     * transaction ended with it; Neo4j would meet it at the COMMIT, and would still run the RUN: a documented
+     * difference). Whether it failed so.
+     */
+    private boolean failedBefore() {
+        Neo4jError pending = results.pendingFailure();
+        if (pending == null) {
+            return false;
+        }
+        results.clear();
+        fail(pending);
+        return true;
+    }
+
     private void commit() throws InterruptedException {
+        if (failedBefore()) {
+            return;
+        }
         try {
             wire.blocking(() -> {
                 session.commit();

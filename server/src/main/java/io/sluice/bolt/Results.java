@@ -66,6 +66,20 @@ final class Results {
         return autoCommitted ? autoCommit : inTransaction.get(p.qid() == -1 ? nextQid - 1 : p.qid());
     }
 
+    /**
+     * The failure a result of the transaction still holds back (a read whose rows before its runtime error were
+     * pulled with {@code has_more}), or null. Sluice's transaction ended with that failure; Neo4j's has not yet
+     * evaluated the failing row.
+     */
+    Neo4jError pendingFailure() {
+        for (Cursor c : inTransaction.values()) {
+            if (c.failure() != null) {
+                return c.failure();
+            }
+        }
+        return null;
+    }
+
     /** Whether results of the transaction remain to be pulled. */
     boolean pending() {
         return !inTransaction.isEmpty();
@@ -109,7 +123,7 @@ final class Results {
         }
         // Neo4j produces rows lazily: a PULL that ends on the last row before a runtime error has not reached the
         // failing row yet, so it answers has_more, and the next PULL gets the failure
-        if (c.hasNext() || (c.failure() != null && n >= 0 && sent == n)) {
+        if (c.hasNext() || (c.failure() != null && p.n() > 0 && sent == p.n())) {
             Messages.success(Map.of("has_more", true), out);
             return null;
         }

@@ -127,9 +127,6 @@ record QueryRequest(Statement statement, boolean includeCounters, String accessM
             throw bad("\"minimumSeverityLevel\" must be one of " + new TreeSet<>(NoticeFilter.SEVERITIES) + ", got "
                     + (severity instanceof String s ? "\"" + s + "\"" : Json.kind(severity)));
         }
-        if ("OFF".equals(severity)) {
-            return NoticeFilter.NONE;
-        }
         Object categories = filter.get("disabledCategories");
         Set<String> disabled = null;
         if (categories != null) {
@@ -144,6 +141,9 @@ record QueryRequest(Statement statement, boolean includeCounters, String accessM
                 }
                 disabled.add((String) c);
             }
+        }
+        if ("OFF".equals(severity)) { // none at all, once the categories were found good
+            return NoticeFilter.NONE;
         }
         return severity == null && disabled == null ? NoticeFilter.ALL
                 : new NoticeFilter(false, (String) severity, disabled);

@@ -28,17 +28,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * read as Neo4j reads them ({@link QueryRequest}: its fields only; {@code accessMode: READ} opens a read
  * transaction). Answers carry {@code queryType} and the timings (the request's time in sluice) after a statement.
  * The opening request's {@code notificationsFilter} holds for the whole transaction, as in Neo4j (later requests
- * may not carry one): kept here beside the transaction's id while the transaction can be alive (until its commit,
- * roll-back, failure or expiry), and only when it filters anything.
+ * may not carry one): kept here beside the transaction's id, only when it filters anything, and dropped when the
+ * transaction ends (its commit, roll-back or failure here; its expiry when the registry no longer has it).
  */
 final class QueryTransactionsApi {
     private final WritePath writes;
     private final ExplicitTransactions transactions;
     private final Time time;
-    /** The filters of open transactions that asked for one, with when each expires if left idle. */
-    private final Map<String, Held> filters = new ConcurrentHashMap<>();
-
-    private record Held(NoticeFilter notices, Instant expires) {}
+    /** The filters of open transactions that asked for one. */
+    private final Map<String, NoticeFilter> filters = new ConcurrentHashMap<>();
 
     QueryTransactionsApi(WritePath writes, ExplicitTransactions transactions, Time time) {
         this.writes = writes;
@@ -55,32 +53,35 @@ final class QueryTransactionsApi {
             // a read transaction for accessMode READ, as Neo4j's (a template-only caller is refused either way)
             Caller as = r.readOnly() ? caller.readOnly() : caller;
             ExplicitTransactions.Step s = transactions.open(statements(r), as);
-            forgetExpired();
+            forgetEnded();
             if (!s.failed() && !r.notices().equals(NoticeFilter.ALL)) {
-                filters.put(s.id(), new Held(r.notices(), s.expires()));
+                filters.put(s.id(), r.notices());
             } else if (s.id() != null) {
                 filters.remove(s.id());
             }
-            return open(s, r, media, start);
+            return open(s, r, media, start, r.notices());
         });
     }
 
     Reply run(String db, String id, byte[] body, QueryMedia media, Caller caller) {
         long start = time.nanos();
-        return answer(body, QueryRequest.Shape.STATEMENT, media, r -> open(transactions.run(id,
-                statements(r), onDatabase(db, caller)), r, media, start));
+        return answer(body, QueryRequest.Shape.STATEMENT, media, r -> {
+            NoticeFilter notices = filters.getOrDefault(id, NoticeFilter.ALL); // before: a commit may drop it
+            return open(transactions.run(id, statements(r), onDatabase(db, caller)), r, media, start, notices);
+        });
     }
 
     Reply commit(String db, String id, byte[] body, QueryMedia media, Caller caller) {
         long start = time.nanos();
         return answer(body, QueryRequest.Shape.STATEMENT, media, r -> {
+            NoticeFilter notices = filters.getOrDefault(id, NoticeFilter.ALL);
             // not found or in use throws: the transaction (another caller's, perhaps) goes on, and keeps its filter
             ExplicitTransactions.Step s = transactions.commit(id, statements(r), onDatabase(db, caller));
             if (s.failed()) {
                 filters.remove(id);
                 return failed(s.failure());
             }
-            Map<String, Object> out = result(s, r, media, start);
+            Map<String, Object> out = result(s, r, media, start, notices);
             filters.remove(id);
             out.put("bookmarks", List.of());
             return Reply.json(202, out);
@@ -135,26 +136,25 @@ final class QueryTransactionsApi {
     }
 
     /** The statement's data, counters when asked for, query type and timings; nothing when none ran. */
-    private Map<String, Object> result(ExplicitTransactions.Step s, QueryRequest r, QueryMedia media, long start) {
+    private Map<String, Object> result(ExplicitTransactions.Step s, QueryRequest r, QueryMedia media, long start,
+            NoticeFilter notices) {
         if (s.results().isEmpty()) {
             return new LinkedHashMap<>();
         }
         StatementResult result = s.results().getFirst();
-        Held held = filters.get(s.id());
-        NoticeFilter notices = held == null ? NoticeFilter.ALL : held.notices();
         Map<String, Object> out = Api.queryResult(result, r.includeCounters(), notices, writes.database(),
                 media.typedResponse());
         Api.summary(out, Api.queryType(s.kind(0), result), time.nanos() - start);
         return out;
     }
 
-    private Reply open(ExplicitTransactions.Step s, QueryRequest r, QueryMedia media, long start) {
+    private Reply open(ExplicitTransactions.Step s, QueryRequest r, QueryMedia media, long start,
+            NoticeFilter notices) {
         if (s.failed()) {
             filters.remove(s.id());
             return failed(s.failure());
         }
-        filters.computeIfPresent(s.id(), (id, held) -> new Held(held.notices(), s.expires()));
-        Map<String, Object> out = result(s, r, media, start);
+        Map<String, Object> out = result(s, r, media, start, notices);
         Map<String, Object> tx = new LinkedHashMap<>();
         tx.put("id", s.id());
         tx.put("expires", expires(s.expires()));
@@ -162,11 +162,10 @@ final class QueryTransactionsApi {
         return Reply.json(202, out);
     }
 
-    /** Drops the filters of transactions past their expiry: those ids are dead (an expired one is never revived). */
-    private void forgetExpired() {
+    /** Drops the filters of transactions that have ended (expired, or ended by a path that did not drop them). */
+    private void forgetEnded() {
         if (!filters.isEmpty()) {
-            Instant now = time.now();
-            filters.values().removeIf(h -> h.expires().isBefore(now));
+            filters.keySet().removeIf(id -> !transactions.isOpen(id));
         }
     }
 

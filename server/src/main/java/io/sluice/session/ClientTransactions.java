@@ -111,6 +111,11 @@ public final class ClientTransactions implements ExplicitTransactions {
     }
 
     @Override
+    public boolean isOpen(String id) {
+        return registry.isOpen(id);
+    }
+
+    @Override
     public void rollback(String id, Caller caller) throws GraphException {
         registry.rollback(id, caller.owner());
     }

@@ -9,7 +9,8 @@ import java.util.Map;
 import org.neo4j.driver.Record;
 import org.neo4j.driver.Result;
 import org.neo4j.driver.Session;
-import org.neo4j.driver.exceptions.Neo4jException;
+import org.neo4j.driver.exceptions.ClientException;
+import org.neo4j.driver.exceptions.DatabaseException;
 import org.neo4j.driver.summary.ResultSummary;
 import org.neo4j.driver.summary.SummaryCounters;
 
@@ -50,7 +51,8 @@ final class BoltResults {
             }
         } catch (ResultBudget.Exceeded e) {
             throw e;
-        } catch (Neo4jException e) { // the server failed the statement after these rows (a runtime error)
+        } catch (ClientException | DatabaseException e) { // the server failed the statement after these rows (a
+            // runtime error); a lost connection or another transient failure is not one
             throw new FailedWhileRead(e, new StatementResult(columns, rows, Map.of()));
         }
         ResultSummary summary = r.consume();

@@ -83,7 +83,9 @@ final class EmbeddedSummaries {
     /**
      * The notifications of a plan ({@code EXPLAIN}) sluice made of a statement ({@code s}, from either sink), without
      * the plan, positions moved back by the {@code shift} characters sluice put in front of the statement (on its
-     * first line), and without Neo4j's complaint that the parameters were not given (they were not: it was a plan).
+     * first line), without Neo4j's complaint that the parameters were not given (they were not: it was a plan), and
+     * without what depends on the data rather than the statement (the {@code UNRECOGNIZED} class: an unknown label,
+     * relationship type or property key), which the plan, made once and cached, would keep saying.
      */
     static Summary planNotices(Summary s, int shift) {
         if (s.notifications().isEmpty()) {
@@ -93,6 +95,9 @@ final class EmbeddedSummaries {
         for (Map<String, Object> n : s.notifications()) {
             if (Neo4jStatus.Statement.PARAMETER_NOT_PROVIDED.equals(n.get("neo4j_code"))) {
                 continue; // sluice planned it without the parameters; the statement ran with them
+            }
+            if (n.get("diagnostic_record") instanceof Map<?, ?> d && "UNRECOGNIZED".equals(d.get("_classification"))) {
+                continue; // an unknown label, type or property: true of the data when planned, perhaps not now
             }
             Map<String, Object> m = new LinkedHashMap<>(n);
             if (n.get("diagnostic_record") instanceof Map<?, ?> d && d.get("_position") instanceof Map<?, ?> p

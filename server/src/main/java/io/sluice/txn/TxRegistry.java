@@ -322,6 +322,19 @@ public final class TxRegistry implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether transaction {@code id} is still registered (open, held or idle; an expired one until it is swept or
+     * touched): for a front end that keeps something beside a transaction and must let go of it when it ends.
+     */
+    public boolean isOpen(String id) {
+        lock.lock();
+        try {
+            return open.containsKey(id);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The clock the registry's deadlines are read from. */
     public Time time() {
         return time;

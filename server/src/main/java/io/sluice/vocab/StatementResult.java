@@ -12,11 +12,13 @@ import java.util.Map;
  */
 public record StatementResult(List<String> columns, List<List<Object>> rows, Map<String, Object> counters,
         Summary summary) {
-    /**
-     * No columns, no rows, no counters; as this very instance, also the result of a statement that ran but whose
-     * result was never read (coalesced with others, or none asked for: see {@code Outcome.withNotices}).
-     */
     public static final StatementResult EMPTY = new StatementResult(List.of(), List.of(), Map.of());
+    /**
+     * What a statement that ran but whose result was never read returns (coalesced with others, or none asked for):
+     * equal to {@link #EMPTY}, and told apart from it by identity ({@code Outcome.withNotices} gives it the
+     * notifications of the statement's plan).
+     */
+    public static final StatementResult UNREAD = new StatementResult(List.of(), List.of(), Map.of());
 
     public StatementResult {
         columns = List.copyOf(columns);

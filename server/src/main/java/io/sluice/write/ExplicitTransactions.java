@@ -69,6 +69,12 @@ public interface ExplicitTransactions {
         rollback(id, caller);
     }
 
+    /**
+     * Whether transaction {@code id} may still be running or used (not yet ended, or expired but not yet swept): a
+     * front end keeping something beside a transaction drops it once this is false. Anyone's transaction.
+     */
+    boolean isOpen(String id);
+
     /** Whether {@code e} says the transaction is unknown, expired, finished or another caller's (HTTP 404). */
     boolean isNotFound(Neo4jError e);
 }

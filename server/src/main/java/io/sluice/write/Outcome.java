@@ -80,7 +80,7 @@ public sealed interface Outcome {
     }
 
     /**
-     * Each statement's result that was never read ({@link StatementResult#EMPTY} itself: a write that ran coalesced
+     * Each statement's result that was never read ({@link StatementResult#UNREAD}: a write that ran coalesced
      * with others, or without a result asked for) given {@code notices}, at the same index: the notifications of its
      * own plan. A result that was read says what Neo4j said of it, nothing included.
      */
@@ -91,7 +91,7 @@ public sealed interface Outcome {
         List<StatementResult> results = new ArrayList<>(c.results());
         for (int i = 0; i < results.size() && i < notices.size(); i++) {
             StatementResult r = results.get(i);
-            if (r == StatementResult.EMPTY && !notices.get(i).notifications().isEmpty()) { // ran, result unread
+            if (r == StatementResult.UNREAD && !notices.get(i).notifications().isEmpty()) { // ran, result unread
                 results.set(i, new StatementResult(r.columns(), r.rows(), r.counters(), notices.get(i)));
             }
         }

@@ -163,7 +163,7 @@ class BoltDriverTest {
             assertThat(r.next().get("y").asLong()).isEqualTo(10);
             assertThatThrownBy(r::next).isInstanceOf(ClientException.class)
                     .hasFieldOrPropertyWithValue("code", "Neo.ClientError.Statement.ArithmeticError");
-            assertThatThrownBy(tx::commit).as("the failure ended the transaction").isInstanceOf(Exception.class);
+            assertThatThrownBy(tx::commit).as("the failure ended the transaction").isInstanceOf(ClientException.class);
         }
         assertThat(s.count("MATCH (n:BoltStreamedThenFailed) RETURN count(n)")).isZero();
     }
