@@ -223,7 +223,8 @@ class DifferentialTest {
         }
         for (String bad : new String[] {"{\"minimumSeverityLevel\":\"warning\"}", "{\"minimumSeverityLevel\":\"NONE\"}",
                 "{\"disabledCategories\":\"PERFORMANCE\"}", "{\"disabledCategories\":[\"performance\"]}",
-                "{\"disabledCategories\":[\"NOPE\"]}", "{\"other\":1}", "\"OFF\""}) {
+                "{\"disabledCategories\":[\"NOPE\"]}", "{\"other\":1}", "\"OFF\"",
+                "{\"minimumSeverityLevel\":\"OFF\",\"disabledCategories\":[\"NOPE\"]}"}) {
             query("{\"statement\":\"RETURN 1\",\"notificationsFilter\":" + bad + "}").compare().ownMessages().matches();
         }
     }
