@@ -213,7 +213,7 @@ public final class EmbeddedSink implements Sink {
                 case SCHEMA_WRITE -> QueryKind.ALONE;
                 case DBMS -> readLike(cypher) ? QueryKind.DBMS : QueryKind.ALONE;
             };
-            return new Planned(kind, EmbeddedSummaries.planNotices(EmbeddedSummaries.of(r), "EXPLAIN ".length()));
+            return new Planned(kind, EmbeddedSummaries.planNotices(EmbeddedSummaries.notices(r), "EXPLAIN ".length()));
         } catch (RuntimeException e) {
             GraphException t = EmbeddedErrors.translate(e);
             throw new GraphException(new Neo4jError(t.error().code(), withoutExplain(t.error().message())), e);

@@ -33,8 +33,21 @@ final class EmbeddedSummaries {
         if (!type.requestedExecutionPlanDescription() && !r.getNotifications().iterator().hasNext()) {
             return Summary.NONE; // the common statement: its standard status is what a front end derives
         }
+        Summary said = notices(r);
+        if (!type.requestedExecutionPlanDescription()) {
+            return said;
+        }
+        ExecutionPlanDescription root = r.getExecutionPlanDescription();
+        Map<String, Object> plan = plan(root);
+        // the root's text form, which Neo4j's HTTP APIs put among its arguments (its Bolt server does not)
+        plan.put("text", root.toString());
+        return new Summary(said.notifications(), plan, type.isProfiled(), said.standard(), said.raised());
+    }
+
+    /** The statuses of {@code r} only (its notifications, standard status, raised order), not its plan. */
+    static Summary notices(Result r) {
         List<Map<String, Object>> notifications = List.of();
-        Map<Object, Integer> index = new IdentityHashMap<>();
+        Map<Object, Integer> index = null;
         String standard = null;
         for (GqlStatusObject s : r.getGqlStatusObjects()) {
             if (STANDARD.contains(s.gqlStatus())) {
@@ -43,20 +56,13 @@ final class EmbeddedSummaries {
             }
             if (notifications.isEmpty()) {
                 notifications = new ArrayList<>(2);
+                index = new IdentityHashMap<>();
             }
             index.put(s, notifications.size());
             notifications.add(status(s));
         }
-        Map<String, Object> plan = null;
-        if (type.requestedExecutionPlanDescription()) {
-            ExecutionPlanDescription root = r.getExecutionPlanDescription();
-            plan = plan(root);
-            // the root's text form, which Neo4j's HTTP APIs put among its arguments (its Bolt server does not)
-            plan.put("text", root.toString());
-        }
-        return notifications.isEmpty() && plan == null ? Summary.standard(standard)
-                : new Summary(notifications, plan, plan != null && type.isProfiled(), standard,
-                        raised(r, index, notifications.size()));
+        return notifications.isEmpty() ? Summary.standard(standard)
+                : new Summary(notifications, null, false, standard, raised(r, index, notifications.size()));
     }
 
     /**

@@ -85,7 +85,7 @@ public sealed interface Outcome {
      * own plan. A result that was read says what Neo4j said of it, nothing included.
      */
     default Outcome withNotices(List<Summary> notices) {
-        if (!(this instanceof Committed c) || notices.stream().allMatch(n -> n.notifications().isEmpty())) {
+        if (!(this instanceof Committed c) || !anyNotifications(notices)) {
             return this;
         }
         List<StatementResult> results = new ArrayList<>(c.results());
@@ -96,6 +96,16 @@ public sealed interface Outcome {
             }
         }
         return new Committed(results, c.rows(), c.kinds());
+    }
+
+    /** Whether any of {@code notices} has a notification (a plain loop: every sync write passes here). */
+    private static boolean anyNotifications(List<Summary> notices) {
+        for (Summary n : notices) {
+            if (!n.notifications().isEmpty()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The one answer to a write that arrives, or is still waiting, while sluice shuts down. */
