@@ -68,7 +68,10 @@ class LayeringTest {
             // the Neo4j Kafka Connector's configuration read and written as sluice's (its Avro settings: topic's)
             Map.entry("connector", Set.of("config", "topic")),
             // application topics in from Kafka: topic's strategies, applied through durable's apply loop; a door (front)
-            Map.entry("source", Set.of("config", "consumer", "durable", "front", "metrics", "sink", "topic", "write")),
+            // Debezium's change events as the graph: the mapping and the reassembly of source transactions
+            Map.entry("cdc", Set.of("config", "topic", "write")),
+            Map.entry("source", Set.of("cdc", "config", "consumer", "durable", "front", "metrics", "sink", "topic",
+                    "write")),
             // the gateway routes between parts others build; it never reaches a door or its owner: of front, only the
             // registry of doors its owner fills, for /health (Doors, over the Door interface)
             Map.entry("gateway", Set.of("apply", "batch", "config", "cypher", "durable", "front", "sink", "txn",

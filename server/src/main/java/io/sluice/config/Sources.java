@@ -26,39 +26,6 @@ public record Sources(KafkaSource kafka) implements Section {
         return new Sources(kafka);
     }
 
-    /** How a record's key or value bytes are read. */
-    public enum Format {
-        /** JSON without a schema (Kafka Connect's JsonConverter with {@code schemas.enable=false}). */
-        JSON,
-        /** JSON in Kafka Connect's {@code {"schema", "payload"}} envelope ({@code schemas.enable=true}). */
-        JSON_SCHEMA,
-        /** UTF-8 text; a key or value that parses as JSON is that value, as the connector reads a string. */
-        STRING,
-        /** The bytes as they are. */
-        BYTES,
-        /**
-         * Avro in the Confluent wire format (a zero byte, the writer's schema id, the Avro binary), the schema read
-         * by its id from {@code sources.kafka.schema_registry} (Kafka Connect's {@code AvroConverter}).
-         */
-        AVRO;
-
-        public String yamlName() {
-            return name().toLowerCase(Locale.ROOT).replace('_', '-');
-        }
-
-        @JsonCreator
-        public static Format of(String name) {
-            for (Format f : values()) {
-                if (f.yamlName().equals(name)) {
-                    return f;
-                }
-            }
-            throw new IllegalArgumentException("unknown format '" + name + "'; known: json, json-schema, string, bytes,"
-                    + " avro" + ("protobuf".equals(name) || "json-schema-registry".equals(name) ? " (sluice reads"
-                    + " Avro only from a schema registry: docs/SOURCES.md)" : ""));
-        }
-    }
-
     /** What a record that fails alone, or cannot be read, does to its partition. */
     public enum OnError {
         /** To the dead-letter topic, with Kafka Connect's error headers; the partition moves on. */
@@ -117,7 +84,7 @@ public record Sources(KafkaSource kafka) implements Section {
      */
     public record KafkaSource(String bootstrap, String group, Map<String, String> properties, int consumers,
             Start start, String fromGroup, String eosOffsetLabel, OnError onError, DeadLetter deadLetter,
-            List<Topic> topics, SchemaRegistry schemaRegistry) {
+            List<Topic> topics, SchemaRegistry schemaRegistry, List<Debezium> debezium) {
         public KafkaSource {
             bootstrap = bootstrap == null || bootstrap.isBlank() ? null : bootstrap;
             if (group == null || group.isBlank()) {
@@ -142,8 +109,23 @@ public record Sources(KafkaSource kafka) implements Section {
                         + "' is not a label name");
             }
             topics = List.copyOf(topics);
-            if (topics.isEmpty()) {
-                throw new IllegalArgumentException("sources.kafka.topics names no topic");
+            debezium = List.copyOf(debezium);
+            if (topics.isEmpty() && debezium.isEmpty()) {
+                throw new IllegalArgumentException("sources.kafka.topics names no topic (and debezium no connector)");
+            }
+            java.util.Set<String> read = new java.util.HashSet<>();
+            for (Debezium d : debezium) {
+                for (String t : d.topics()) {
+                    if (!read.add(t)) {
+                        throw new IllegalArgumentException("sources.kafka.debezium: topic " + t + " is read twice");
+                    }
+                    for (Topic e : topics) {
+                        if (t.equals(e.topic()) || e.regex() != null && Pattern.compile(e.regex()).matcher(t).matches()) {
+                            throw new IllegalArgumentException("topic " + t + " is both debezium " + d.prefix()
+                                    + "'s and topics' " + e.name());
+                        }
+                    }
+                }
             }
             if (onError == OnError.DEAD_LETTER && deadLetter.topic() == null) {
                 throw new IllegalArgumentException("sources.kafka.on_error dead_letter needs dead_letter.topic");
@@ -155,7 +137,38 @@ public record Sources(KafkaSource kafka) implements Section {
                                 + " sources.kafka.schema_registry.url");
                     }
                 }
+                for (Debezium d : debezium) {
+                    if (d.keyFormat() == Format.AVRO || d.valueFormat() == Format.AVRO) {
+                        throw new IllegalArgumentException("debezium " + d.prefix() + " reads avro, which needs"
+                                + " sources.kafka.schema_registry.url");
+                    }
+                }
             }
+        }
+
+        /** Without Debezium connectors. */
+        public KafkaSource(String bootstrap, String group, Map<String, String> properties, int consumers,
+                Start start, String fromGroup, String eosOffsetLabel, OnError onError, DeadLetter deadLetter,
+                List<Topic> topics, SchemaRegistry schemaRegistry) {
+            this(bootstrap, group, properties, consumers, start, fromGroup, eosOffsetLabel, onError, deadLetter,
+                    topics, schemaRegistry, List.of());
+        }
+
+        /**
+         * Every entry the group's consumers apply: {@code topics}, and each table topic of a Debezium connector
+         * applied row by row (one without {@code transactions}; a connector with them has a consumer of its own).
+         */
+        public List<Topic> grouped() {
+            List<Topic> out = new java.util.ArrayList<>(topics);
+            for (Debezium d : debezium) {
+                if (!d.transactions()) {
+                    for (String table : d.tables().keySet()) {
+                        out.add(new Topic(d.topicOf(table), null, d.keyFormat(), d.valueFormat(), null, null, false,
+                                d));
+                    }
+                }
+            }
+            return out;
         }
 
         /** Without a schema registry. */
@@ -173,18 +186,19 @@ public record Sources(KafkaSource kafka) implements Section {
                 @JsonProperty("from_group") String fromGroup,
                 @JsonProperty("eos_offset_label") String eosOffsetLabel, @JsonProperty("on_error") OnError onError,
                 @JsonProperty("dead_letter") DeadLetter deadLetter, @JsonProperty("topics") List<Topic> topics,
-                @JsonProperty("schema_registry") SchemaRegistry schemaRegistry) {
+                @JsonProperty("schema_registry") SchemaRegistry schemaRegistry,
+                @JsonProperty("debezium") List<Debezium> debezium) {
             DeadLetter dl = requireNonNullElse(deadLetter, DeadLetter.NONE);
             return new KafkaSource(bootstrap, requireNonNullElse(group, "sluice-sources"),
                     requireNonNullElse(properties, Map.of()), requireNonNullElse(consumers, 2),
                     requireNonNullElse(start, Start.EARLIEST), fromGroup, eosOffsetLabel,
                     requireNonNullElse(onError, dl.topic() == null ? OnError.STOP : OnError.DEAD_LETTER), dl,
-                    requireNonNullElse(topics, List.of()), schemaRegistry);
+                    requireNonNullElse(topics, List.of()), schemaRegistry, requireNonNullElse(debezium, List.of()));
         }
 
         public KafkaSource withBootstrap(String bootstrap) {
             return new KafkaSource(bootstrap, group, properties, consumers, start, fromGroup, eosOffsetLabel, onError,
-                    deadLetter, topics, schemaRegistry);
+                    deadLetter, topics, schemaRegistry, debezium);
         }
     }
 
@@ -254,7 +268,12 @@ public record Sources(KafkaSource kafka) implements Section {
      * {@code valueFormat}, and exactly one strategy: {@code cypher}, {@code pattern} or {@code cud}.
      */
     public record Topic(String topic, String regex, Format keyFormat, Format valueFormat, Cypher cypher,
-            PatternStrategy pattern, boolean cud) {
+            PatternStrategy pattern, boolean cud, Debezium debezium) {
+        public Topic(String topic, String regex, Format keyFormat, Format valueFormat, Cypher cypher,
+                PatternStrategy pattern, boolean cud) {
+            this(topic, regex, keyFormat, valueFormat, cypher, pattern, cud, null);
+        }
+
         public Topic {
             if ((topic == null) == (regex == null)) {
                 throw new IllegalArgumentException("a sources.kafka.topics entry names a 'topic' or a 'regex', one");
@@ -266,7 +285,8 @@ public record Sources(KafkaSource kafka) implements Section {
                     throw new IllegalArgumentException("topic regex '" + regex + "': " + e.getDescription());
                 }
             }
-            int strategies = (cypher == null ? 0 : 1) + (pattern == null ? 0 : 1) + (cud ? 1 : 0);
+            int strategies = (cypher == null ? 0 : 1) + (pattern == null ? 0 : 1) + (cud ? 1 : 0)
+                    + (debezium == null ? 0 : 1);
             if (strategies != 1) {
                 throw new IllegalArgumentException("topic " + name() + " needs exactly one of cypher, pattern, cud"
                         + " (it has " + strategies + ")");

@@ -4,7 +4,7 @@ import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.Sources.Cypher;
 import io.sluice.config.Sources.DeadLetter;
-import io.sluice.config.Sources.Format;
+import io.sluice.config.Format;
 import io.sluice.config.Sources.KafkaSource;
 import io.sluice.config.Sources.OnError;
 import io.sluice.config.Sources.Topic;

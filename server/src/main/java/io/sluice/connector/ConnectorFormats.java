@@ -1,7 +1,7 @@
 package io.sluice.connector;
 
 import io.sluice.config.Sources;
-import io.sluice.config.Sources.Format;
+import io.sluice.config.Format;
 import io.sluice.topic.AvroReader;
 import java.util.List;
 import java.util.Locale;

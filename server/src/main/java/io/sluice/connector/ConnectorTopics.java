@@ -2,7 +2,7 @@ package io.sluice.connector;
 
 import io.sluice.config.Sources.Binding;
 import io.sluice.config.Sources.Cypher;
-import io.sluice.config.Sources.Format;
+import io.sluice.config.Format;
 import io.sluice.config.Sources.PatternStrategy;
 import io.sluice.config.Sources.Topic;
 import java.util.ArrayList;

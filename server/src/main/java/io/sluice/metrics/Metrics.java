@@ -90,6 +90,18 @@ public interface Metrics {
     /** Statements a group's replay ran again. */
     default void groupReplayed(int statements) {}
 
+    /**
+     * A Debezium connector's stream (sources.kafka.debezium): the transactions waiting for their events and the age
+     * in seconds of the oldest source commit not yet applied (0 when none waits), read on scrape.
+     */
+    default void debeziumStream(String prefix, Supplier<Number> waiting, Supplier<Number> oldestSeconds) {}
+
+    /**
+     * A Debezium connector's unit applied: a whole source transaction ({@code rows} its events, {@code perTable}
+     * per table) or a snapshot row; {@code lagMillis} from its source commit to now (-1: a snapshot row, none).
+     */
+    default void debeziumApplied(String prefix, int rows, java.util.Map<String, Long> perTable, long lagMillis) {}
+
     /** The sources' consumers: how many the config asks for, and how many still run (read on scrape). */
     default void sourceConsumers(Supplier<Number> configured, Supplier<Number> running) {}
 }

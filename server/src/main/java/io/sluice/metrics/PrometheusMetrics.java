@@ -92,6 +92,28 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
     }
 
     @Override
+    public void debeziumStream(String prefix, Supplier<Number> waiting, Supplier<Number> oldestSeconds) {
+        Gauge.builder("sluice.debezium.transactions.waiting", waiting).description("source transactions whose END"
+                + " has arrived and that wait for their events or an earlier transaction").tag("prefix", prefix)
+                .register(registry);
+        Gauge.builder("sluice.debezium.oldest.unapplied.seconds", oldestSeconds).description("age of the oldest"
+                + " source commit not yet applied (0: none waits)").tag("prefix", prefix).register(registry);
+    }
+
+    @Override
+    public void debeziumApplied(String prefix, int rows, java.util.Map<String, Long> perTable, long lagMillis) {
+        if (lagMillis >= 0) {
+            DistributionSummary.builder("sluice.debezium.transaction.rows").description("change events per source"
+                    + " transaction applied").tag("prefix", prefix).register(registry).record(rows);
+            Timer.builder("sluice.debezium.lag").description("from a source transaction's commit to its commit in"
+                    + " Neo4j").tag("prefix", prefix).publishPercentiles(0.5, 0.99).register(registry)
+                    .record(java.time.Duration.ofMillis(lagMillis));
+        }
+        perTable.forEach((table, n) -> registry.counter("sluice.debezium.rows", "prefix", prefix, "table", table)
+                .increment(n));
+    }
+
+    @Override
     public void sourceConsumers(Supplier<Number> configured, Supplier<Number> running) {
         Gauge.builder("sluice.source.consumers", configured).description("the sources' consumers the config asks for")
                 .register(registry);

@@ -1,7 +1,10 @@
 package io.sluice.source;
 
 import io.sluice.topic.AvroReader;
+import io.sluice.cdc.DebeziumMapping;
+import io.sluice.config.Debezium;
 import io.sluice.config.Sources;
+import io.sluice.sink.SchemaStatements;
 import io.sluice.consumer.Partition;
 import io.sluice.durable.RecordApplier;
 import io.sluice.front.Door;
@@ -64,6 +67,7 @@ public final class KafkaSources implements Door {
     private final Admin admin;
     private final KafkaProducer<byte[], byte[]> producer;
     private final List<SourceConsumer> consumers = new ArrayList<>();
+    private final List<DebeziumStream> streams = new ArrayList<>();
     private final Map<String, SourceTopic> routes = new ConcurrentHashMap<>();
     private final Pattern subscription;
     private final Thread lag;
@@ -150,14 +154,19 @@ public final class KafkaSources implements Door {
             SourcePositions positions = new SourcePositions(sink, config,
                     SourcePositions.committedOffsets(config, s::committed));
             positions.createSchema(time);
+            for (Debezium d : config.debezium()) { // the constraints its lookups rest on
+                for (String statement : new DebeziumMapping(d).schema()) {
+                    SchemaStatements.ensure(sink, statement, time);
+                }
+            }
             DeadLetterQueue dlq = producer == null ? null
                     : new DeadLetterQueue(config.deadLetter(), config.group(), producer, time, Duration.ofSeconds(20));
             if (metrics instanceof PrometheusMetrics p) {
-                p.knownSources(config.topics().stream().map(Sources.Topic::topic)
+                p.knownSources(config.grouped().stream().map(Sources.Topic::topic)
                         .filter(Objects::nonNull).toList());
             }
             SourceConsumer.Topics topics = s.topics();
-            for (int i = 0; i < config.consumers(); i++) {
+            for (int i = 0; i < (config.grouped().isEmpty() ? 0 : config.consumers()); i++) {
                 KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(properties(config, Map.of(
                         ConsumerConfig.GROUP_ID_CONFIG, config.group(),
                         ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
@@ -171,6 +180,21 @@ public final class KafkaSources implements Door {
                         ConsumerConfig.CLIENT_ID_CONFIG, "sluice-sources-" + instance + "-" + i)));
                 s.consumers.add(new SourceConsumer(i, c, topics, positions, parts, config, dlq, metrics, time,
                         Thread.ofPlatform().name("sluice-source-" + i).factory()));
+            }
+            for (Debezium d : config.debezium()) {
+                if (!d.transactions()) {
+                    continue; // its table topics are the group's (grouped())
+                }
+                KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(properties(config, Map.of(
+                        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
+                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none", // the graph says where to start
+                        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+                        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(Math.max(500, 4 * parts.maxRows())),
+                        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
+                        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
+                        ConsumerConfig.CLIENT_ID_CONFIG, "sluice-debezium-" + d.prefix() + "-" + instance)));
+                s.streams.add(new DebeziumStream(d, config, c, sink, parts, dlq, s.avro, metrics, time,
+                        Thread.ofPlatform().name("sluice-debezium-" + d.prefix()).factory()));
             }
             KafkaSources built = s;
             metrics.sourceConsumers(config::consumers, () -> built.consumers.stream()
@@ -217,6 +241,9 @@ public final class KafkaSources implements Door {
         for (SourceConsumer c : consumers) {
             c.start();
         }
+        for (DebeziumStream d : streams) {
+            d.start();
+        }
         lag.start();
         log.info("applying {} from Kafka at {} as group {} ({} consumer{}){}", topicNames(config),
                 config.bootstrap(), config.group(), config.consumers(), config.consumers() == 1 ? "" : "s",
@@ -231,7 +258,7 @@ public final class KafkaSources implements Door {
 
     private static String topicNames(Sources.KafkaSource config) {
         List<String> names = new ArrayList<>();
-        for (Sources.Topic t : config.topics()) {
+        for (Sources.Topic t : config.grouped()) {
             names.add(t.name());
         }
         return String.join(", ", names);
@@ -249,7 +276,7 @@ public final class KafkaSources implements Door {
     /** One pattern for every entry: the named topics quoted, the regexes as they are. */
     static Pattern subscription(Sources.KafkaSource config) {
         List<String> alternatives = new ArrayList<>();
-        for (Sources.Topic t : config.topics()) {
+        for (Sources.Topic t : config.grouped()) {
             alternatives.add(t.topic() != null ? Pattern.quote(t.topic()) : "(?:" + t.regex() + ")");
         }
         return Pattern.compile(String.join("|", alternatives));
@@ -257,12 +284,12 @@ public final class KafkaSources implements Door {
 
     /** The entry that maps {@code topic}: one naming it, else the first regex matching it whole; null for none. */
     static Sources.Topic entryFor(Sources.KafkaSource config, String topic) {
-        for (Sources.Topic t : config.topics()) {
+        for (Sources.Topic t : config.grouped()) {
             if (topic.equals(t.topic())) {
                 return t;
             }
         }
-        for (Sources.Topic t : config.topics()) {
+        for (Sources.Topic t : config.grouped()) {
             if (t.regex() != null && Pattern.compile(t.regex()).matcher(topic).matches()) {
                 return t;
             }
@@ -325,6 +352,9 @@ public final class KafkaSources implements Door {
         h.put("consumers", config.consumers());
         h.put("consumers_running", consumers.stream().filter(SourceConsumer::running).count());
         h.put("partitions", partitions());
+        if (!streams.isEmpty()) {
+            h.put("debezium", streams.stream().map(DebeziumStream::status).toList());
+        }
         return Map.of("sources", h);
     }
 
@@ -333,6 +363,9 @@ public final class KafkaSources implements Door {
     public void stopAccepting() {
         for (SourceConsumer c : consumers) {
             c.stop(); // all at once, not one batch after another
+        }
+        for (DebeziumStream d : streams) {
+            d.stop();
         }
     }
 
@@ -344,6 +377,9 @@ public final class KafkaSources implements Door {
         boolean drained = true;
         for (SourceConsumer c : consumers) {
             drained &= c.drain(Duration.ofNanos(Math.max(0, deadline - time.nanos())));
+        }
+        for (DebeziumStream d : streams) {
+            drained &= d.drain(Duration.ofNanos(Math.max(0, deadline - time.nanos())));
         }
         return drained;
     }
@@ -361,6 +397,9 @@ public final class KafkaSources implements Door {
         stopAccepting();
         for (SourceConsumer c : consumers) {
             c.close();
+        }
+        for (DebeziumStream d : streams) {
+            d.close();
         }
         if (producer != null) {
             producer.close(Duration.ofSeconds(10));

@@ -1,6 +1,8 @@
 package io.sluice.source;
 
 import io.sluice.topic.Strategy;
+import io.sluice.cdc.DebeziumMapping;
+import io.sluice.config.Debezium;
 import io.sluice.config.Sources;
 import io.sluice.sink.Sink;
 import io.sluice.vocab.GraphException;
@@ -49,15 +51,19 @@ public final class SourceChecks {
         List<String> errors = new ArrayList<>();
         List<String> warnings = new ArrayList<>();
         Set<List<Object>> constraints = constraints(sink);
-        int checked = 0;
+        List<Strategy> strategies = new ArrayList<>();
         for (Sources.Topic t : config.topics()) {
-            Strategy s;
             try {
-                s = SourceTopic.of(t.topic() != null ? t.topic() : t.regex(), t).strategy();
+                strategies.add(SourceTopic.of(t.topic() != null ? t.topic() : t.regex(), t).strategy());
             } catch (IllegalArgumentException e) {
                 errors.add("topic " + t.name() + ": " + e.getMessage());
-                continue;
             }
+        }
+        for (Debezium d : config.debezium()) {
+            strategies.add(new DebeziumMapping(d)); // its constraints are created at start: missing ones are said
+        }
+        int checked = 0;
+        for (Strategy s : strategies) {
             for (Strategy.Check c : s.checks()) {
                 checked++;
                 String problem = plans(sink, c.statement());
@@ -68,7 +74,8 @@ public final class SourceChecks {
                     if (!constraints.contains(List.of(k.label(), Set.copyOf(k.properties())))) {
                         warnings.add(c.what() + ": no uniqueness or key constraint on :" + k.label() + " "
                                 + k.properties() + " (MERGE on it scans the label and may duplicate nodes under"
-                                + " concurrency): CREATE CONSTRAINT FOR (n:`" + k.label() + "`) REQUIRE ("
+                                + " concurrency): " + (s instanceof DebeziumMapping ? "created at start: " : "")
+                                + "CREATE CONSTRAINT FOR (n:`" + k.label() + "`) REQUIRE ("
                                 + String.join(", ", k.properties().stream().map(p -> "n.`" + p + "`").toList())
                                 + ") IS UNIQUE");
                     }

@@ -1,5 +1,7 @@
 package io.sluice.source;
 
+import io.sluice.config.Format;
+import io.sluice.cdc.DebeziumMapping;
 import io.sluice.config.Sources;
 import io.sluice.durable.RecordApplier;
 import io.sluice.topic.AvroReader;
@@ -34,7 +36,9 @@ record SourceTopic(String name, Sources.Topic config, Strategy strategy, AvroRea
     /** {@code avro}: the schema registry's reader, for a topic whose key or value is avro (null: none). */
     static SourceTopic of(String name, Sources.Topic config, AvroReader avro) {
         Strategy s;
-        if (config.cypher() != null) {
+        if (config.debezium() != null) {
+            s = new DebeziumMapping(config.debezium());
+        } else if (config.cypher() != null) {
             s = new CypherStrategy(name, config.cypher());
         } else if (config.pattern() != null) {
             s = new PatternStrategy(name, config.pattern());
@@ -81,10 +85,11 @@ record SourceTopic(String name, Sources.Topic config, Strategy strategy, AvroRea
         return new WriteRequest.Sequence(parts, bytes);
     }
 
-    private Object read(byte[] bytes, Sources.Format format, boolean isValue) throws Formats.Unreadable,
+    private Object read(byte[] bytes, Format format, boolean isValue) throws Formats.Unreadable,
             RecordApplier.Unavailable {
-        if (format != Sources.Format.AVRO) {
-            return Formats.read(bytes, format, isValue);
+        if (format != Format.AVRO) {
+            return config.debezium() != null ? Formats.readDebezium(bytes, format, isValue)
+                    : Formats.read(bytes, format, isValue);
         }
         if (avro == null) { // KafkaSource refuses an avro topic without a registry
             throw new IllegalStateException("topic " + name + " reads avro but has no schema registry");

@@ -20,7 +20,7 @@ import java.util.Map;
  * Debezium's semantic types as Neo4j values: what a column of a relational table becomes in the graph, from the
  * type's name (a Connect schema's {@code name}, or Avro's {@code connect.name}) and its base value as a converter
  * reads it (Long, String, byte[], or a Map for a struct). Debezium's PostgreSQL connector writes these
- * (docs/reference/debezium-postgres.md, section 1.7); Kafka Connect's own logical types are read by {@link Formats}.
+ * (docs/reference/debezium-postgres.md, section 1.7); Kafka Connect's own logical types are read by {@code Formats}.
  *
  * <table>
  *   <caption>Debezium's types in the graph</caption>
@@ -38,14 +38,14 @@ import java.util.Map;
  *       seconds and nanoseconds</td></tr>
  *   <tr><td>{@code io.debezium.time.Interval}</td><td>ISO-8601 text</td><td>Duration (months, days, seconds)</td></tr>
  *   <tr><td>{@code io.debezium.data.VariableScaleDecimal}</td><td>{@code {scale, value}}, the unscaled value in
- *       two's complement</td><td>its decimal text, as {@link Formats} gives Connect's {@code Decimal}: Neo4j has no
+ *       two's complement</td><td>its decimal text, as {@code Formats} gives Connect's {@code Decimal}: Neo4j has no
  *       decimal type and a Float would round it</td></tr>
  *   <tr><td>{@code io.debezium.data.Uuid}, {@code Json}, {@code Enum}, {@code Xml}</td><td>text</td><td>String
  *       (a JSON document stays its text: Neo4j's properties hold no maps)</td></tr>
  *   <tr><td>{@code io.debezium.data.Bits}</td><td>bytes</td><td>ByteArray</td></tr>
  * </table>
  * PostgreSQL's {@code infinity} timestamps (Debezium's sentinels, or the text {@code infinity}) have no Neo4j value:
- * such a value is {@link Formats.Unreadable} (dead-lettered with what it was). Any other name: the base value as it is.
+ * such a value is {@link Unconvertible} (dead-lettered with what it was). Any other name: the base value as it is.
  * Stateless and thread-safe.
  */
 public final class DebeziumTypes {
@@ -55,13 +55,22 @@ public final class DebeziumTypes {
 
     private DebeziumTypes() {}
 
+    /** A value of a Debezium type that has no Neo4j value, or is not of its type's shape; its message says which. */
+    public static final class Unconvertible extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Unconvertible(String message) {
+            super(message);
+        }
+    }
+
     /** Whether {@code name} is a Debezium semantic type this class converts. */
     public static boolean known(String name) {
         return name != null && (name.startsWith("io.debezium.time.") || name.startsWith("io.debezium.data."));
     }
 
     /** {@code base}, of the Debezium type {@code name}, as a Neo4j value; {@code at} names it in an error. */
-    public static Object convert(String name, Object base, String at) throws Formats.Unreadable {
+    public static Object convert(String name, Object base, String at) throws Unconvertible {
         if (base == null || !known(name)) {
             return base;
         }
@@ -97,7 +106,7 @@ public final class DebeziumTypes {
                 default -> base; // Uuid, Json, Enum, Xml, and names this class does not know: their text or value
             };
         } catch (DateTimeParseException | ArithmeticException e) {
-            throw new Formats.Unreadable(at + ": " + name + " " + base + " is not a value Neo4j can hold ("
+            throw new Unconvertible(at + ": " + name + " " + base + " is not a value Neo4j can hold ("
                     + e.getMessage() + ")");
         }
     }
@@ -106,14 +115,14 @@ public final class DebeziumTypes {
         return LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
     }
 
-    private static LocalDateTime micros(long micros, String at) throws Formats.Unreadable {
+    private static LocalDateTime micros(long micros, String at) throws Unconvertible {
         if (micros == MICRO_INFINITY || micros == MICRO_MINUS_INFINITY) {
             throw infinite(at);
         }
         return utc(Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000L));
     }
 
-    private static ZonedDateTime zoned(String text, String at) throws Formats.Unreadable {
+    private static ZonedDateTime zoned(String text, String at) throws Unconvertible {
         if (text.endsWith("infinity")) {
             throw infinite(at);
         }
@@ -121,10 +130,10 @@ public final class DebeziumTypes {
     }
 
     /** ISO-8601 {@code PnYnMnDTnHnMnS} (Debezium's {@code interval.handling.mode=string}) as Neo4j's duration. */
-    private static GraphDuration interval(String text, String at) throws Formats.Unreadable {
+    private static GraphDuration interval(String text, String at) throws Unconvertible {
         java.util.regex.Matcher m = INTERVAL.matcher(text);
         if (!m.matches()) {
-            throw new Formats.Unreadable(at + ": io.debezium.time.Interval '" + text + "' is not ISO-8601");
+            throw new Unconvertible(at + ": io.debezium.time.Interval '" + text + "' is not ISO-8601");
         }
         long months = part(m.group(1)) * 12 + part(m.group(2));
         long days = part(m.group(3));
@@ -142,44 +151,44 @@ public final class DebeziumTypes {
         return group == null ? 0 : Long.parseLong(group);
     }
 
-    private static String variableScale(Object base, String at) throws Formats.Unreadable {
+    private static String variableScale(Object base, String at) throws Unconvertible {
         if (!(base instanceof Map<?, ?> m) || !(m.get("scale") instanceof Number scale)) {
-            throw new Formats.Unreadable(at + ": io.debezium.data.VariableScaleDecimal must be {scale, value}, got "
+            throw new Unconvertible(at + ": io.debezium.data.VariableScaleDecimal must be {scale, value}, got "
                     + base);
         }
         byte[] unscaled = m.get("value") instanceof byte[] b ? b : bytes(m.get("value"), "value", at);
         return new BigDecimal(new BigInteger(unscaled), scale.intValue()).toPlainString();
     }
 
-    private static long whole(Object base, String name, String at) throws Formats.Unreadable {
+    private static long whole(Object base, String name, String at) throws Unconvertible {
         if (base instanceof Long l) {
             return l;
         }
         if (base instanceof Integer i) {
             return i;
         }
-        throw new Formats.Unreadable(at + ": " + name + " must be a whole number, got " + base);
+        throw new Unconvertible(at + ": " + name + " must be a whole number, got " + base);
     }
 
-    private static String text(Object base, String name, String at) throws Formats.Unreadable {
+    private static String text(Object base, String name, String at) throws Unconvertible {
         if (base instanceof String s) {
             return s;
         }
-        throw new Formats.Unreadable(at + ": " + name + " must be text, got " + base);
+        throw new Unconvertible(at + ": " + name + " must be text, got " + base);
     }
 
-    private static byte[] bytes(Object base, String name, String at) throws Formats.Unreadable {
+    private static byte[] bytes(Object base, String name, String at) throws Unconvertible {
         if (base instanceof String s) {
             try {
                 return Base64.getDecoder().decode(s);
             } catch (IllegalArgumentException e) {
-                throw new Formats.Unreadable(at + ": " + name + " is not base64");
+                throw new Unconvertible(at + ": " + name + " is not base64");
             }
         }
-        throw new Formats.Unreadable(at + ": " + name + " must be bytes, got " + base);
+        throw new Unconvertible(at + ": " + name + " must be bytes, got " + base);
     }
 
-    private static Formats.Unreadable infinite(String at) {
-        return new Formats.Unreadable(at + ": PostgreSQL's infinity has no Neo4j value");
+    private static Unconvertible infinite(String at) {
+        return new Unconvertible(at + ": PostgreSQL's infinity has no Neo4j value");
     }
 }

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import io.sluice.config.Sources.Format;
+import io.sluice.config.Format;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -81,9 +81,20 @@ public final class Formats {
             case BYTES -> bytes;
             case STRING -> parsedOr(utf8(bytes)); // as the connector reads a string: JSON when it is JSON
             case JSON -> bytes.length == 0 ? null : plain(tree(bytes));
-            case JSON_SCHEMA -> bytes.length == 0 ? null : enveloped(tree(bytes));
+            case JSON_SCHEMA -> bytes.length == 0 ? null : enveloped(tree(bytes), false);
             case AVRO -> throw new IllegalArgumentException("avro is read with its schema registry (AvroReader)");
         };
+    }
+
+    /**
+     * As {@link #read}, and Debezium's semantic types (named in a json-schema envelope's schemas) as
+     * {@link DebeziumTypes} maps them; plain JSON carries no names, so its values stay as they are.
+     */
+    public static Object readDebezium(byte[] bytes, Format format, boolean isValue) throws Unreadable {
+        if (format == Format.JSON_SCHEMA && bytes != null && bytes.length > 0) {
+            return enveloped(tree(bytes), true);
+        }
+        return read(bytes, format, isValue);
     }
 
     /** A header's value as Connect's simple header converter reads it (null stays null). */
@@ -183,20 +194,39 @@ public final class Formats {
 
     /** Connect's JSON envelope: the payload read by its schema. */
     static Object enveloped(JsonNode n) throws Unreadable {
+        return enveloped(n, false);
+    }
+
+    private static Object enveloped(JsonNode n, boolean debezium) throws Unreadable {
         if (!n.isObject() || n.size() != 2 || !n.has("schema") || !n.has("payload")) {
             throw new Unreadable("JsonConverter with schemas.enable requires \"schema\" and \"payload\" fields and"
                     + " may not contain additional fields (set the format to json for plain JSON)");
         }
         JsonNode schema = n.get("schema");
         JsonNode payload = n.get("payload");
-        return schema.isNull() ? plain(payload) : bySchema(schema, payload, "payload");
+        return schema.isNull() ? plain(payload) : bySchema(schema, payload, "payload", debezium);
     }
 
-    private static Object bySchema(JsonNode schema, JsonNode v, String at) throws Unreadable {
+    private static Object bySchema(JsonNode schema, JsonNode v, String at, boolean debezium) throws Unreadable {
+        Object base = base(schema, v, at, debezium);
+        if (debezium && base != null) {
+            String name = schema.path("name").asText("");
+            if (DebeziumTypes.known(name)) {
+                try {
+                    return DebeziumTypes.convert(name, base, at);
+                } catch (DebeziumTypes.Unconvertible e) {
+                    throw new Unreadable(e.getMessage());
+                }
+            }
+        }
+        return base;
+    }
+
+    private static Object base(JsonNode schema, JsonNode v, String at, boolean debezium) throws Unreadable {
         if (v == null || v.isNull()) {
             if (schema.path("optional").asBoolean(false) || schema.has("default")) {
                 return schema.has("default") && !schema.get("default").isNull()
-                        ? bySchema(schema, schema.get("default"), at) : null;
+                        ? base(schema, schema.get("default"), at, debezium) : null;
             }
             throw new Unreadable(at + ": null for a required field");
         }
@@ -249,11 +279,11 @@ public final class Formats {
                 List<Object> l = new ArrayList<>(v.size());
                 int i = 0;
                 for (JsonNode e : v) {
-                    l.add(bySchema(schema.path("items"), e, at + "[" + i++ + "]"));
+                    l.add(bySchema(schema.path("items"), e, at + "[" + i++ + "]", debezium));
                 }
                 yield l;
             }
-            case "map" -> map(schema, v, at);
+            case "map" -> map(schema, v, at, debezium);
             case "struct" -> {
                 if (!v.isObject()) {
                     throw new Unreadable(at + ": struct expected, got " + v.getNodeType());
@@ -261,7 +291,7 @@ public final class Formats {
                 Map<String, Object> m = new LinkedHashMap<>();
                 for (JsonNode f : schema.path("fields")) {
                     String field = f.path("field").asText();
-                    m.put(field, bySchema(f, v.get(field), at + "." + field));
+                    m.put(field, bySchema(f, v.get(field), at + "." + field, debezium));
                 }
                 yield m;
             }
@@ -269,12 +299,13 @@ public final class Formats {
         };
     }
 
-    private static Map<String, Object> map(JsonNode schema, JsonNode v, String at) throws Unreadable {
+    private static Map<String, Object> map(JsonNode schema, JsonNode v, String at, boolean debezium)
+            throws Unreadable {
         Map<String, Object> m = new LinkedHashMap<>();
         JsonNode values = schema.path("values");
         if (v.isObject()) { // string keys
             for (Map.Entry<String, JsonNode> e : v.properties()) {
-                m.put(e.getKey(), bySchema(values, e.getValue(), at + "." + e.getKey()));
+                m.put(e.getKey(), bySchema(values, e.getValue(), at + "." + e.getKey(), debezium));
             }
             return m;
         }
@@ -285,8 +316,8 @@ public final class Formats {
             if (!pair.isArray() || pair.size() != 2) {
                 throw new Unreadable(at + ": a map entry must be [key, value]");
             }
-            Object k = bySchema(schema.path("keys"), pair.get(0), at + ".key");
-            m.put(String.valueOf(k), bySchema(values, pair.get(1), at + "." + k));
+            Object k = bySchema(schema.path("keys"), pair.get(0), at + ".key", debezium);
+            m.put(String.valueOf(k), bySchema(values, pair.get(1), at + "." + k, debezium));
         }
         return m;
     }

@@ -1,5 +1,6 @@
 package io.sluice.config;
 
+import io.sluice.config.Format;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -109,8 +110,8 @@ class ConfigTest {
         assertThat(k.deadLetter()).isEqualTo(new Sources.DeadLetter("apps-dlq", 10, false));
         assertThat(k.topics()).hasSize(4);
         Sources.Topic people = k.topics().getFirst();
-        assertThat(people.keyFormat()).isEqualTo(Sources.Format.STRING);
-        assertThat(people.valueFormat()).isEqualTo(Sources.Format.JSON_SCHEMA);
+        assertThat(people.keyFormat()).isEqualTo(Format.STRING);
+        assertThat(people.valueFormat()).isEqualTo(Format.JSON_SCHEMA);
         assertThat(people.cypher().statements()).hasSize(2);
         assertThat(people.cypher().bind()).isEqualTo(new Sources.Binding("ts", "", "k", "v", false));
         assertThat(people.cypher().lockOrder()).containsExactly("__value.city");
@@ -266,7 +267,7 @@ class ConfigTest {
                         cypher: "MERGE (p:Person {id: __value.id})"
                 """).sources().kafka();
         assertThat(k.schemaRegistry()).isEqualTo(new Sources.SchemaRegistry("http://registry:8081/apis/ccompat/v6"));
-        assertThat(k.topics().getFirst().valueFormat()).isEqualTo(Sources.Format.AVRO);
+        assertThat(k.topics().getFirst().valueFormat()).isEqualTo(Format.AVRO);
         assertThat(k.withBootstrap("k2:9092").schemaRegistry()).isEqualTo(k.schemaRegistry());
 
         refused("sources: {kafka: {topics: [{topic: t, value_format: avro, cypher: \"CREATE ()\"}]}}\n",

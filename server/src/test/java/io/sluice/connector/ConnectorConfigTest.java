@@ -9,7 +9,7 @@ import io.sluice.config.Sources;
 import io.sluice.config.Sources.Binding;
 import io.sluice.config.Sources.Cypher;
 import io.sluice.config.Sources.DeadLetter;
-import io.sluice.config.Sources.Format;
+import io.sluice.config.Format;
 import io.sluice.config.Sources.KafkaSource;
 import io.sluice.config.Sources.OnError;
 import io.sluice.config.Sources.PatternStrategy;

@@ -2,7 +2,7 @@ package io.sluice.topic;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.config.Sources.Format;
+import io.sluice.config.Format;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -79,5 +79,16 @@ class DebeziumEventsTest {
         assertThat(DebeziumTypes.convert("io.debezium.time.Date", ada.get("born"), "after.born"))
                 .isEqualTo(LocalDate.of(1815, 12, 10));
         assertThat(ada.get("balance")).isEqualTo("12.50");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void readAsDebeziumTheTypesAreNeo4jsAlready() throws Exception {
+        Map<String, Object> snapshot = (Map<String, Object>) Formats.readDebezium(recorded().get(4).value()
+                .getBytes(StandardCharsets.UTF_8), Format.JSON_SCHEMA, true);
+        Map<String, Object> ada = (Map<String, Object>) snapshot.get("after");
+        assertThat(ada.get("born")).isEqualTo(LocalDate.of(1815, 12, 10));
+        assertThat(ada.get("balance")).isEqualTo("12.50");
+        assertThat(((Map<String, Object>) snapshot.get("source")).get("ts_ms")).isInstanceOf(Long.class);
     }
 }

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 /** Debezium's semantic types as docs/reference/debezium-postgres.md (section 1.7) says its connector writes them. */
 class DebeziumTypesTest {
-    static Object convert(String type, Object base) throws Formats.Unreadable {
+    static Object convert(String type, Object base) throws DebeziumTypes.Unconvertible {
         return DebeziumTypes.convert(type, base, "after.x");
     }
 
@@ -67,16 +67,16 @@ class DebeziumTypesTest {
     @Test
     void whatNeo4jCannotHoldIsUnreadableAndSaysWhere() {
         assertThatThrownBy(() -> convert("io.debezium.time.MicroTimestamp", 9223372036825200000L))
-                .isInstanceOf(Formats.Unreadable.class).hasMessageContaining("after.x").hasMessageContaining("infinity");
+                .isInstanceOf(DebeziumTypes.Unconvertible.class).hasMessageContaining("after.x").hasMessageContaining("infinity");
         assertThatThrownBy(() -> convert("io.debezium.time.ZonedTimestamp", "infinity"))
-                .isInstanceOf(Formats.Unreadable.class).hasMessageContaining("infinity");
+                .isInstanceOf(DebeziumTypes.Unconvertible.class).hasMessageContaining("infinity");
         assertThatThrownBy(() -> convert("io.debezium.time.Date", "2020-01-01"))
-                .isInstanceOf(Formats.Unreadable.class).hasMessageContaining("whole number");
+                .isInstanceOf(DebeziumTypes.Unconvertible.class).hasMessageContaining("whole number");
         assertThatThrownBy(() -> convert("io.debezium.time.ZonedTimestamp", "yesterday"))
-                .isInstanceOf(Formats.Unreadable.class).hasMessageContaining("after.x");
+                .isInstanceOf(DebeziumTypes.Unconvertible.class).hasMessageContaining("after.x");
         assertThatThrownBy(() -> convert("io.debezium.time.Interval", "one hour"))
-                .isInstanceOf(Formats.Unreadable.class).hasMessageContaining("ISO-8601");
+                .isInstanceOf(DebeziumTypes.Unconvertible.class).hasMessageContaining("ISO-8601");
         assertThatThrownBy(() -> convert("io.debezium.data.VariableScaleDecimal", "1.5"))
-                .isInstanceOf(Formats.Unreadable.class).hasMessageContaining("{scale, value}");
+                .isInstanceOf(DebeziumTypes.Unconvertible.class).hasMessageContaining("{scale, value}");
     }
 }

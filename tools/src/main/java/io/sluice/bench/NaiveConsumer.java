@@ -1,5 +1,6 @@
 package io.sluice.bench;
 
+import io.sluice.config.Format;
 import io.sluice.config.Sources;
 import io.sluice.sink.Sink;
 import io.sluice.topic.Formats;
@@ -131,7 +132,7 @@ final class NaiveConsumer implements AutoCloseable {
 
     private void apply(ConsumerRecord<byte[], byte[]> r) throws GraphException, Formats.Unreadable,
             InterruptedException {
-        Object event = Formats.read(r.value(), Sources.Format.JSON, true);
+        Object event = Formats.read(r.value(), Format.JSON, true);
         for (int attempt = 1; ; attempt++) {
             try {
                 sink.inTransaction(tx -> {

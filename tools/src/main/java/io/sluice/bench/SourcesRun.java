@@ -1,5 +1,6 @@
 package io.sluice.bench;
 
+import io.sluice.config.Format;
 import io.sluice.apply.BatchRunner;
 import io.sluice.apply.BatchSizeController;
 import io.sluice.apply.RetryPolicy;
@@ -77,7 +78,7 @@ record SourcesRun(Scenario scenario, long records, int partitions, int consumers
         Sources.KafkaSource section = new Sources.KafkaSource(bootstrap, topic + "-sluice",
                 configured == null ? Map.of() : configured.properties(), consumers, Sources.Start.EARLIEST, null,
                 null, Sources.OnError.STOP, Sources.DeadLetter.NONE, List.of(new Sources.Topic(topic, null,
-                        Sources.Format.STRING, Sources.Format.JSON, new Sources.Cypher(List.of(statement), null,
+                        Format.STRING, Format.JSON, new Sources.Cypher(List.of(statement), null,
                         Sources.Binding.DEFAULT, lockOrder()), null, false)));
         try {
             KafkaSources sources = KafkaSources.create(section, sink, parts(sink, metrics), metrics, time, "bench");
