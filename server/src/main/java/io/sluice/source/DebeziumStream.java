@@ -93,6 +93,8 @@ final class DebeziumStream implements AutoCloseable {
     private volatile boolean stopping;
     private volatile Reassembly reassembly;
     private final AtomicLong applied = new AtomicLong();
+    /** Copies dropped by the sessions that ended (the current one's are its reassembly's). */
+    private final AtomicLong dropped = new AtomicLong();
     private final Map<TopicPartition, Long> lag = new ConcurrentHashMap<>();
     private final Map<TopicPartition, Long> registered = new ConcurrentHashMap<>();
     private Duration backoff = FIRST_BACKOFF;
@@ -176,6 +178,10 @@ final class DebeziumStream implements AutoCloseable {
         long next = positions.readLocked(0);
         Map<String, Long> stored = stored();
         long lastCommit = stored.getOrDefault(commitSource(), 0L) - 1;
+        Reassembly previous = reassembly;
+        if (previous != null) {
+            dropped.addAndGet(previous.duplicates());
+        }
         Reassembly r = new Reassembly(config.transactionTopic(), lastCommit);
         reassembly = r;
         Set<TopicPartition> assigned = assign(stored);
@@ -405,7 +411,7 @@ final class DebeziumStream implements AutoCloseable {
             m.put("last_commit", r.lastCommit());
             m.put("waiting", r.waiting());
             m.put("buffered_events", r.buffered());
-            m.put("duplicates_dropped", r.duplicates());
+            m.put("duplicates_dropped", dropped.get() + r.duplicates());
             m.put("oldest_unapplied_seconds", oldestSeconds());
         }
         return m;

@@ -127,6 +127,11 @@ public final class KafkaSources implements Door {
         if (config.bootstrap() == null) {
             throw new IllegalArgumentException("sources.kafka needs bootstrap: HOST:PORT[,HOST:PORT...] (or --kafka)");
         }
+        for (Debezium d : config.debezium()) { // the constraints its lookups rest on, before they are checked
+            for (String statement : new DebeziumMapping(d).schema()) {
+                SchemaStatements.ensure(sink, statement, time);
+            }
+        }
         SourceChecks.Report checks = SourceChecks.run(config, sink); // a mapping's mistake is said now, by name
         if (!checks.errors().isEmpty()) {
             throw new IllegalArgumentException("sources.kafka: " + String.join("; ", checks.errors()));
@@ -154,11 +159,6 @@ public final class KafkaSources implements Door {
             SourcePositions positions = new SourcePositions(sink, config,
                     SourcePositions.committedOffsets(config, s::committed));
             positions.createSchema(time);
-            for (Debezium d : config.debezium()) { // the constraints its lookups rest on
-                for (String statement : new DebeziumMapping(d).schema()) {
-                    SchemaStatements.ensure(sink, statement, time);
-                }
-            }
             DeadLetterQueue dlq = producer == null ? null
                     : new DeadLetterQueue(config.deadLetter(), config.group(), producer, time, Duration.ofSeconds(20));
             if (metrics instanceof PrometheusMetrics p) {

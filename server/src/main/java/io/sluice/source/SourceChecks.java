@@ -49,7 +49,7 @@ public final class SourceChecks {
      */
     public static Report run(Sources.KafkaSource config, Sink sink) throws GraphException {
         List<String> errors = new ArrayList<>();
-        List<String> warnings = new ArrayList<>();
+        Set<String> warnings = new java.util.LinkedHashSet<>(); // one per key, not per statement
         Set<List<Object>> constraints = constraints(sink);
         List<Strategy> strategies = new ArrayList<>();
         for (Sources.Topic t : config.topics()) {
@@ -82,7 +82,7 @@ public final class SourceChecks {
                 }
             }
         }
-        return new Report(errors, warnings, checked);
+        return new Report(errors, List.copyOf(warnings), checked);
     }
 
     /** Null when {@code statement} plans, else Neo4j's message. */
