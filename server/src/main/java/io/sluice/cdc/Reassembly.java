@@ -47,10 +47,10 @@ public final class Reassembly {
      * What leaves: a whole source transaction's events in their order ({@code xid} and {@code commit} set), or one
      * snapshot row ({@code xid} null), or an empty transaction (no events: its position only); {@code records}: the
      * records it came from, for a dead letter; {@code resume}: each partition's next offset to read once it is
-     * applied; {@code tables}: rows per table.
+     * applied; {@code lastCommit}: the commit position of the last transaction given out with or before it.
      */
     public record Unit<R>(Long xid, Long commit, List<ChangeEvent> events, List<R> records,
-            Map<Slot, Long> resume, long committedAtMillis) {}
+            Map<Slot, Long> resume, long committedAtMillis, long lastCommit) {}
 
     private record End<R>(long xid, long commit, long count, Map<String, Long> perTable, long tsMillis,
             Read<R> read) {}
@@ -114,7 +114,7 @@ public final class Reassembly {
     public <R> Unit<R> event(Read<R> r, ChangeEvent e, Long sequencePrevious) {
         read.merge(r.slot(), r.offset() + 1, Math::max);
         if (e.txId() == null) {
-            return new Unit<>(null, null, List.of(e), List.of(r.raw()), resume(), -1);
+            return new Unit<>(null, null, List.of(e), List.of(r.raw()), resume(), -1, lastCommit);
         }
         if (sequencePrevious != null && sequencePrevious < lastCommit) {
             duplicates++;
@@ -173,7 +173,7 @@ public final class Reassembly {
             events.remove(head.xid);
             lastCommit = head.commit;
             raws.add(head.read.raw());
-            out.add(new Unit<>(head.xid, head.commit, list, raws, resume(), head.tsMillis));
+            out.add(new Unit<>(head.xid, head.commit, list, raws, resume(), head.tsMillis, lastCommit));
         }
         return out;
     }

@@ -61,6 +61,13 @@ public final class RecordApplier<R> {
          * dead-lettered).
          */
         WriteRequest decode(R record) throws RecordCodec.Undecodable, Unavailable;
+
+        /**
+         * More of the log's own state, written in the transaction of a group of records after the partition's
+         * position, {@code last} the group's last record (a Debezium stream's source positions): commits or rolls
+         * back with them. Nothing by default.
+         */
+        default void inTransaction(Sink.SinkTx tx, R last) throws GraphException {}
     }
 
     /**
@@ -257,6 +264,7 @@ public final class RecordApplier<R> {
             @Override
             public void inTransaction(Sink.SinkTx tx, List<Pending> group) throws GraphException {
                 fence.advance(tx, group);
+                records.inTransaction(tx, source.get(group.getLast()));
             }
 
             @Override

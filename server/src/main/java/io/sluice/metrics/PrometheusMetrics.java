@@ -139,6 +139,11 @@ public final class PrometheusMetrics implements Metrics, AutoCloseable {
         }
     }
 
+    /** The registry, for a reader of its meters in this process (the benchmarks). */
+    public io.micrometer.core.instrument.MeterRegistry registry() {
+        return registry;
+    }
+
     /** Registers a gauge read on scrape, e.g. pending rows. */
     public void gauge(String name, String description, Supplier<Number> value) {
         Gauge.builder(name, value).description(description).register(registry);

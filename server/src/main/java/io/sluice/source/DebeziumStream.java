@@ -54,16 +54,21 @@ import org.slf4j.LoggerFactory;
  * the order they left the reassembly: the loop batches them (several small transactions in one Neo4j transaction:
  * each still whole), bisects a failing batch down to the unit that fails alone, and fences and advances the
  * stream's position ({@code (:SluicePosition {source: "debezium:<prefix>", partition: 0})}, the units' numbering) in
- * the batch's transaction. Each unit also writes, in that transaction, the last commit position it applied
- * ({@code source: "debezium:<prefix>#commit"}) and where each topic partition is read from again
+ * the batch's transaction. Each of the batch's transactions also writes, as of its last unit, the last commit
+ * position applied ({@code source: "debezium:<prefix>#commit"}) and where each topic partition is read from again
  * ({@code "debezium:<prefix>/<topic>"}), so a restart (of sluice, of Neo4j, of the Connect worker that re-sends)
  * resumes exactly: records before those offsets are covered, copies after them are recognised by their commit
  * position and dropped.
  *
+ * <p>Reading and applying overlap: a session's reader thread ({@code sluice-debezium-<prefix>-read}) owns the
+ * consumer while the session lasts, polling, reading and reassembling, and hands the units over a bounded queue to
+ * the stream's thread, which applies them; parsing a change event's JSON (its schema is most of it) costs about as
+ * much as writing it, so on two cores this nearly doubles the rate.
+ *
  * <p>Any batch not applied (Neo4j away, the fence, a unit held by {@code on_error}) restarts the session: the
  * positions are read from the graph again, every partition sought back, the reassembly begun afresh; with backoff
  * (0.5 s doubling to 30 s). A record that cannot be read goes by {@code on_error} at once; a unit that fails alone
- * goes by it with all its records. Owned by {@link KafkaSources}; one platform thread, stopped by a flag and
+ * goes by it with all its records. Owned by {@link KafkaSources}; two platform threads, stopped by a flag and
  * {@code wakeup} (never an interrupt: one inside Neo4j's I/O closes its channels).
  */
 final class DebeziumStream implements AutoCloseable {
@@ -72,6 +77,8 @@ final class DebeziumStream implements AutoCloseable {
     private static final Duration FIRST_BACKOFF = Duration.ofMillis(500);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
     private static final Duration TOPICS_EVERY = Duration.ofSeconds(5);
+    /** Units the reader hands over that may wait for the applying thread. */
+    private static final int QUEUED = 1024;
     private static final String POSITION_CYPHER = "MERGE (o:SluicePosition {source: row.s, partition: row.p})"
             + " SET o.next = CASE WHEN o.next IS NULL OR o.next < row.n THEN row.n ELSE o.next END";
     static final Template POSITION = new Template("debezium position", POSITION_CYPHER, "UNWIND $"
@@ -142,8 +149,7 @@ final class DebeziumStream implements AutoCloseable {
     private void run() {
         while (!stopping) {
             try {
-                session();
-                backoff = FIRST_BACKOFF;
+                session(); // resets the backoff when it applies something
             } catch (WakeupException e) {
                 if (!stopping) {
                     log.warn("debezium {}: woken while running; starting again", config.prefix());
@@ -173,7 +179,11 @@ final class DebeziumStream implements AutoCloseable {
         backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
     }
 
-    /** Reads the positions, seeks there, and applies until stopped or a batch is not applied (then returns). */
+    /**
+     * Reads the positions, seeks there, and applies until stopped, a batch is not applied, or the reader ends (then
+     * returns). The reader (its own thread, the consumer's while the session lasts) polls, reads and reassembles;
+     * this thread applies what it hands over, so reading a batch overlaps applying the one before.
+     */
     private void session() throws GraphException {
         long next = positions.readLocked(0);
         Map<String, Long> stored = stored();
@@ -185,46 +195,144 @@ final class DebeziumStream implements AutoCloseable {
         Reassembly r = new Reassembly(config.transactionTopic(), lastCommit);
         reassembly = r;
         Set<TopicPartition> assigned = assign(stored);
-        long topicsAt = time.nanos();
-        while (!stopping) {
-            if (time.nanos() - topicsAt > TOPICS_EVERY.toNanos()) {
-                topicsAt = time.nanos();
-                if (!partitions().equals(assigned)) {
-                    log.info("debezium {}: its topics' partitions changed; reading them from their positions",
-                            config.prefix());
-                    return; // the next session assigns them all, from the graph's positions
+        Reader reader = new Reader(r, assigned, next);
+        Thread thread = Thread.ofPlatform().name("sluice-debezium-" + config.prefix() + "-read").start(reader);
+        try {
+            while (!stopping) {
+                List<Numbered> units = reader.take();
+                if (units == null) { // the reader ended (and said why); the next starts from the graph's positions
+                    if (reader.failed && !stopping) {
+                        pause();
+                    }
+                    return;
+                }
+                if (units.isEmpty()) {
+                    continue;
+                }
+                unreported.clear();
+                unreported.addAll(units);
+                RecordApplier.Result result = applier.apply(0, next, units, () -> stopping);
+                if (result.resync()) {
+                    if (!stopping) {
+                        log.warn("debezium {}: not applied ({}); reading the positions again in {} ms",
+                                config.prefix(), result.why(), backoff.toMillis());
+                        pause();
+                    }
+                    return;
+                }
+                next = result.next();
+                backoff = FIRST_BACKOFF;
+            }
+        } finally {
+            reader.stop();
+            if (!reader.ended) {
+                consumer.wakeup(); // out of its poll
+            }
+            try {
+                if (!thread.join(Duration.ofSeconds(30))) {
+                    log.warn("debezium {}: its reader did not stop within 30 s", config.prefix());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * A session's reader: polls the connector's topics, reads each record into the reassembly and hands the units
+     * that leave it, numbered from the session's position, to the applying thread (at most {@link #QUEUED} units
+     * waiting: past that it waits, and so does the consumer's fetching). Ends at the session's end, when a record is
+     * held by on_error or cannot be read now, or when the topics' partitions change.
+     */
+    private final class Reader implements Runnable {
+        private final Reassembly reassembly;
+        private final Set<TopicPartition> assigned;
+        private final java.util.concurrent.BlockingQueue<Numbered> queue =
+                new java.util.concurrent.LinkedBlockingQueue<>(QUEUED);
+        private volatile boolean done;
+        private volatile boolean ended;
+        /** Whether it ended on a record it could not go past (held, or unreadable now): the session backs off. */
+        private volatile boolean failed;
+        private long next;
+
+        Reader(Reassembly reassembly, Set<TopicPartition> assigned, long next) {
+            this.reassembly = reassembly;
+            this.assigned = assigned;
+            this.next = next;
+        }
+
+        @Override
+        public void run() {
+            long topicsAt = time.nanos();
+            try {
+                while (!done && !stopping) {
+                    if (time.nanos() - topicsAt > TOPICS_EVERY.toNanos()) {
+                        topicsAt = time.nanos();
+                        if (!partitions().equals(assigned)) {
+                            log.info("debezium {}: its topics' partitions changed; reading them from their positions",
+                                    config.prefix());
+                            return;
+                        }
+                    }
+                    ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
+                    for (ConsumerRecord<byte[], byte[]> record : records) {
+                        Unit<ConsumerRecord<byte[], byte[]>> own = read(reassembly, record);
+                        if (own != null) {
+                            hand(own);
+                        }
+                        for (Unit<ConsumerRecord<byte[], byte[]>> u : reassembly.<ConsumerRecord<byte[],
+                                byte[]>>ready()) {
+                            hand(u);
+                        }
+                    }
+                    for (TopicPartition tp : assigned) {
+                        consumer.currentLag(tp).ifPresent(l -> lag.put(tp, l));
+                    }
+                }
+            } catch (WakeupException | InterruptedException e) {
+                // the session ends
+            } catch (RuntimeException e) {
+                failed = true;
+                if (!done && !stopping) {
+                    log.warn("debezium {}: {}; reading the positions again in {} ms", config.prefix(), e.getMessage(),
+                            backoff.toMillis());
+                }
+            } finally {
+                ended = true;
+            }
+        }
+
+        private void hand(Unit<ConsumerRecord<byte[], byte[]>> u) throws InterruptedException {
+            Numbered n = new Numbered(next++, u);
+            while (!queue.offer(n, 100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                if (done || stopping) {
+                    throw new InterruptedException("the session ends");
                 }
             }
-            ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
-            List<Numbered> units = new ArrayList<>();
-            for (ConsumerRecord<byte[], byte[]> record : records) {
-                Unit<ConsumerRecord<byte[], byte[]>> own = read(r, record); // held: throws, the session restarts
-                if (own != null) {
-                    units.add(new Numbered(next + units.size(), own));
+        }
+
+        /**
+         * The units waiting, at least one unless none came within a poll's time (empty); null once the reader has
+         * ended and handed everything over.
+         */
+        List<Numbered> take() {
+            List<Numbered> out = new ArrayList<>();
+            try {
+                Numbered first = queue.poll(POLL.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    return ended && queue.isEmpty() ? null : out;
                 }
-                for (Unit<ConsumerRecord<byte[], byte[]>> u : r.<ConsumerRecord<byte[], byte[]>>ready()) {
-                    units.add(new Numbered(next + units.size(), u));
-                }
+                out.add(first);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
             }
-            for (TopicPartition tp : assigned) {
-                consumer.currentLag(tp).ifPresent(l -> lag.put(tp, l));
-            }
-            if (units.isEmpty()) {
-                continue;
-            }
-            unreported.clear();
-            unreported.addAll(units);
-            RecordApplier.Result result = applier.apply(0, next, units, () -> stopping);
-            if (result.resync()) {
-                if (!stopping) {
-                    log.warn("debezium {}: not applied ({}); reading the positions again in {} ms", config.prefix(),
-                            result.why(), backoff.toMillis());
-                    pause();
-                }
-                return;
-            }
-            next = result.next();
-            backoff = FIRST_BACKOFF;
+            queue.drainTo(out);
+            return out;
+        }
+
+        void stop() {
+            done = true;
         }
     }
 
@@ -460,6 +568,11 @@ final class DebeziumStream implements AutoCloseable {
         }
 
         @Override
+        public void inTransaction(io.sluice.sink.Sink.SinkTx tx, Numbered last) throws GraphException {
+            writePositions(tx, last);
+        }
+
+        @Override
         public WriteRequest decode(Numbered n) throws RecordCodec.Undecodable {
             Unit<ConsumerRecord<byte[], byte[]>> u = n.unit();
             List<Strategy.Op> ops;
@@ -469,19 +582,30 @@ final class DebeziumStream implements AutoCloseable {
                 throw new RecordCodec.Undecodable((u.xid() == null ? "snapshot row: " : "transaction " + u.xid()
                         + ": ") + e.getMessage());
             }
-            List<WriteRequest.TemplateRequest> parts = new ArrayList<>(ops.size() + u.resume().size() + 1);
+            List<WriteRequest.TemplateRequest> parts = new ArrayList<>(ops.size());
             for (Strategy.Op op : ops) {
                 parts.add(new WriteRequest.TemplateRequest(op.template(), List.of(op.row()), 0));
             }
-            for (Map.Entry<Slot, Long> e : u.resume().entrySet()) {
-                parts.add(new WriteRequest.TemplateRequest(POSITION, List.of(Map.of("s",
-                        kafkaSource(e.getKey().topic()), "p", (long) e.getKey().partition(), "n", e.getValue())), 0));
-            }
-            if (u.commit() != null) {
-                parts.add(new WriteRequest.TemplateRequest(POSITION, List.of(Map.of("s", commitSource(), "p", 0L,
-                        "n", u.commit() + 1)), 0));
-            }
             return new WriteRequest.Sequence(parts, bytes(n));
+        }
+    }
+
+    /**
+     * Where each topic partition is read again, and the last commit applied, as of the last unit of a group:
+     * written once per Neo4j transaction, after the stream's fenced position.
+     */
+    private void writePositions(io.sluice.sink.Sink.SinkTx tx, Numbered last) throws GraphException {
+        Unit<ConsumerRecord<byte[], byte[]>> u = last.unit();
+        List<Map<String, Object>> rows = new ArrayList<>(u.resume().size() + 1);
+        for (Map.Entry<Slot, Long> e : u.resume().entrySet()) {
+            rows.add(Map.of("s", kafkaSource(e.getKey().topic()), "p", (long) e.getKey().partition(), "n",
+                    e.getValue()));
+        }
+        if (u.lastCommit() >= 0) {
+            rows.add(Map.of("s", commitSource(), "p", 0L, "n", u.lastCommit() + 1));
+        }
+        if (!rows.isEmpty()) {
+            tx.runDiscarding(POSITION.unwindCypher(), Map.of(Template.ROWS_PARAM, rows));
         }
     }
 

@@ -70,7 +70,7 @@ public record ServerStats(double batches, double rows, double commitSeconds, dou
                 jitSeconds);
     }
 
-    private static double cpuSeconds(ProcessHandle p) {
+    static double cpuSeconds(ProcessHandle p) {
         return p.info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(0.0);
     }
 

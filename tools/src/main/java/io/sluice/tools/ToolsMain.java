@@ -19,6 +19,7 @@ public final class ToolsMain {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("bench", new BenchCommand());
         m.put("bench-sources", new BenchSourcesCommand());
+        m.put("bench-debezium", new BenchDebeziumCommand());
         m.put("import-bench", new ImportBenchCommand());
         m.put("kafka", new KafkaCommand());
         return m;
