@@ -77,6 +77,8 @@ final class DebeziumStream implements AutoCloseable {
     private static final Duration FIRST_BACKOFF = Duration.ofMillis(500);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
     private static final Duration TOPICS_EVERY = Duration.ofSeconds(5);
+    /** How long a batch waits for more transactions while it holds fewer rows than the batch limit. */
+    private static final Duration LINGER = Duration.ofMillis(10);
     /** Units the reader hands over that may wait for the applying thread. */
     private static final int QUEUED = 1024;
     private static final String POSITION_CYPHER = "MERGE (o:SluicePosition {source: row.s, partition: row.p})"
@@ -199,7 +201,7 @@ final class DebeziumStream implements AutoCloseable {
         Thread thread = Thread.ofPlatform().name("sluice-debezium-" + config.prefix() + "-read").start(reader);
         try {
             while (!stopping) {
-                List<Numbered> units = reader.take();
+                List<Numbered> units = reader.take(applier.limit(0));
                 if (units == null) { // the reader ended (and said why); the next starts from the graph's positions
                     if (reader.failed && !stopping) {
                         pause();
@@ -313,9 +315,11 @@ final class DebeziumStream implements AutoCloseable {
 
         /**
          * The units waiting, at least one unless none came within a poll's time (empty); null once the reader has
-         * ended and handed everything over.
+         * ended and handed everything over. Once one has come, more are waited for up to {@link #LINGER} while they
+         * hold fewer than {@code rows} rows: a batch of many transactions costs one commit, and the reader, which
+         * runs beside this thread, hands them over one at a time.
          */
-        List<Numbered> take() {
+        List<Numbered> take(int rows) {
             List<Numbered> out = new ArrayList<>();
             try {
                 Numbered first = queue.poll(POLL.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -323,6 +327,18 @@ final class DebeziumStream implements AutoCloseable {
                     return ended && queue.isEmpty() ? null : out;
                 }
                 out.add(first);
+                long held = first.unit().events().size();
+                long until = time.nanos() + LINGER.toNanos();
+                while (held < rows && !ended && !stopping) {
+                    long left = until - time.nanos();
+                    Numbered more = left <= 0 ? queue.poll()
+                            : queue.poll(left, java.util.concurrent.TimeUnit.NANOSECONDS);
+                    if (more == null) {
+                        break;
+                    }
+                    out.add(more);
+                    held += more.unit().events().size();
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return null;

@@ -192,6 +192,9 @@ public final class KafkaSources implements Door {
                         ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(Math.max(500, 4 * parts.maxRows())),
                         ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
                         ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
+                        // a change event with its schema is some 3 KB: 1 MB a fetch (the default) bounds a table
+                        // topic's partition to what one round trip brings (bench-debezium)
+                        ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(8 << 20),
                         ConsumerConfig.CLIENT_ID_CONFIG, "sluice-debezium-" + d.prefix() + "-" + instance)));
                 s.streams.add(new DebeziumStream(d, config, c, sink, parts, dlq, s.avro, metrics, time,
                         Thread.ofPlatform().name("sluice-debezium-" + d.prefix()).factory()));

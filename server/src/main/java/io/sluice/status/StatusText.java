@@ -164,6 +164,7 @@ public final class StatusText {
                 oldest = oldest == null ? v : Math.max(oldest, v);
             }
         }
+        debezium(out, health);
         if (!any) {
             return;
         }
@@ -182,6 +183,21 @@ public final class StatusText {
                 out.append(String.format(Locale.ROOT, "           %s[%d] paused: %s%n", p.path("topic").asText(),
                         p.path("partition").asInt(), p.path("reason").asText("no reason given")));
             }
+        }
+    }
+
+    /**
+     * Each Debezium stream applying whole source transactions (/health's {@code sources.debezium}): the log position
+     * applied, the transactions waiting for their events, the oldest unapplied commit's age, and the copies a
+     * connector's redelivery sent that were dropped.
+     */
+    private static void debezium(StringBuilder out, JsonNode health) {
+        for (JsonNode d : health.path("sources").path("debezium")) {
+            out.append(String.format(Locale.ROOT, "debezium   %s: %s, %s units applied, %s waiting, oldest unapplied"
+                    + " %,.1f s, %s copies dropped%n", d.path("prefix").asText(), d.path("running").asBoolean()
+                    ? "at commit " + d.path("last_commit").asText("-") : "STOPPED", number(d.path("units_applied")
+                    .asDouble()), number(d.path("waiting").asDouble()), d.path("oldest_unapplied_seconds").asDouble(),
+                    number(d.path("duplicates_dropped").asDouble())));
         }
     }
 

@@ -528,7 +528,8 @@
    * The sources' line, shown while this server applies application topics: the lag of the partitions it applies
    * (newest sample: records summed, the oldest record's age at the worst partition), and from /health its group,
    * how many partitions it applies and each paused one with its reason (a hold: on_error stop, or the dead-letter
-   * bound).
+   * bound), and each Debezium stream (sources.kafka.debezium with transactions): its commit, what waits, copies
+   * dropped.
    */
   function renderSources(health) {
     const sources = health && typeof health === 'object' ? health : null;
@@ -555,9 +556,17 @@
     if (paused.length) {
       parts.push(paused.length + ' paused: ' + reasons.join('; '));
     }
+    // Debezium streams applying whole source transactions: where each stands, what waits, the copies dropped
+    const streams = sources && Array.isArray(sources.debezium) ? sources.debezium : [];
+    for (const d of streams) {
+      parts.push('debezium ' + d.prefix + ': ' + (d.running ? 'at commit ' + d.last_commit : 'STOPPED') + ', '
+        + format(d.waiting || 0) + ' waiting, oldest unapplied ' + format(d.oldest_unapplied_seconds || 0) + ' s, '
+        + format(d.duplicates_dropped || 0) + ' copies dropped');
+    }
+    const stopped = streams.some((d) => !d.running);
     const dd = $('fact-sources');
     dd.textContent = parts.join(' · ');
-    dd.className = paused.length ? 'bad' : '';
+    dd.className = paused.length || stopped ? 'bad' : '';
     exposed.sources = { text: dd.textContent, paused: reasons };
   }
 

@@ -90,6 +90,16 @@ class StatusTextTest {
             "sluice_source_records_total{outcome=\\"held\\",topic=\\"orders\\"}": [0, 0, 0]""";
 
     @Test
+    void aDebeziumStreamShowsItsPositionWaitingTransactionsAndCopiesDropped() throws Exception {
+        String page = withSources(CONFIGURED, """
+                {"group": "shop", "consumers": 2, "partitions": [], "debezium": [{"prefix": "shop",
+                 "transactions": true, "running": true, "units_applied": 1200, "last_commit": 26696816, "waiting": 3,
+                 "buffered_events": 40, "duplicates_dropped": 17, "oldest_unapplied_seconds": 0.4}]}""");
+        assertThat(page).containsPattern("(?m)^debezium +shop: at commit 26696816, 1,200 units applied, 3 waiting,"
+                + " oldest unapplied 0\\.4 s, 17 copies dropped$");
+    }
+
+    @Test
     void sourcesAreLeftOutWithoutTheirSeries() throws Exception {
         assertThat(page("UP")).doesNotContainPattern("(?m)^sources");
         assertThat(withBolt(UNUSED)).doesNotContainPattern("(?m)^sources");

@@ -178,6 +178,59 @@ class KafkaSourcesTest {
         return TopicReads.header(r, name);
     }
 
+    /**
+     * A real Debezium connector's records (server/src/test/resources/debezium: a snapshot row, a transaction of an
+     * insert and an update, one of a delete, its tombstone, the BEGINs and ENDs), applied row by row and as whole
+     * source transactions: the same graph, Debezium's types read (a Date, a decimal's text), the stream's commit
+     * position kept.
+     */
+    @Test
+    void aDebeziumConnectorsRecordsApplyRowByRowAndAsWholeTransactions() throws Exception {
+        List<String> lines = Files.readAllLines(Path.of("../server/src/test/resources/debezium/customers-events.txt"));
+        for (boolean whole : new boolean[] {false, true}) {
+            String prefix = name("shop");
+            topic(prefix + ".public.customers", 1);
+            topic(prefix + ".transaction", 1);
+            for (int i = 0; i + 1 < lines.size(); i += 2) {
+                String head = lines.get(i);
+                String topic = prefix + head.substring("shop".length(), head.indexOf('@'));
+                String key = head.substring(head.indexOf(" KEY ") + 5);
+                String value = lines.get(i + 1).substring("VALUE ".length());
+                send(topic, 0, key, value.equals("null") ? null : value, Map.of());
+            }
+            var config = config("""
+                    sources:
+                      kafka:
+                        bootstrap: BOOTSTRAP
+                        group: %s
+                        debezium:
+                          - prefix: %s
+                            transactions: %s
+                            tables:
+                              public.customers: {label: DbzCustomer, rename: {name: fullName}}
+                    """.formatted(prefix + "-group", prefix, whole));
+            try (KafkaSources s = sources(config, graph)) {
+                Await.until("the connector's changes applied (" + (whole ? "whole transactions" : "row by row") + ")",
+                        Duration.ofSeconds(60), () -> rows("MATCH (c:DbzCustomer) RETURN c.id, c.fullName, c.born,"
+                                + " c.balance ORDER BY c.id").equals(List.of(List.of(1L, "ada",
+                                java.time.LocalDate.of(1815, 12, 10), "13.00"))));
+                if (whole) {
+                    Await.until("the stream's commit position", Duration.ofSeconds(30), () -> rows("MATCH"
+                            + " (o:SluicePosition {source: 'debezium:" + prefix + "#commit'}) RETURN o.next")
+                            .equals(List.of(List.of(22180313L))));
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> stream = ((List<Map<String, Object>>) ((Map<String, Object>) s.health()
+                            .get("sources")).get("debezium")).getFirst();
+                    assertThat(stream).containsEntry("last_commit", 22180312L).containsEntry("running", true);
+                }
+            }
+            graph.inTransaction(tx -> {
+                tx.runDiscarding("MATCH (c:DbzCustomer) DETACH DELETE c", Map.of());
+                return null;
+            });
+        }
+    }
+
     @Test
     void theCypherStrategyAppliesEveryFormatInOffsetOrderExactlyOnce() throws Exception {
         String plain = name("plain");
