@@ -8,10 +8,24 @@ import java.util.Map;
  * ({@code schema.table} from {@code source}), the operation, the row {@code before} and {@code after}, and where it
  * stands in its source transaction ({@code txId} and {@code totalOrder} from the {@code transaction} block; null and
  * 0 without transaction metadata or in a snapshot), with {@code lsn} its change's log position (a primary-key change's
- * delete and create share it). A tombstone (a null value) is not an event: {@link #of} gives null.
+ * delete and create share it); {@code invalid}, when not null, why its values cannot be written. A tombstone (a null
+ * value) is not an event: {@link #of} gives null.
  */
 public record ChangeEvent(String table, Op op, Map<String, Object> before, Map<String, Object> after, Long txId,
-        long totalOrder, Long lsn) {
+        long totalOrder, Long lsn, String invalid) {
+
+    public ChangeEvent(String table, Op op, Map<String, Object> before, Map<String, Object> after, Long txId,
+            long totalOrder, Long lsn) {
+        this(table, op, before, after, txId, totalOrder, lsn, null);
+    }
+
+    /**
+     * This event, marked as one whose values cannot be written (a value of a Debezium type Neo4j cannot hold:
+     * {@code why}): it still counts in its transaction, which then goes by on_error whole.
+     */
+    public ChangeEvent invalid(String why) {
+        return new ChangeEvent(table, op, before, after, txId, totalOrder, lsn, why);
+    }
 
     /** Debezium's {@code op}. */
     public enum Op {

@@ -62,6 +62,9 @@ public final class DebeziumMapping implements Strategy {
 
     /** One event's rows. */
     public List<Op> ops(ChangeEvent e) throws Invalid {
+        if (e.invalid() != null) {
+            throw new Invalid(e.table() + ": " + e.invalid());
+        }
         Compiled t = tables.get(e.table());
         if (t == null) {
             throw new Invalid("table " + e.table() + " is not mapped (debezium " + config.prefix() + ".tables)");
@@ -77,6 +80,12 @@ public final class DebeziumMapping implements Strategy {
      */
     public List<Op> ops(List<ChangeEvent> events) throws Invalid {
         List<Op> out = new ArrayList<>(events.size() + 4);
+        for (ChangeEvent e : events) {
+            if (e.invalid() != null) { // the whole transaction goes by on_error, not the rest without it
+                throw new Invalid(e.table() + " (event " + e.totalOrder() + " of transaction " + e.txId() + "): "
+                        + e.invalid());
+            }
+        }
         for (int i = 0; i < events.size(); i++) {
             ChangeEvent e = events.get(i);
             Compiled t = tables.get(e.table());
@@ -260,8 +269,14 @@ public final class DebeziumMapping implements Strategy {
             return t.key().stream().map(t::property).toList();
         }
 
+        /**
+         * Each row's statement whole, one row after another ({@code CALL (row) {...}}): rows of one key in one
+         * {@code UNWIND} (two changes of a row in a batch) would otherwise run clause by clause across the rows (every
+         * row's old relationship deleted before any row's new one is merged), and end in no row's state.
+         */
         private Template template(String name, String cypher) {
-            return new Template(name, cypher, "UNWIND $" + Template.ROWS_PARAM + " AS row " + cypher, List.of(),
+            String perRow = "CALL (row) { " + cypher + " }";
+            return new Template(name, perRow, "UNWIND $" + Template.ROWS_PARAM + " AS row " + perRow, List.of(),
                     Set.of(), Map.of(), List.of());
         }
 

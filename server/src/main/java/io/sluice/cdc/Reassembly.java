@@ -63,8 +63,13 @@ public final class Reassembly {
     private final Map<Slot, Long> read = new LinkedHashMap<>();
     /** Per partition: offsets of the records buffered (events, ENDs), oldest first. */
     private final Map<Slot, TreeMap<Long, Integer>> held = new HashMap<>();
-    private long lastCommit;
-    private long duplicates;
+    // what status and the metrics read from other threads, kept by the owner's thread as it changes (never by
+    // walking the maps it is changing)
+    private volatile long lastCommit;
+    private volatile long duplicates;
+    private volatile int waiting;
+    private volatile long oldestWaiting = -1;
+    private volatile int bufferedEvents;
 
     /** {@code lastCommit}: the commit position of the last transaction applied (-1: none). */
     public Reassembly(String transactionTopic, long lastCommit) {
@@ -84,22 +89,24 @@ public final class Reassembly {
 
     /** Transactions whose END has arrived and that wait for their events (or for an earlier one). */
     public int waiting() {
-        return ends.size();
+        return waiting;
     }
 
     /** The commit time (ms since the epoch) of the oldest transaction waiting, or -1. */
     public long oldestWaitingMillis() {
-        End<?> head = ends.peekFirst();
-        return head == null ? -1 : head.tsMillis;
+        return oldestWaiting;
     }
 
     /** Events buffered, of every transaction. */
     public int buffered() {
-        int n = 0;
-        for (TreeMap<Long, ChangeEvent> m : events.values()) {
-            n += m.size();
-        }
-        return n;
+        return bufferedEvents;
+    }
+
+    /** After the ENDs waiting changed. */
+    private void endsChanged() {
+        waiting = ends.size();
+        End<?> head = ends.peekFirst();
+        oldestWaiting = head == null ? -1 : head.tsMillis;
     }
 
     /** A record read that carries nothing to apply (a tombstone, a BEGIN): only its partition moves. */
@@ -126,7 +133,9 @@ public final class Reassembly {
             duplicates++;
             release(replaced);
         }
-        events.computeIfAbsent(e.txId(), x -> new TreeMap<>()).put(e.totalOrder(), e);
+        if (events.computeIfAbsent(e.txId(), x -> new TreeMap<>()).put(e.totalOrder(), e) == null) {
+            bufferedEvents++;
+        }
         held.computeIfAbsent(r.slot(), s -> new TreeMap<>()).merge(r.offset(), 1, Integer::sum);
         return null;
     }
@@ -146,6 +155,7 @@ public final class Reassembly {
             return;
         }
         ends.addLast(new End<>(xid, commit, count, Map.copyOf(perTable), tsMillis, r));
+        endsChanged();
         held.computeIfAbsent(r.slot(), s -> new TreeMap<>()).merge(r.offset(), 1, Integer::sum);
     }
 
@@ -160,6 +170,7 @@ public final class Reassembly {
                 break;
             }
             ends.removeFirst();
+            endsChanged();
             release(head.read);
             List<ChangeEvent> list = new ArrayList<>(got.values());
             List<R> raws = new ArrayList<>();
@@ -170,7 +181,8 @@ public final class Reassembly {
                     release(x);
                 }
             }
-            events.remove(head.xid);
+            TreeMap<Long, ChangeEvent> gone = events.remove(head.xid);
+            bufferedEvents -= gone == null ? 0 : gone.size();
             lastCommit = head.commit;
             raws.add(head.read.raw());
             out.add(new Unit<>(head.xid, head.commit, list, raws, resume(), head.tsMillis, lastCommit));
@@ -200,7 +212,8 @@ public final class Reassembly {
     /** Drops a transaction's buffered events (a copy of one given out). */
     private void drop(long xid) {
         TreeMap<Long, Read<?>> reads = byTx.remove(xid);
-        events.remove(xid);
+        TreeMap<Long, ChangeEvent> gone = events.remove(xid);
+        bufferedEvents -= gone == null ? 0 : gone.size();
         if (reads != null) {
             duplicates += reads.size();
             reads.values().forEach(this::release);

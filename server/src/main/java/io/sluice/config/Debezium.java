@@ -47,7 +47,20 @@ public record Debezium(String prefix, Format keyFormat, Format valueFormat, bool
                     + " json-schema or avro");
         }
         Set<String> types = new HashSet<>();
+        Set<String> labels = new HashSet<>();
+        Set<String> foreignKeyTypes = new HashSet<>();
+        for (Table t : tables.values()) {
+            t.relationships().forEach(r -> foreignKeyTypes.add(r.type()));
+        }
         for (Map.Entry<String, Table> e : tables.entrySet()) {
+            if (e.getValue().label() != null && !labels.add(e.getValue().label())) {
+                throw new IllegalArgumentException("debezium " + prefix + ": two tables are label "
+                        + e.getValue().label() + " (their keys, deletes and truncates would mix)");
+            }
+            if (e.getValue().join() != null && foreignKeyTypes.contains(e.getValue().join().type())) {
+                throw new IllegalArgumentException("debezium " + prefix + ": join table " + e.getKey() + "'s type "
+                        + e.getValue().join().type() + " is also a foreign key's: give each its own type");
+            }
             String name = e.getKey();
             Table t = e.getValue();
             if (!name.matches("[^.]+\\.[^.]+")) {

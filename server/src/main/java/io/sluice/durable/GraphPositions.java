@@ -139,10 +139,22 @@ public final class GraphPositions {
 
     /** Moves {@code partition} to {@code next} in a transaction of its own (its last records were dead-lettered). */
     public void advanceAlone(int partition, long expected, long next) throws GraphException {
+        advanceAlone(partition, expected, next, tx -> { });
+    }
+
+    /** The same, with more of the log's state written in that transaction ({@code also}). */
+    public void advanceAlone(int partition, long expected, long next, Also also) throws GraphException {
         sink.inTransaction(tx -> {
             advance(tx, partition, expected, next);
+            also.write(tx);
             return null;
         });
+    }
+
+    /** What else a position's own transaction writes. */
+    @FunctionalInterface
+    public interface Also {
+        void write(Sink.SinkTx tx) throws GraphException;
     }
 
     /** Every partition's next offset to apply, as committed (no lock). */

@@ -242,7 +242,7 @@ public final class RecordApplier<R> {
         }
         long next = records.offset(r) + 1;
         try {
-            positions.advanceAlone(partition, position, next);
+            positions.advanceAlone(partition, position, next, tx -> records.inTransaction(tx, r));
         } catch (GraphException e) {
             log.warn("partition {} of {}: moving past offset {}: {}", partition, positions.source(), next - 1,
                     e.getMessage());
@@ -312,7 +312,8 @@ public final class RecordApplier<R> {
         }
         if (committed < end) { // the last requests failed alone and are dead-lettered: move past them
             try {
-                positions.advanceAlone(partition, committed, end);
+                positions.advanceAlone(partition, committed, end, tx -> records.inTransaction(tx,
+                        source.get(last)));
             } catch (GraphException e) {
                 reportUpTo(partition, position, committed, batch, source);
                 return new Result(Math.max(position, committed), true);

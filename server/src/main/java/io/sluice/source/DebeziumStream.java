@@ -148,10 +148,22 @@ final class DebeziumStream implements AutoCloseable {
     /** A unit numbered in the stream's order: its offset in the apply loop. */
     private record Numbered(long n, Unit<ConsumerRecord<byte[], byte[]>> unit) {}
 
+    /** What the stream cannot go on from: said, and the stream stops (its status says so). */
+    static final class Unsupported extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Unsupported(String message) {
+            super(message);
+        }
+    }
+
     private void run() {
         while (!stopping) {
             try {
                 session(); // resets the backoff when it applies something
+            } catch (Unsupported e) {
+                log.error("debezium {} stopped: {}", config.prefix(), e.getMessage());
+                break;
             } catch (WakeupException e) {
                 if (!stopping) {
                     log.warn("debezium {}: woken while running; starting again", config.prefix());
@@ -232,7 +244,9 @@ final class DebeziumStream implements AutoCloseable {
             }
             try {
                 if (!thread.join(Duration.ofSeconds(30))) {
-                    log.warn("debezium {}: its reader did not stop within 30 s", config.prefix());
+                    log.warn("debezium {}: its reader did not stop within 30 s; waiting for it (the consumer is"
+                            + " not used by two threads)", config.prefix());
+                    thread.join();
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -365,8 +379,21 @@ final class DebeziumStream implements AutoCloseable {
                 return null;
             }
             SourceTopic route = routes.get(record.topic());
-            Object value = value(route, record);
-            ChangeEvent e = ChangeEvent.of(value);
+            Object value;
+            ChangeEvent marked = null;
+            try {
+                value = value(route, record);
+            } catch (Formats.Unreadable typed) {
+                // a value of a Debezium type Neo4j cannot hold (an infinite timestamp) in a readable event: it
+                // still counts in its transaction, which then goes by on_error whole, instead of waiting forever
+                value = plainValue(record);
+                ChangeEvent plain = ChangeEvent.of(value);
+                if (plain == null) {
+                    throw typed;
+                }
+                marked = plain.invalid(typed.getMessage());
+            }
+            ChangeEvent e = marked != null ? marked : ChangeEvent.of(value);
             if (e == null) { // a tombstone
                 r.skip(slot, record.offset());
                 return null;
@@ -392,12 +419,25 @@ final class DebeziumStream implements AutoCloseable {
         Format f = config.valueFormat();
         if (f == Format.AVRO) {
             try {
-                return avro.read(record.value());
+                return avro.readDebezium(record.value());
             } catch (Formats.Unavailable e) {
                 throw new RecordApplier.Unavailable(e.getMessage(), e.getCause());
             }
         }
         return Formats.readDebezium(record.value(), f, true);
+    }
+
+    /** A change event's value without Debezium's types (the base values): to place an event whose types fail. */
+    private Object plainValue(ConsumerRecord<byte[], byte[]> record) throws Formats.Unreadable,
+            RecordApplier.Unavailable {
+        if (config.valueFormat() == Format.AVRO) {
+            try {
+                return avro.read(record.value());
+            } catch (Formats.Unavailable e) {
+                throw new RecordApplier.Unavailable(e.getMessage(), e.getCause());
+            }
+        }
+        return Formats.read(record.value(), config.valueFormat(), true);
     }
 
     private void transaction(Reassembly r, Reassembly.Read<ConsumerRecord<byte[], byte[]>> read,
@@ -444,13 +484,14 @@ final class DebeziumStream implements AutoCloseable {
     static Long previousCommit(Object value) {
         if (value instanceof Map<?, ?> v && v.get("source") instanceof Map<?, ?> s
                 && s.get("sequence") instanceof String seq) {
-            int open = seq.indexOf('"');
-            if (open < 0) {
-                return null; // [null, ...]
+            String t = seq.strip();
+            if (!t.startsWith("[\"")) {
+                return null; // ["null", ...] or [null, ...]: no transaction before it (the connector's first)
             }
-            int close = seq.indexOf('"', open + 1);
+            int open = t.indexOf('"');
+            int close = t.indexOf('"', open + 1);
             try {
-                return Long.parseLong(seq.substring(open + 1, close));
+                return Long.parseLong(t.substring(open + 1, close));
             } catch (RuntimeException e) {
                 return null;
             }
@@ -474,6 +515,12 @@ final class DebeziumStream implements AutoCloseable {
 
     private Set<TopicPartition> assign(Map<String, Long> stored) {
         Set<TopicPartition> all = partitions();
+        long ends = all.stream().filter(tp -> tp.topic().equals(config.transactionTopic())).count();
+        if (ends > 1) { // ENDs keyed by xid:lsn spread over partitions: their commit order would be lost
+            throw new Unsupported("the transaction topic " + config.transactionTopic() + " has " + ends
+                    + " partitions: whole transactions need it in one (the connector's default;"
+                    + " topic.creation.default.partitions, or a topic.creation group for it)");
+        }
         consumer.assign(all);
         List<TopicPartition> fresh = new ArrayList<>();
         for (TopicPartition tp : all) {

@@ -95,7 +95,7 @@ record SourceTopic(String name, Sources.Topic config, Strategy strategy, AvroRea
             throw new IllegalStateException("topic " + name + " reads avro but has no schema registry");
         }
         try {
-            return avro.read(bytes);
+            return config.debezium() != null ? avro.readDebezium(bytes) : avro.read(bytes);
         } catch (Formats.Unavailable e) {
             throw new RecordApplier.Unavailable(e.getMessage(), e.getCause());
         }

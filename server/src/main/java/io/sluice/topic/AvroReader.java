@@ -91,6 +91,18 @@ public final class AvroReader {
 
     /** The key's or value's bytes read as Confluent Avro; null stays null (a tombstone, a record without a key). */
     public Object read(byte[] bytes) throws Formats.Unreadable, Formats.Unavailable {
+        return read(bytes, false);
+    }
+
+    /**
+     * As {@link #read}, and Debezium's semantic types (an Avro schema's {@code connect.name}, as Connect's Avro
+     * converters write it) as {@link DebeziumTypes} maps them.
+     */
+    public Object readDebezium(byte[] bytes) throws Formats.Unreadable, Formats.Unavailable {
+        return read(bytes, true);
+    }
+
+    private Object read(byte[] bytes, boolean debezium) throws Formats.Unreadable, Formats.Unavailable {
         if (bytes == null) {
             return null;
         }
@@ -111,7 +123,7 @@ public final class AvroReader {
         } catch (IOException | RuntimeException e) {
             throw new Formats.Unreadable("Avro datum does not read with schema id " + id + ": " + e);
         }
-        return value(datum, schema, "");
+        return value(datum, schema, "", debezium);
     }
 
     /** The writer's schema by its id: kept, or fetched from the registry. */
@@ -194,6 +206,26 @@ public final class AvroReader {
 
     /** An Avro datum as the strategies take it, by its schema; {@code at} names it in a failure. */
     static Object value(Object v, Schema s, String at) throws Formats.Unreadable {
+        return value(v, s, at, false);
+    }
+
+    /** The same; with {@code debezium}, a Debezium semantic type (its {@code connect.name}) as Neo4j's. */
+    static Object value(Object v, Schema s, String at, boolean debezium) throws Formats.Unreadable {
+        Object base = base(v, s, at, debezium);
+        if (debezium && base != null && s.getType() != Schema.Type.UNION) {
+            String name = s.getProp("connect.name");
+            if (DebeziumTypes.known(name)) {
+                try {
+                    return DebeziumTypes.convert(name, base, at);
+                } catch (DebeziumTypes.Unconvertible e) {
+                    throw new Formats.Unreadable(e.getMessage());
+                }
+            }
+        }
+        return base;
+    }
+
+    private static Object base(Object v, Schema s, String at, boolean debezium) throws Formats.Unreadable {
         if (v == null) {
             return null;
         }
@@ -249,7 +281,7 @@ public final class AvroReader {
                     List<Object> l = new ArrayList<>(c.size());
                     int i = 0;
                     for (Object e : c) {
-                        l.add(value(e, s.getElementType(), at + "[" + i++ + "]"));
+                        l.add(value(e, s.getElementType(), at + "[" + i++ + "]", debezium));
                     }
                     yield l;
                 }
@@ -257,7 +289,7 @@ public final class AvroReader {
                     Map<String, Object> m = new LinkedHashMap<>();
                     for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
                         String k = String.valueOf(e.getKey());
-                        m.put(k, value(e.getValue(), s.getValueType(), at + "." + k));
+                        m.put(k, value(e.getValue(), s.getValueType(), at + "." + k, debezium));
                     }
                     yield m;
                 }
@@ -265,13 +297,13 @@ public final class AvroReader {
                     IndexedRecord r = (IndexedRecord) v;
                     Map<String, Object> m = new LinkedHashMap<>();
                     for (Schema.Field f : s.getFields()) {
-                        m.put(f.name(), value(r.get(f.pos()), f.schema(), at + "." + f.name()));
+                        m.put(f.name(), value(r.get(f.pos()), f.schema(), at + "." + f.name(), debezium));
                     }
                     yield m;
                 }
                 case UNION -> {
                     int branch = GenericData.get().resolveUnion(s, v);
-                    yield value(v, s.getTypes().get(branch), at);
+                    yield value(v, s.getTypes().get(branch), at, debezium);
                 }
             };
         } catch (ClassCastException | AvroRuntimeException | DateTimeException e) {

@@ -172,6 +172,50 @@ class DebeziumMappingTest {
                 .containsExactly(row("p", "B", "q", 3L));
     }
 
+    /** Several changes of one row in one batch run as one UNWIND: each row's statement whole, in order. */
+    static void applyAsOneStatement(List<Strategy.Op> ops) throws GraphException {
+        sink.inTransaction(tx -> {
+            tx.runDiscarding(ops.getFirst().template().unwindCypher(), Map.of("rows",
+                    ops.stream().map(Strategy.Op::row).toList()));
+            return null;
+        });
+    }
+
+    @Test
+    void twoChangesOfOneRowInOneUnwindEndInTheLastOnesState() throws Exception {
+        DebeziumMapping m = mapping("remove");
+        apply(m, upsert("public.orders", row("id", 10L, "customer_id", 1L)));
+        List<Strategy.Op> ops = new ArrayList<>();
+        ops.addAll(m.ops(upsert("public.orders", row("id", 10L, "customer_id", 2L))));
+        ops.addAll(m.ops(upsert("public.orders", row("id", 10L, "customer_id", 3L))));
+        applyAsOneStatement(ops);
+        assertThat(query("MATCH (c:Customer)-[:PLACED]->(o:Order) RETURN c.id AS c")).containsExactly(row("c", 3L));
+        ops.clear();
+        ops.addAll(m.ops(upsert("public.orders", row("id", 10L, "customer_id", 4L))));
+        ops.addAll(m.ops(upsert("public.orders", row("id", 10L, "customer_id", null))));
+        applyAsOneStatement(ops);
+        assertThat(query("MATCH ()-[r:PLACED]->() RETURN count(r) AS n")).containsExactly(row("n", 0L));
+        // a join row moved twice in one statement: one relationship, at its last ends (its key is unique)
+        ops.clear();
+        ops.addAll(m.ops(upsert("public.order_lines", row("order_id", 10L, "line_no", 1L, "sku", "A", "qty", 1L))));
+        ops.addAll(m.ops(upsert("public.order_lines", row("order_id", 10L, "line_no", 1L, "sku", "B", "qty", 2L))));
+        ops.addAll(m.ops(upsert("public.order_lines", row("order_id", 10L, "line_no", 1L, "sku", "C", "qty", 3L))));
+        applyAsOneStatement(ops);
+        assertThat(query("MATCH (:Order)-[r:CONTAINS]->(p:Product) RETURN p.sku AS p, r.qty AS q"))
+                .containsExactly(row("p", "C", "q", 3L));
+    }
+
+    @Test
+    void aTransactionWithAnEventThatCannotBeWrittenFailsWhole() throws Exception {
+        DebeziumMapping m = mapping("remove");
+        ChangeEvent good = new ChangeEvent("public.customers", ChangeEvent.Op.CREATE, null, row("id", 1L), 5L, 1, 7L);
+        ChangeEvent bad = new ChangeEvent("public.orders", ChangeEvent.Op.CREATE, null, row("id", 2L), 5L, 2, 8L)
+                .invalid("after.placed: PostgreSQL's infinity has no Neo4j value");
+        assertThatThrownBy(() -> m.ops(List.of(good, bad))).hasMessageContaining("event 2 of transaction 5")
+                .hasMessageContaining("infinity");
+        assertThatThrownBy(() -> m.ops(bad)).hasMessageContaining("infinity");
+    }
+
     @Test
     void aDeleteRemovesTheNodeAndItsRelationshipsOrMarksIt() throws Exception {
         DebeziumMapping remove = mapping("remove");
@@ -231,7 +275,21 @@ class DebeziumMappingTest {
                 "to: public.nowhere"))).hasMessageContaining("refers to public.nowhere");
         assertThatThrownBy(() -> ConfigLoader.parse(YAML.replace("DELETES", "sometimes")))
                 .hasMessageContaining("unknown deletes 'sometimes'");
+        assertThatThrownBy(() -> ConfigLoader.parse(YAML.replace("DELETES", "remove").replace("label: Product",
+                "label: Customer"))).hasMessageContaining("two tables are label Customer");
+        assertThatThrownBy(() -> ConfigLoader.parse(YAML.replace("DELETES", "remove").replace("type: CONTAINS",
+                "type: PLACED"))).hasMessageContaining("also a foreign key's");
         assertThat(ChangeEvent.of(null)).isNull(); // a tombstone
+    }
+
+    @Test
+    void theDryRunPlansEveryStatementOfTheMapping() throws Exception {
+        var kafka = ConfigLoader.parse(YAML.replace("DELETES", "remove")).sources().kafka();
+        io.sluice.source.SourceChecks.Report r = io.sluice.source.SourceChecks.run(kafka, sink);
+        assertThat(r.errors()).isEmpty();
+        assertThat(r.warnings()).as("the constraints exist (created in start())").isEmpty();
+        assertThat(r.checked()).as("five statements a node table, four a join table").isEqualTo(3 * 5 + 4);
+        assertThat(r.describe()).contains("19 statements checked: 0 errors, 0 warnings");
     }
 
     @Test

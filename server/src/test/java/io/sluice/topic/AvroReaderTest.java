@@ -150,6 +150,30 @@ class AvroReaderTest {
         return r;
     }
 
+    /**
+     * Debezium's semantic types as Connect's Avro converters write them (the base type, {@code connect.name} naming
+     * it), optional as Debezium's columns are: read as Debezium's, Neo4j's values; read plainly, the base values.
+     */
+    @Test
+    void debeziumsTypesInAvroReadAsNeo4jsWhenAskedFor() throws Exception {
+        Schema row = new Schema.Parser().parse("""
+                {"type": "record", "name": "Value", "namespace": "shop.public.customers", "fields": [
+                  {"name": "id", "type": "int"},
+                  {"name": "born", "type": ["null", {"type": "int", "connect.version": 1,
+                    "connect.name": "io.debezium.time.Date"}], "default": null},
+                  {"name": "seen", "type": ["null", {"type": "long", "connect.version": 1,
+                    "connect.name": "io.debezium.time.MicroTimestamp"}], "default": null}]}""");
+        register(31, row);
+        GenericRecord r = new GenericData.Record(row);
+        r.put("id", 1);
+        r.put("born", -56270);
+        r.put("seen", 1_000_000L);
+        byte[] bytes = wire(31, row, r);
+        assertThat(reader().readDebezium(bytes)).isEqualTo(Map.of("id", 1L, "born", java.time.LocalDate.of(1815, 12,
+                10), "seen", java.time.LocalDateTime.of(1970, 1, 1, 0, 0, 1)));
+        assertThat(reader().read(bytes)).isEqualTo(Map.of("id", 1L, "born", -56270L, "seen", 1_000_000L));
+    }
+
     @Test
     void everyTypeReadsAsTheStrategiesTakeIt() throws Exception {
         register(7, ALL);
