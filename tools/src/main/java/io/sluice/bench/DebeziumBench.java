@@ -84,6 +84,7 @@ public final class DebeziumBench {
     private final PrintStream progress;
     private final ObjectNode template;
     private final JsonNode key;
+    private final Events events;
     private int run;
 
     public DebeziumBench(Options o, Time time, PrintStream progress) throws IOException {
@@ -96,6 +97,88 @@ public final class DebeziumBench {
         }
         this.key = JSON.readTree(lines.get(0));
         this.template = (ObjectNode) JSON.readTree(lines.get(1));
+        this.events = new Events(template, key, o.schemas());
+    }
+
+    /**
+     * The change events as text: the template serialized once with a marker in each varying field, cut there, and
+     * put together again per event with its values (a few appends, not a tree copied and written: the lag phase's
+     * producer shares the two cores with what it measures).
+     */
+    static final class Events {
+        private final Text withTx;
+        private final Text withoutTx;
+        private final Text key;
+
+        Events(ObjectNode template, JsonNode keyTemplate, boolean schemas) throws IOException {
+            ObjectNode v = template.deepCopy();
+            ObjectNode payload = (ObjectNode) v.get("payload");
+            ObjectNode after = (ObjectNode) payload.get("after");
+            after.put("name", mark("NAME"));
+            after.put("id", 0).put("born", 0);
+            ObjectNode source = (ObjectNode) payload.get("source");
+            source.put("sequence", mark("SEQ"));
+            ObjectNode block = payload.putObject("transaction");
+            block.put("id", mark("BLOCK")).put("total_order", 1).put("data_collection_order", 1);
+            String withTx = numbers(JSON.writeValueAsString(schemas ? v : payload));
+            payload.putNull("transaction");
+            String withoutTx = numbers(JSON.writeValueAsString(schemas ? v : payload));
+            this.withTx = Text.of(withTx);
+            this.withoutTx = Text.of(withoutTx);
+            ObjectNode k = keyTemplate.deepCopy();
+            ((ObjectNode) k.get("payload")).put("id", 0);
+            this.key = Text.of(JSON.writeValueAsString(schemas ? k : k.get("payload"))
+                    .replace("\"id\":0", "\"id\":" + mark("ID")));
+        }
+
+        /** The numbers the template holds, marked where they vary (they are written as JSON numbers). */
+        private static String numbers(String json) {
+            return json.replace("\"id\":0,\"name\"", "\"id\":\u00a7ID\u00a7,\"name\"")
+                    .replace("\"born\":0", "\"born\":\u00a7BORN\u00a7")
+                    .replace("\"txId\":728", "\"txId\":\u00a7TXID\u00a7")
+                    .replace("\"lsn\":22179920", "\"lsn\":\u00a7LSN\u00a7")
+                    .replace("\"ts_ms\":1796208597564,\"snapshot\"", "\"ts_ms\":\u00a7TS\u00a7,\"snapshot\"")
+                    .replace("\"total_order\":1", "\"total_order\":\u00a7ORDER\u00a7")
+                    .replace("\"data_collection_order\":1", "\"data_collection_order\":\u00a7ORDER\u00a7");
+        }
+
+        private static String mark(String slot) {
+            return "\u00a7" + slot + "\u00a7";
+        }
+
+        byte[] key(Map<String, String> slots) {
+            return key.fill(slots);
+        }
+
+        byte[] value(boolean transactions, Map<String, String> slots) {
+            return (transactions ? withTx : withoutTx).fill(slots);
+        }
+
+        /** A text cut at its markers: the pieces between, and the slot each marker names. */
+        record Text(List<String> pieces, List<String> slots) {
+            static Text of(String s) {
+                List<String> pieces = new ArrayList<>();
+                List<String> slots = new ArrayList<>();
+                int at = 0;
+                for (int open = s.indexOf('\u00a7'); open >= 0; open = s.indexOf('\u00a7', at)) {
+                    int close = s.indexOf('\u00a7', open + 1);
+                    pieces.add(s.substring(at, open));
+                    slots.add(s.substring(open + 1, close));
+                    at = close + 1;
+                }
+                pieces.add(s.substring(at));
+                return new Text(pieces, slots);
+            }
+
+            byte[] fill(Map<String, String> values) {
+                StringBuilder b = new StringBuilder(pieces.getFirst().length() * 2 + 256);
+                for (int i = 0; i < slots.size(); i++) {
+                    b.append(pieces.get(i)).append(values.get(slots.get(i)));
+                }
+                b.append(pieces.getLast());
+                return b.toString().getBytes(StandardCharsets.UTF_8);
+            }
+        }
     }
 
     /** Runs the prime and the phases; returns the report's text. */
@@ -290,31 +373,18 @@ public final class DebeziumBench {
             }
             for (long i = 0; i < count; i++) {
                 long id = base + i;
-                ObjectNode v = template.deepCopy();
-                ObjectNode payload = (ObjectNode) v.get("payload");
-                ObjectNode after = (ObjectNode) payload.get("after");
-                after.put("id", id);
-                after.put("name", "customer " + id);
-                after.put("born", -56270 + id % 1000);
-                ObjectNode source = (ObjectNode) payload.get("source");
-                source.put("txId", xid);
-                source.put("lsn", beginLsn + (i + 1) * 10);
-                source.put("sequence", "[\"" + (beginLsn - 1) + "\",\"" + (beginLsn + (i + 1) * 10) + "\"]");
-                if (commitMillis > 0) {
-                    source.put("ts_ms", commitMillis);
-                }
-                if (transactions) {
-                    ObjectNode block = payload.putObject("transaction");
-                    block.put("id", xid + ":" + (beginLsn + (i + 1) * 10));
-                    block.put("total_order", i + 1);
-                    block.put("data_collection_order", i + 1);
-                } else {
-                    payload.putNull("transaction");
-                }
-                ObjectNode k = key.deepCopy();
-                ((ObjectNode) k.get("payload")).put("id", id);
-                producer.send(new ProducerRecord<>(table, bytes(o.schemas() ? k : k.get("payload")),
-                        bytes(o.schemas() ? v : payload)));
+                long lsn = beginLsn + (i + 1) * 10;
+                Map<String, String> slots = Map.of(
+                        "ID", Long.toString(id),
+                        "NAME", "customer " + id,
+                        "BORN", Long.toString(-56270 + id % 1000),
+                        "TXID", Long.toString(xid),
+                        "LSN", Long.toString(lsn),
+                        "SEQ", "[\\\"" + (beginLsn - 1) + "\\\",\\\"" + lsn + "\\\"]",
+                        "TS", Long.toString(commitMillis > 0 ? commitMillis : 1796208597564L),
+                        "BLOCK", xid + ":" + lsn,
+                        "ORDER", Long.toString(i + 1));
+                producer.send(new ProducerRecord<>(table, events.key(slots), events.value(transactions, slots)));
             }
             if (transactions) {
                 producer.send(new ProducerRecord<>(prefix + ".transaction", bytes(txKey(xid, commitLsn)),
