@@ -72,7 +72,9 @@ public final class SourceChecks {
                 }
                 for (Strategy.NodeKey k : c.uniqueKeys()) {
                     if (!constraints.contains(List.of(k.label(), Set.copyOf(k.properties())))) {
-                        warnings.add(c.what() + ": no uniqueness or key constraint on :" + k.label() + " "
+                        // a Debezium mapping's keys are said once for the connector, not for each statement
+                        String who = s instanceof DebeziumMapping d ? "debezium " + d.config().prefix() : c.what();
+                        warnings.add(who + ": no uniqueness or key constraint on :" + k.label() + " "
                                 + k.properties() + " (MERGE on it scans the label and may duplicate nodes under"
                                 + " concurrency): " + (s instanceof DebeziumMapping ? "created at start: " : "")
                                 + "CREATE CONSTRAINT FOR (n:`" + k.label() + "`) REQUIRE ("

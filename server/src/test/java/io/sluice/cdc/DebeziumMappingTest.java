@@ -290,6 +290,19 @@ class DebeziumMappingTest {
         assertThat(r.warnings()).as("the constraints exist (created in start())").isEmpty();
         assertThat(r.checked()).as("five statements a node table, four a join table").isEqualTo(3 * 5 + 4);
         assertThat(r.describe()).contains("19 statements checked: 0 errors, 0 warnings");
+        var unconstrained = ConfigLoader.parse("""
+                sources:
+                  kafka:
+                    bootstrap: 127.0.0.1:9
+                    debezium:
+                      - prefix: other
+                        tables:
+                          public.things: {label: Thing}
+                """).sources().kafka();
+        assertThat(io.sluice.source.SourceChecks.run(unconstrained, sink).warnings())
+                .as("one warning for the connector's key, not one for each of its statements")
+                .singleElement().asString().startsWith("debezium other: no uniqueness or key constraint on :Thing [id]")
+                .contains("created at start");
     }
 
     @Test
