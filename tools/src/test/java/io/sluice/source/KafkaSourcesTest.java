@@ -231,6 +231,64 @@ class KafkaSourcesTest {
         }
     }
 
+    /**
+     * One source transaction that cannot be written (a value Neo4j cannot hold: PostgreSQL's infinity, put into the
+     * recorded insert of transaction 728) goes to the dead-letter topic whole (its two events and its END), and the
+     * stream goes on with the next one: nothing of 728 in the graph, 729 applied, the commit position past it.
+     */
+    @Test
+    void aDebeziumTransactionThatCannotBeWrittenIsDeadLetteredWholeAndTheStreamGoesOn() throws Exception {
+        List<String> lines = Files.readAllLines(Path.of("../server/src/test/resources/debezium/customers-events.txt"));
+        String prefix = name("shop");
+        String dlq = prefix + "-dlq";
+        topic(prefix + ".public.customers", 1);
+        topic(prefix + ".transaction", 1);
+        for (int i = 0; i + 1 < lines.size(); i += 2) {
+            String head = lines.get(i);
+            String topic = prefix + head.substring("shop".length(), head.indexOf('@'));
+            String key = head.substring(head.indexOf(" KEY ") + 5);
+            String value = lines.get(i + 1).substring("VALUE ".length());
+            if (value.contains("\"name\":\"grace\"") && value.contains("\"op\":\"c\"")) {
+                value = value.replace("{\"type\":\"int32\",\"optional\":true,\"name\":\"io.debezium.time.Date\","
+                        + "\"version\":1,\"field\":\"born\"}", "{\"type\":\"int64\",\"optional\":true,\"name\":"
+                        + "\"io.debezium.time.MicroTimestamp\",\"version\":1,\"field\":\"born\"}")
+                        .replace("\"born\":-23034", "\"born\":9223372036825200000");
+                assertThat(value).contains("9223372036825200000").contains("MicroTimestamp");
+            }
+            send(topic, 0, key, value.equals("null") ? null : value, Map.of());
+        }
+        var config = config("""
+                sources:
+                  kafka:
+                    bootstrap: BOOTSTRAP
+                    group: %s
+                    dead_letter: {topic: %s}
+                    debezium:
+                      - prefix: %s
+                        transactions: true
+                        tables:
+                          public.customers: {label: DbzCustomer, rename: {name: fullName}}
+                """.formatted(prefix + "-group", dlq, prefix));
+        try (KafkaSources s = sources(config, graph)) {
+            Await.until("the stream past transaction 729", Duration.ofSeconds(60), () -> rows("MATCH (o:SluicePosition"
+                    + " {source: 'debezium:" + prefix + "#commit'}) RETURN o.next").equals(List.of(List.of(22180313L))));
+            assertThat(rows("MATCH (c:DbzCustomer) RETURN c.id, c.fullName, c.balance ORDER BY c.id"))
+                    .as("the snapshot's row, without transaction 728's update; 728's insert never applied")
+                    .isEqualTo(List.of(List.of(1L, "ada", "12.50")));
+            List<ConsumerRecord<byte[], byte[]>> dead = deadLetters(dlq, 3);
+            assertThat(dead).extracting(ConsumerRecord::topic).containsOnly(dlq);
+            assertThat(dead).hasSize(3);
+            assertThat(new String(dead.getFirst().headers().lastHeader("__connect.errors.exception.message").value(),
+                    StandardCharsets.UTF_8)).contains("infinity");
+            assertThat(s.health().toString()).contains("running=true");
+        } finally {
+            graph.inTransaction(tx -> {
+                tx.runDiscarding("MATCH (c:DbzCustomer) DETACH DELETE c", Map.of());
+                return null;
+            });
+        }
+    }
+
     @Test
     void theCypherStrategyAppliesEveryFormatInOffsetOrderExactlyOnce() throws Exception {
         String plain = name("plain");
