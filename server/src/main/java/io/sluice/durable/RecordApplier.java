@@ -288,7 +288,18 @@ public final class RecordApplier<R> {
             // what came before the held record is committed or dead-lettered: move past it, or the next attempt
             // would dead-letter those again
             try {
-                positions.advanceAlone(partition, committed, held);
+                Pending before = null; // the last request before the held one: the log's state as of it
+                for (Pending p : batch) {
+                    if (p.offset() < held) {
+                        before = p;
+                    }
+                }
+                R last = before == null ? null : source.get(before);
+                positions.advanceAlone(partition, committed, held, tx -> {
+                    if (last != null) {
+                        records.inTransaction(tx, last);
+                    }
+                });
                 committed = held;
             } catch (GraphException e) {
                 log.warn("partition {} of {}: moving to offset {}, where it holds: {}", partition, positions.source(),

@@ -383,7 +383,7 @@ final class DebeziumStream implements AutoCloseable {
             ChangeEvent marked = null;
             try {
                 value = value(route, record);
-            } catch (Formats.Unreadable typed) {
+            } catch (Formats.Unreadable | RuntimeException typed) { // a converter's failure not foreseen: the same
                 // a value of a Debezium type Neo4j cannot hold (an infinite timestamp) in a readable event: it
                 // still counts in its transaction, which then goes by on_error whole, instead of waiting forever
                 value = plainValue(record);
@@ -391,7 +391,7 @@ final class DebeziumStream implements AutoCloseable {
                 if (plain == null) {
                     throw typed;
                 }
-                marked = plain.invalid(typed.getMessage());
+                marked = plain.invalid(typed.getMessage() != null ? typed.getMessage() : typed.toString());
             }
             ChangeEvent e = marked != null ? marked : ChangeEvent.of(value);
             if (e == null) { // a tombstone

@@ -12,7 +12,6 @@ import java.time.OffsetTime;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.Base64;
 import java.util.Map;
 
@@ -105,7 +104,7 @@ public final class DebeziumTypes {
                 case "io.debezium.data.Bits" -> base instanceof byte[] ? base : bytes(base, name, at);
                 default -> base; // Uuid, Json, Enum, Xml, and names this class does not know: their text or value
             };
-        } catch (DateTimeParseException | ArithmeticException e) {
+        } catch (java.time.DateTimeException | ArithmeticException | NumberFormatException e) { // 24:00, overflow
             throw new Unconvertible(at + ": " + name + " " + base + " is not a value Neo4j can hold ("
                     + e.getMessage() + ")");
         }

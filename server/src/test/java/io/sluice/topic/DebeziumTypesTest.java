@@ -78,5 +78,10 @@ class DebeziumTypesTest {
                 .isInstanceOf(DebeziumTypes.Unconvertible.class).hasMessageContaining("ISO-8601");
         assertThatThrownBy(() -> convert("io.debezium.data.VariableScaleDecimal", "1.5"))
                 .isInstanceOf(DebeziumTypes.Unconvertible.class).hasMessageContaining("{scale, value}");
+        // PostgreSQL's time '24:00:00' is legal; Neo4j's LocalTime ends before it
+        assertThatThrownBy(() -> convert("io.debezium.time.MicroTime", 86_400_000_000L))
+                .isInstanceOf(DebeziumTypes.Unconvertible.class).hasMessageContaining("after.x");
+        assertThatThrownBy(() -> convert("io.debezium.time.Time", 86_400_000L))
+                .isInstanceOf(DebeziumTypes.Unconvertible.class).hasMessageContaining("after.x");
     }
 }
