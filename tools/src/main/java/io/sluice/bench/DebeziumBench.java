@@ -5,19 +5,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
-import io.sluice.apply.BatchRunner;
-import io.sluice.apply.BatchSizeController;
-import io.sluice.apply.RetryPolicy;
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.Sources;
-import io.sluice.durable.RecordApplier;
-import io.sluice.metrics.Metrics;
 import io.sluice.metrics.PrometheusMetrics;
 import io.sluice.server.SluiceServer;
 import io.sluice.sink.Sink;
 import io.sluice.source.KafkaSources;
-import io.sluice.time.Jitter;
 import io.sluice.time.Time;
 import io.sluice.vocab.GraphException;
 import java.io.IOException;
@@ -34,7 +28,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -440,7 +433,7 @@ public final class DebeziumBench {
                           public.customers: {label: Customer}
                 """.formatted(bootstrap, prefix + "-sluice", prefix, transactions, format(), format()))
                 .sources().kafka();
-        KafkaSources s = KafkaSources.create(k, server.sink(), parts(o.config(), server.sink(), metrics), metrics,
+        KafkaSources s = KafkaSources.create(k, server.sink(), SourcesRun.parts(o.config(), server.sink(), metrics), metrics,
                 time, "bench");
         s.start();
         return s;
@@ -459,17 +452,6 @@ public final class DebeziumBench {
             }
             time.sleep(Duration.ofMillis(50));
         }
-    }
-
-    /** The apply loop's parts as serve builds them for the sources. */
-    static RecordApplier.Parts parts(SluiceConfig config, Sink sink, Metrics metrics) {
-        var r = config.retry();
-        var b = config.batch();
-        Supplier<BatchSizeController> sizes = b.adaptive() ? () -> new BatchSizeController(b.minRows(), b.maxRows(),
-                b.targetCommit(), b.minRows() * 4) : null;
-        return new RecordApplier.Parts(clock -> new BatchRunner(sink, new RetryPolicy(r.maxAttempts(),
-                r.initialBackoff(), r.maxBackoff()), clock, Jitter.RANDOM, metrics, config.apply().lockOrder(),
-                config.apply().coalesceCypher()), sizes, b.maxRows());
     }
 
     @FunctionalInterface

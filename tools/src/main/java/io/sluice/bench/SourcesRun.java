@@ -103,6 +103,11 @@ record SourcesRun(Scenario scenario, long records, int partitions, int consumers
      * batch runner with the config's lock order, coalescing and bounded retries; its adaptive row limit.
      */
     private RecordApplier.Parts parts(Sink sink, Metrics metrics) {
+        return parts(config, sink, metrics);
+    }
+
+    /** The same for any config (the Debezium bench's too). */
+    static RecordApplier.Parts parts(SluiceConfig config, Sink sink, Metrics metrics) {
         var r = config.retry();
         var b = config.batch();
         Supplier<BatchSizeController> sizes = b.adaptive() ? () -> new BatchSizeController(b.minRows(), b.maxRows(),

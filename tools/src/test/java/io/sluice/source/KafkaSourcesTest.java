@@ -152,6 +152,23 @@ class KafkaSourcesTest {
         return s;
     }
 
+    /**
+     * The recorded Debezium records (server/src/test/resources/debezium) sent to {@code prefix}'s topics (made here,
+     * a partition each), each value through {@code edit}.
+     */
+    static void sendRecorded(List<String> lines, String prefix, java.util.function.UnaryOperator<String> edit)
+            throws Exception {
+        topic(prefix + ".public.customers", 1);
+        topic(prefix + ".transaction", 1);
+        for (int i = 0; i + 1 < lines.size(); i += 2) {
+            String head = lines.get(i);
+            String topic = prefix + head.substring("shop".length(), head.indexOf('@'));
+            String key = head.substring(head.indexOf(" KEY ") + 5);
+            String value = lines.get(i + 1).substring("VALUE ".length());
+            send(topic, 0, key, value.equals("null") ? null : edit.apply(value), Map.of());
+        }
+    }
+
     static List<List<Object>> rows(String cypher) {
         try {
             return graph.inReadTransaction(tx -> tx.run(cypher, Map.of())).rows();
@@ -189,15 +206,7 @@ class KafkaSourcesTest {
         List<String> lines = Files.readAllLines(Path.of("../server/src/test/resources/debezium/customers-events.txt"));
         for (boolean whole : new boolean[] {false, true}) {
             String prefix = name("shop");
-            topic(prefix + ".public.customers", 1);
-            topic(prefix + ".transaction", 1);
-            for (int i = 0; i + 1 < lines.size(); i += 2) {
-                String head = lines.get(i);
-                String topic = prefix + head.substring("shop".length(), head.indexOf('@'));
-                String key = head.substring(head.indexOf(" KEY ") + 5);
-                String value = lines.get(i + 1).substring("VALUE ".length());
-                send(topic, 0, key, value.equals("null") ? null : value, Map.of());
-            }
+            sendRecorded(lines, prefix, v -> v);
             var config = config("""
                     sources:
                       kafka:
@@ -241,13 +250,7 @@ class KafkaSourcesTest {
         List<String> lines = Files.readAllLines(Path.of("../server/src/test/resources/debezium/customers-events.txt"));
         String prefix = name("shop");
         String dlq = prefix + "-dlq";
-        topic(prefix + ".public.customers", 1);
-        topic(prefix + ".transaction", 1);
-        for (int i = 0; i + 1 < lines.size(); i += 2) {
-            String head = lines.get(i);
-            String topic = prefix + head.substring("shop".length(), head.indexOf('@'));
-            String key = head.substring(head.indexOf(" KEY ") + 5);
-            String value = lines.get(i + 1).substring("VALUE ".length());
+        sendRecorded(lines, prefix, value -> {
             if (value.contains("\"name\":\"grace\"") && value.contains("\"op\":\"c\"")) {
                 value = value.replace("{\"type\":\"int32\",\"optional\":true,\"name\":\"io.debezium.time.Date\","
                         + "\"version\":1,\"field\":\"born\"}", "{\"type\":\"int64\",\"optional\":true,\"name\":"
@@ -255,8 +258,8 @@ class KafkaSourcesTest {
                         .replace("\"born\":-23034", "\"born\":9223372036825200000");
                 assertThat(value).contains("9223372036825200000").contains("MicroTimestamp");
             }
-            send(topic, 0, key, value.equals("null") ? null : value, Map.of());
-        }
+            return value;
+        });
         var config = config("""
                 sources:
                   kafka:
