@@ -87,7 +87,6 @@ final class DebeziumStream implements AutoCloseable {
             + Template.ROWS_PARAM + " AS row " + POSITION_CYPHER, List.of(), Set.of(), Map.of(), List.of());
 
     private final Debezium config;
-    private final Sources.KafkaSource source;
     private final DebeziumMapping mapping;
     private final Consumer<byte[], byte[]> consumer;
     private final Sink sink;
@@ -114,7 +113,6 @@ final class DebeziumStream implements AutoCloseable {
             RecordApplier.Parts parts, DeadLetterQueue deadLetters, AvroReader avro, Metrics metrics, Time time,
             ThreadFactory threads) {
         this.config = config;
-        this.source = source;
         this.mapping = new DebeziumMapping(config);
         this.consumer = consumer;
         this.sink = sink;
@@ -378,11 +376,10 @@ final class DebeziumStream implements AutoCloseable {
                 transaction(r, read, record);
                 return null;
             }
-            SourceTopic route = routes.get(record.topic());
             Object value;
             ChangeEvent marked = null;
             try {
-                value = value(route, record);
+                value = value(record);
             } catch (Formats.Unreadable | RuntimeException typed) { // a converter's failure not foreseen: the same
                 // a value of a Debezium type Neo4j cannot hold (an infinite timestamp) in a readable event: it
                 // still counts in its transaction, which then goes by on_error whole, instead of waiting forever
@@ -402,7 +399,7 @@ final class DebeziumStream implements AutoCloseable {
         } catch (Formats.Unreadable | Strategy.Invalid | RuntimeException e) {
             Neo4jError error = Neo4jError.invalidFormat(record.topic() + "[" + record.partition() + "] offset "
                     + record.offset() + ": " + e.getMessage());
-            SourceTopic route = routes.getOrDefault(record.topic(), routes.values().iterator().next());
+            SourceTopic route = deadLetterRoute(record.topic());
             if (onError.deadLetter(route, record, error)) {
                 r.skip(slot, record.offset());
                 return null;
@@ -414,7 +411,7 @@ final class DebeziumStream implements AutoCloseable {
         }
     }
 
-    private Object value(SourceTopic route, ConsumerRecord<byte[], byte[]> record) throws Formats.Unreadable,
+    private Object value(ConsumerRecord<byte[], byte[]> record) throws Formats.Unreadable,
             RecordApplier.Unavailable {
         Format f = config.valueFormat();
         if (f == Format.AVRO) {
@@ -443,7 +440,7 @@ final class DebeziumStream implements AutoCloseable {
     private void transaction(Reassembly r, Reassembly.Read<ConsumerRecord<byte[], byte[]>> read,
             ConsumerRecord<byte[], byte[]> record) throws Formats.Unreadable, Strategy.Invalid,
             RecordApplier.Unavailable {
-        Object value = value(null, record);
+        Object value = value(record);
         if (value == null) {
             r.skip(read.slot(), record.offset());
             return;
@@ -550,6 +547,11 @@ final class DebeziumStream implements AutoCloseable {
         return "debezium:" + config.prefix() + "/" + topic;
     }
 
+    /** The table topic's route for a dead letter's headers (the transaction topic's: any table's, the same strategy). */
+    private SourceTopic deadLetterRoute(String topic) {
+        return routes.getOrDefault(topic, routes.values().iterator().next());
+    }
+
     /** The stored positions: the commit's ({@link #commitSource}) and each partition's as {@code source@partition}. */
     private Map<String, Long> stored() throws GraphException {
         StatementResult rows = sink.inReadTransaction(tx -> tx.run("MATCH (o:SluicePosition) WHERE o.source"
@@ -606,7 +608,7 @@ final class DebeziumStream implements AutoCloseable {
     /** A unit that fails alone: every record it came from goes by on_error; all must move past for it to. */
     private boolean deadLetter(int partition, Numbered n, Neo4jError error) {
         for (ConsumerRecord<byte[], byte[]> record : n.unit().records()) {
-            SourceTopic route = routes.getOrDefault(record.topic(), routes.values().iterator().next());
+            SourceTopic route = deadLetterRoute(record.topic());
             if (!onError.deadLetter(route, record, error)) {
                 return false;
             }

@@ -167,16 +167,8 @@ public final class KafkaSources implements Door {
             }
             SourceConsumer.Topics topics = s.topics();
             for (int i = 0; i < (config.grouped().isEmpty() ? 0 : config.consumers()); i++) {
-                KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(properties(config, Map.of(
+                KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProperties(config, parts, Map.of(
                         ConsumerConfig.GROUP_ID_CONFIG, config.group(),
-                        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
-                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none", // the graph says where to start
-                        // records of aborted transactions are not applied (the file's properties may say otherwise)
-                        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-                        // a backlog's poll fills every partition's next batch up to the row limit
-                        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(Math.max(500, 4 * parts.maxRows())),
-                        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
-                        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
                         ConsumerConfig.CLIENT_ID_CONFIG, "sluice-sources-" + instance + "-" + i)));
                 s.consumers.add(new SourceConsumer(i, c, topics, positions, parts, config, dlq, metrics, time,
                         Thread.ofPlatform().name("sluice-source-" + i).factory()));
@@ -185,13 +177,7 @@ public final class KafkaSources implements Door {
                 if (!d.transactions()) {
                     continue; // its table topics are the group's (grouped())
                 }
-                KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(properties(config, Map.of(
-                        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
-                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none", // the graph says where to start
-                        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-                        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(Math.max(500, 4 * parts.maxRows())),
-                        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
-                        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
+                KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProperties(config, parts, Map.of(
                         // a change event with its schema is some 3 KB: 1 MB a fetch (the default) bounds a table
                         // topic's partition to what one round trip brings (bench-debezium)
                         ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(8 << 20),
@@ -265,6 +251,24 @@ public final class KafkaSources implements Door {
             names.add(t.name());
         }
         return String.join(", ", names);
+    }
+
+    /**
+     * A consumer's settings, the group's members' and a Debezium stream's alike ({@code own}: the group or none, the
+     * client id, a fetch size), then the file's properties.
+     */
+    private static Properties consumerProperties(Sources.KafkaSource config, RecordApplier.Parts parts,
+            Map<String, String> own) {
+        Map<String, String> p = new HashMap<>(own);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none"); // the graph says where to start
+        // records of aborted transactions are not applied (the file's properties may say otherwise)
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        // a backlog's poll fills every partition's next batch up to the row limit
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(Math.max(500, 4 * parts.maxRows())));
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        return properties(config, p);
     }
 
     /** Sluice's settings, then the file's {@code properties} (which win: security, timeouts, the group protocol). */
