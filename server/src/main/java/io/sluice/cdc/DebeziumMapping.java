@@ -179,12 +179,13 @@ public final class DebeziumMapping implements Strategy {
             if (table.join() == null) {
                 String label = quote(table.label());
                 String find = "(n:" + label + " " + keyMap("row.key") + ")";
-                upsert = template(what + "upsert", "MERGE " + find + " SET n = row.props" + references());
-                patch = template(what + "patch", "MERGE " + find + " SET n += row.props" + references());
+                boolean alone = table.relationships().isEmpty();
+                upsert = template(what + "upsert", "MERGE " + find + " SET n = row.props" + references(), alone);
+                patch = template(what + "patch", "MERGE " + find + " SET n += row.props" + references(), alone);
                 delete = template(what + "delete", switch (config.deletes()) {
                     case REMOVE -> "MATCH " + find + " DETACH DELETE n";
                     case MARK -> "MATCH " + find + " SET n." + quote(config.deletedProperty()) + " = true";
-                });
+                }, true);
                 move = template(what + "key change", "MATCH " + find + " OPTIONAL MATCH (m:" + label + " "
                         + keyMap("row.newKey") + ") WITH n, m, row CALL (n, m, row) { WITH n, m, row WHERE m IS NULL"
                         + " SET n += row.newKey } CALL (n, m) { WITH n, m WHERE m IS NOT NULL DETACH DELETE n }");
@@ -202,7 +203,7 @@ public final class DebeziumMapping implements Strategy {
                 patch = template(what + "patch", ends + moved + " MERGE (a)-[r:" + type + " " + keyMap("row.key")
                         + "]->(b) SET r += row.props");
                 delete = template(what + "delete", "MATCH ()-[r:" + type + " " + keyMap("row.key") + "]->()"
-                        + " DELETE r");
+                        + " DELETE r", true);
                 move = delete;
                 truncate = template(what + "truncate", "MATCH ()-[r:" + type + "]->() DELETE r");
             }
@@ -272,10 +273,18 @@ public final class DebeziumMapping implements Strategy {
         /**
          * Each row's statement whole, one row after another ({@code CALL (row) {...}}): rows of one key in one
          * {@code UNWIND} (two changes of a row in a batch) would otherwise run clause by clause across the rows (every
-         * row's old relationship deleted before any row's new one is merged), and end in no row's state.
+         * row's old relationship deleted before any row's new one is merged), and end in no row's state. A statement
+         * of one {@code MERGE} or {@code MATCH} and what it does to that entity alone (a node table without foreign
+         * keys: its upserts, deletes, truncate) ends in the last row's state either way, and runs without the
+         * subquery, as the raw {@code UNWIND} would (bench-debezium).
          */
         private Template template(String name, String cypher) {
-            String perRow = "CALL (row) { " + cypher + " }";
+            return template(name, cypher, false);
+        }
+
+        /** {@code single}: the statement finds one entity and changes it alone; no subquery needed. */
+        private Template template(String name, String cypher, boolean single) {
+            String perRow = single ? cypher : "CALL (row) { " + cypher + " }";
             return new Template(name, perRow, "UNWIND $" + Template.ROWS_PARAM + " AS row " + perRow, List.of(),
                     Set.of(), Map.of(), List.of());
         }

@@ -15,6 +15,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -120,6 +121,16 @@ public final class RecordApplier<R> {
             return new RecordApplier<>(records, positions, runners.apply(time), deadLetters, progress, time, sizes,
                     maxRows, true);
         }
+
+        /**
+         * The same, its records decoded ahead on {@code decoder} (a thread of the caller's own) while the batch
+         * before them applies ({@link DecodeAhead}): {@code records.decode} must be safe on that thread.
+         */
+        public <R> RecordApplier<R> inOrder(Records<R> records, GraphPositions positions, DeadLetters<R> deadLetters,
+                Progress progress, Time time, Executor decoder) {
+            return new RecordApplier<>(records, positions, runners.apply(time), deadLetters, progress, time, sizes,
+                    maxRows, true).decodingAhead(decoder);
+        }
     }
 
     /**
@@ -142,6 +153,8 @@ public final class RecordApplier<R> {
     private final int maxRows;
     private final boolean inOrder;
     private final Map<Integer, BatchSizeController> limits = new ConcurrentHashMap<>();
+    /** Where a batch's records are decoded ahead of the loop; null: each in place. */
+    private Executor decoder;
 
     /**
      * {@code sizes} makes each partition's adaptive row limit (null: {@code maxRows}, fixed); {@code time} measures
@@ -158,6 +171,12 @@ public final class RecordApplier<R> {
         this.sizes = sizes;
         this.maxRows = maxRows;
         this.inOrder = inOrder;
+    }
+
+    /** Decodes each batch's records ahead on {@code decoder} ({@link DecodeAhead}); set before the first apply. */
+    public RecordApplier<R> decodingAhead(Executor decoder) {
+        this.decoder = decoder;
+        return this;
     }
 
     /** The partition's row limit per transaction now. */
@@ -181,6 +200,19 @@ public final class RecordApplier<R> {
      * batch was not applied ({@link Result#resync}).
      */
     public Result apply(int partition, long position, List<R> batch, BooleanSupplier stopping) {
+        int first = 0;
+        while (first < batch.size() && records.offset(batch.get(first)) < position) {
+            first++;
+        }
+        if (decoder == null || batch.size() - first <= DecodeAhead.CHUNK) {
+            return apply(partition, position, batch, stopping, null);
+        }
+        try (DecodeAhead<R> ahead = new DecodeAhead<>(records, batch, first, decoder)) {
+            return apply(partition, position, batch, stopping, ahead);
+        }
+    }
+
+    private Result apply(int partition, long position, List<R> batch, BooleanSupplier stopping, DecodeAhead<R> ahead) {
         int i = 0;
         while (i < batch.size() && !stopping.getAsBoolean()) {
             while (i < batch.size() && records.offset(batch.get(i)) < position) {
@@ -199,7 +231,7 @@ public final class RecordApplier<R> {
                 R r = batch.get(i);
                 WriteRequest request;
                 try {
-                    request = records.decode(r);
+                    request = ahead == null ? records.decode(r) : ahead.take(i);
                 } catch (RecordCodec.Undecodable e) {
                     if (pending.isEmpty()) {
                         undecodable = r;

@@ -171,7 +171,8 @@ public final class KafkaSources implements Door {
                         ConsumerConfig.GROUP_ID_CONFIG, config.group(),
                         ConsumerConfig.CLIENT_ID_CONFIG, "sluice-sources-" + instance + "-" + i)));
                 s.consumers.add(new SourceConsumer(i, c, topics, positions, parts, config, dlq, metrics, time,
-                        Thread.ofPlatform().name("sluice-source-" + i).factory()));
+                        Thread.ofPlatform().name("sluice-source-" + i).factory(),
+                        Thread.ofPlatform().name("sluice-source-" + i + "-decode").daemon().factory()));
             }
             for (Debezium d : config.debezium()) {
                 if (!d.transactions()) {

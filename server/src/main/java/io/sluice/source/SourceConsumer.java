@@ -19,6 +19,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -52,18 +54,21 @@ final class SourceConsumer implements GroupConsumer.Log, AutoCloseable {
     private final Metrics metrics;
     private final Time time;
     private final GroupConsumer driver;
+    /** Reads a poll's records ahead while the batch before them applies (RecordApplier's DecodeAhead). */
+    private final ExecutorService decoder;
     /** Records dead-lettered or skipped since a partition's last progress: not counted as applied. */
     private final Map<TopicPartition, Long> movedPastFailed = new HashMap<>();
 
     SourceConsumer(int task, Consumer<byte[], byte[]> consumer, Topics topics, SourcePositions positions,
             RecordApplier.Parts parts, Sources.KafkaSource config, DeadLetterQueue deadLetters, Metrics metrics,
-            Time time, ThreadFactory threads) {
+            Time time, ThreadFactory threads, ThreadFactory decoderThread) {
         this.topics = topics;
         this.positions = positions;
         this.parts = parts;
         this.metrics = metrics;
         this.time = time;
         this.driver = new GroupConsumer("source consumer " + task, consumer, this, time, threads);
+        this.decoder = Executors.newSingleThreadExecutor(decoderThread);
         this.onError = new OnError(task, config, deadLetters, metrics, time, driver::partition,
                 tp -> movedPastFailed.merge(tp, 1L, Long::sum));
     }
@@ -92,7 +97,7 @@ final class SourceConsumer implements GroupConsumer.Log, AutoCloseable {
     public RecordApplier<ConsumerRecord<byte[], byte[]>> applier(String topic, RecordApplier.Progress progress) {
         SourceTopic route = topics.route(topic);
         return route == null ? null : parts.inOrder(new Records(route), positions.of(topic),
-                (partition, r, error) -> onError.deadLetter(route, r, error), progress, time);
+                (partition, r, error) -> onError.deadLetter(route, r, error), progress, time, decoder);
     }
 
     @Override
@@ -156,7 +161,7 @@ final class SourceConsumer implements GroupConsumer.Log, AutoCloseable {
         return out;
     }
 
-    /** A topic's records: read by its formats, mapped by its strategy. */
+    /** A topic's records: read by its formats, mapped by its strategy (on the decoder's thread too: stateless). */
     private record Records(SourceTopic topic) implements RecordApplier.Records<ConsumerRecord<byte[], byte[]>> {
         @Override
         public long offset(ConsumerRecord<byte[], byte[]> r) {
@@ -192,5 +197,6 @@ final class SourceConsumer implements GroupConsumer.Log, AutoCloseable {
     @Override
     public void close() {
         driver.close();
+        decoder.shutdownNow(); // the driver's thread has ended: nothing takes what it would decode
     }
 }
