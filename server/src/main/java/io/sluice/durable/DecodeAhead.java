@@ -1,11 +1,11 @@
 package io.sluice.durable;
 
-import io.sluice.write.WriteRequest;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 /**
  * A batch's records decoded on a helper thread while the applying thread applies the records before them: reading an
@@ -18,20 +18,27 @@ import java.util.concurrent.atomic.AtomicInteger;
  * itself when the helper has not begun it, and waits only for a chunk the helper is in the middle of (one chunk's
  * decoding: bounded). So a helper that is busy elsewhere, slow, or never runs costs nothing but the overlap, and
  * nothing the applying thread does waits for it beyond one chunk. The results keep the records' order and carry
- * each record's own failure ({@link RecordCodec.Undecodable}, {@link RecordApplier.Unavailable}), raised when that
- * record is taken, exactly as decoding it in place would. After an {@code Unavailable} (the schema registry is away)
- * the helper stops: what follows is read again on the retry. {@link #close} stops the helper at its next chunk.
+ * each record's own failure, raised when that record is taken, exactly as decoding it in place would. After a failure
+ * {@code stopsHelper} names (an outage: the schema registry is away) the helper stops: what follows is read again on
+ * the retry. {@link #close} stops the helper at its next chunk.
  *
- * <p>{@link Records#decode} must be safe on another thread (it reads the record and immutable state). One instance
- * per {@link RecordApplier#apply} call, taken from by its one applying thread.
+ * <p>The decoder must be safe on another thread (it reads the record and immutable state). One instance per
+ * {@code RecordApplier.apply} call, taken from by its one applying thread.
  */
-final class DecodeAhead<R> implements AutoCloseable {
+final class DecodeAhead<R, T> implements AutoCloseable {
+    /** Reads one record; its failure is that record's, raised when it is taken. */
+    interface Decoder<R, T> {
+        T decode(R record) throws Exception;
+    }
+
     static final int CHUNK = 64;
     private static final int FREE = 0;
     private static final int BUSY = 1;
     private static final int DONE = 2;
 
-    private final RecordApplier.Records<R> records;
+    private final Decoder<R, T> records;
+    /** A failure after which the helper stops (an outage: what follows is read again on the retry). */
+    private final Predicate<Exception> stopsHelper;
     private final List<R> batch;
     private final int from;
     private final Object[] results;
@@ -40,8 +47,9 @@ final class DecodeAhead<R> implements AutoCloseable {
     private volatile boolean closed;
 
     /** Decodes {@code batch} from index {@code from} ahead, on {@code helper} (which may reject, or never run it). */
-    DecodeAhead(RecordApplier.Records<R> records, List<R> batch, int from, Executor helper) {
+    DecodeAhead(Decoder<R, T> records, Predicate<Exception> stopsHelper, List<R> batch, int from, Executor helper) {
         this.records = records;
+        this.stopsHelper = stopsHelper;
         this.batch = batch;
         this.from = from;
         int n = Math.max(0, batch.size() - from);
@@ -78,10 +86,10 @@ final class DecodeAhead<R> implements AutoCloseable {
             int end = Math.min(results.length, (c + 1) * CHUNK);
             for (int k = c * CHUNK; k < end; k++) {
                 try {
-                    results[k] = records.decode(batch.get(from + k));
-                } catch (RecordCodec.Undecodable | RecordApplier.Unavailable | RuntimeException e) {
-                    results[k] = e;
-                    if (e instanceof RecordApplier.Unavailable) {
+                    results[k] = new Decoded<>(records.decode(batch.get(from + k)), null);
+                } catch (Exception e) {
+                    results[k] = new Decoded<>(null, e);
+                    if (stopsHelper.test(e)) {
                         available = false;
                         break; // the rest of the chunk stays unread: taken, it is read in place
                     }
@@ -94,8 +102,11 @@ final class DecodeAhead<R> implements AutoCloseable {
         return available;
     }
 
+    private record Decoded<T>(T value, Exception failure) {}
+
     /** Record {@code index} of the batch (at least {@code from}) decoded, or its own failure. */
-    WriteRequest take(int index) throws RecordCodec.Undecodable, RecordApplier.Unavailable {
+    @SuppressWarnings("unchecked")
+    T take(int index) throws Exception {
         int k = index - from;
         int c = k / CHUNK;
         if (states[c].compareAndSet(FREE, BUSY)) {
@@ -103,17 +114,14 @@ final class DecodeAhead<R> implements AutoCloseable {
         } else {
             await(done[c]);
         }
-        Object r = results[k]; // kept: a record that did not fit a batch is taken again for the next
-        if (r == null) { // after an Unavailable in its chunk: read it now
+        Decoded<T> r = (Decoded<T>) results[k]; // kept: a record that did not fit a batch is taken again
+        if (r == null) { // after an outage in its chunk: read it now
             return records.decode(batch.get(index));
         }
-        return switch (r) {
-            case WriteRequest w -> w;
-            case RecordCodec.Undecodable e -> throw e;
-            case RecordApplier.Unavailable e -> throw e;
-            case RuntimeException e -> throw e;
-            default -> throw new IllegalStateException("decoded " + r.getClass());
-        };
+        if (r.failure() != null) {
+            throw r.failure();
+        }
+        return r.value();
     }
 
     private static void await(CountDownLatch latch) {

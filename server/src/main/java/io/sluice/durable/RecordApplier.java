@@ -207,12 +207,29 @@ public final class RecordApplier<R> {
         if (decoder == null || batch.size() - first <= DecodeAhead.CHUNK) {
             return apply(partition, position, batch, stopping, null);
         }
-        try (DecodeAhead<R> ahead = new DecodeAhead<>(records, batch, first, decoder)) {
+        try (DecodeAhead<R, WriteRequest> ahead = new DecodeAhead<>(records::decode, e -> e instanceof Unavailable,
+                batch, first, decoder)) {
             return apply(partition, position, batch, stopping, ahead);
         }
     }
 
-    private Result apply(int partition, long position, List<R> batch, BooleanSupplier stopping, DecodeAhead<R> ahead) {
+    /** Record {@code i}: decoded ahead, or here; its own failure either way. */
+    private WriteRequest decode(DecodeAhead<R, WriteRequest> ahead, int i, R r) throws RecordCodec.Undecodable,
+            Unavailable {
+        if (ahead == null) {
+            return records.decode(r);
+        }
+        try {
+            return ahead.take(i);
+        } catch (RecordCodec.Undecodable | Unavailable | RuntimeException e) {
+            throw e;
+        } catch (Exception e) { // Records.decode throws nothing else
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private Result apply(int partition, long position, List<R> batch, BooleanSupplier stopping,
+            DecodeAhead<R, WriteRequest> ahead) {
         int i = 0;
         while (i < batch.size() && !stopping.getAsBoolean()) {
             while (i < batch.size() && records.offset(batch.get(i)) < position) {
@@ -231,7 +248,7 @@ public final class RecordApplier<R> {
                 R r = batch.get(i);
                 WriteRequest request;
                 try {
-                    request = ahead == null ? records.decode(r) : ahead.take(i);
+                    request = decode(ahead, i, r);
                 } catch (RecordCodec.Undecodable e) {
                     if (pending.isEmpty()) {
                         undecodable = r;

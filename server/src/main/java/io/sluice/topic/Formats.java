@@ -53,6 +53,9 @@ public final class Formats {
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
 
+    /** Connect's envelope as its converter writes it, the schema compiled once (the general path's shortcut). */
+    private static final EnvelopeReader ENVELOPES = new EnvelopeReader(JSON, Formats::ofNull);
+
     private Formats() {}
 
     /** A key, value or header that its format cannot read. */
@@ -81,7 +84,7 @@ public final class Formats {
             case BYTES -> bytes;
             case STRING -> parsedOr(utf8(bytes)); // as the connector reads a string: JSON when it is JSON
             case JSON -> bytes.length == 0 ? null : plain(tree(bytes));
-            case JSON_SCHEMA -> bytes.length == 0 ? null : enveloped(tree(bytes), false);
+            case JSON_SCHEMA -> bytes.length == 0 ? null : enveloped(bytes, false);
             case AVRO -> throw new IllegalArgumentException("avro is read with its schema registry (AvroReader)");
         };
     }
@@ -92,9 +95,29 @@ public final class Formats {
      */
     public static Object readDebezium(byte[] bytes, Format format, boolean isValue) throws Unreadable {
         if (format == Format.JSON_SCHEMA && bytes != null && bytes.length > 0) {
-            return enveloped(tree(bytes), true);
+            return enveloped(bytes, true);
         }
         return read(bytes, format, isValue);
+    }
+
+    private static Object enveloped(byte[] bytes, boolean debezium) throws Unreadable {
+        Object fast = ENVELOPES.read(bytes, debezium);
+        return fast != EnvelopeReader.GIVE_UP ? fast : general(bytes, debezium);
+    }
+
+    /** The envelope read through its tree: the definition {@link EnvelopeReader} must agree with (its test's). */
+    static Object general(byte[] bytes, boolean debezium) throws Unreadable {
+        return enveloped(tree(bytes), debezium);
+    }
+
+    /** What a null or missing value of {@code schema} reads as: null, or its default (Unreadable: required). */
+    static Object ofNull(JsonNode schema, boolean debezium) throws Unreadable {
+        return bySchema(schema, com.fasterxml.jackson.databind.node.NullNode.getInstance(), "default", debezium);
+    }
+
+    /** Whether {@code bytes} take the shortcut (for its test: a shortcut never taken would prove nothing). */
+    static boolean shortcut(byte[] bytes, boolean debezium) {
+        return ENVELOPES.read(bytes, debezium) != EnvelopeReader.GIVE_UP;
     }
 
     /** A header's value as Connect's simple header converter reads it (null stays null). */

@@ -93,28 +93,15 @@ class DecodeAheadTest {
         Log log = new Log(List.of(70L, 300L));
         List<Long> batch = records(400);
         CountDownLatch lastRead = new CountDownLatch(1);
-        try (DecodeAhead<Long> ahead = new DecodeAhead<>(new RecordApplier.Records<>() {
-            @Override
-            public long offset(Long r) {
-                return r;
-            }
-
-            @Override
-            public long bytes(Long r) {
-                return 8;
-            }
-
-            @Override
-            public WriteRequest decode(Long r) throws RecordCodec.Undecodable {
-                try {
-                    return log.decode(r);
-                } finally {
-                    if (r == 399) {
-                        lastRead.countDown();
-                    }
+        try (DecodeAhead<Long, WriteRequest> ahead = new DecodeAhead<>(r -> {
+            try {
+                return log.decode(r);
+            } finally {
+                if (r == 399) {
+                    lastRead.countDown();
                 }
             }
-        }, batch, 10, helper)) {
+        }, e -> false, batch, 10, helper)) {
             assertThat(idOf(ahead.take(10))).isEqualTo(10L); // the first chunk: whoever claimed it
             assertThat(lastRead.await(20, TimeUnit.SECONDS)).as("the helper reads the rest meanwhile").isTrue();
             for (int i = 11; i < 400; i++) {
@@ -136,7 +123,8 @@ class DecodeAheadTest {
     @Test
     void aHelperThatNeverRunsLeavesTheApplyingThreadToReadEverything() throws Exception {
         Log log = new Log(List.of());
-        try (DecodeAhead<Long> ahead = new DecodeAhead<>(log, records(300), 0, task -> { })) {
+        try (DecodeAhead<Long, WriteRequest> ahead = new DecodeAhead<>(log::decode, e -> false, records(300), 0,
+                task -> { })) {
             for (int i = 0; i < 300; i++) {
                 assertThat(idOf(ahead.take(i))).isEqualTo((long) i);
             }
@@ -150,7 +138,7 @@ class DecodeAheadTest {
         log.gate = new CountDownLatch(1);
         log.gated = 0; // the helper's first record: it stays in the first chunk
         List<Long> batch = records(DecodeAhead.CHUNK * 4);
-        try (DecodeAhead<Long> ahead = new DecodeAhead<>(log, batch, 0, helper)) {
+        try (DecodeAhead<Long, WriteRequest> ahead = new DecodeAhead<>(log::decode, e -> false, batch, 0, helper)) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (!log.decodedOn.containsKey(0L) && System.nanoTime() < deadline) {
                 Thread.onSpinWait(); // until the helper is inside the first chunk
