@@ -47,6 +47,8 @@ class LayeringTest {
             Map.entry("group", Set.of("sink", "txn")),
             // the seam to Neo4j
             Map.entry("cypher", Set.of("sink")),
+            // the versions of the product and of what it keeps on disk and in the graph
+            Map.entry("format", Set.of("sink")),
             Map.entry("sink", Set.of("config", "security")),
             // the write path's public, protocol-neutral types: what every front end and in-process client sees
             Map.entry("write", Set.of("config", "cypher", "sink")),
@@ -86,10 +88,10 @@ class LayeringTest {
             // sluice import: the command over the online engine, and the offline path (Neo4j's importer)
             Map.entry("importer", Set.of("csv", "online", "config", "sink", "write")),
             // the one owner: builds every part of the product, and nothing of the tools
-            Map.entry("server", Set.of("apply", "batch", "bolt", "config", "cypher", "durable", "front", "gateway", "http",
+            Map.entry("server", Set.of("apply", "batch", "bolt", "config", "cypher", "durable", "format", "front", "gateway", "http",
                     "kafka", "metrics", "security", "session", "sink", "source", "txn", "group", "write")),
             // the product's commands: the composition root of each
-            Map.entry("cli", Set.of("config", "connector", "csv", "importer", "security", "server", "sink", "source",
+            Map.entry("cli", Set.of("config", "connector", "csv", "format", "importer", "security", "server", "sink", "source",
                     "status", "write")));
 
     @Test

@@ -2,6 +2,7 @@ package io.sluice.cli;
 
 import java.util.Locale;
 import java.util.Map;
+import io.sluice.format.Version;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine;
@@ -12,7 +13,7 @@ import picocli.CommandLine;
  * {@code kafka}) are added by the tools module's {@code ToolsMain} through {@link #run}; the
  * launcher runs each command on its own module's class path.
  */
-@Command(name = "sluice", mixinStandardHelpOptions = true, version = "sluice 0.1.0",
+@Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = Main.VersionLines.class,
         description = "A write gateway for Neo4j: group commit, journal, backpressure, bulk import.",
         subcommands = {ServeCommand.class, Neo4jCommand.class, ImportCommand.class, StatusCommand.class,
                 SetInitialPasswordCommand.class, CommandLine.HelpCommand.class})
@@ -20,6 +21,15 @@ public final class Main implements Runnable {
     /** The log format: {@code text} (the default) or {@code json}, one object a line (docs/OPERATIONS.md, Logs). */
     static final String LOG_FORMAT_ENV = "SLUICE_LOG_FORMAT";
     private static final String LOGBACK_CONFIG = "logback.configurationFile";
+
+    /** {@code --version}: the version and commit, and the Java runtime. */
+    static final class VersionLines implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {Version.line(), "Java " + Runtime.version() + " (" + System.getProperty("java.home")
+                    + ")"};
+        }
+    }
 
     @Override
     public void run() {

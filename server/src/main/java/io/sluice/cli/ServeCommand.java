@@ -28,46 +28,52 @@ final class ServeCommand implements Callable<Integer> {
     static final String AUTH_ENV = "NEO4J_AUTH";
     private static final String DEFAULT_BOLT = "127.0.0.1:7687";
 
-    @Option(names = "--config", description = "YAML config file (templates, schema, limits)")
+    @Option(names = "--config", defaultValue = "${env:SLUICE_CONFIG}",
+            description = "YAML config file (templates, schema, limits; env SLUICE_CONFIG)")
     Path config;
 
-    @Option(names = "--data", defaultValue = "data",
-            description = "data directory: embedded Neo4j, the journal and dead letters (default: ${DEFAULT-VALUE})")
+    @Option(names = "--data", defaultValue = "${env:SLUICE_DATA:-data}", description = "data directory: embedded Neo4j,"
+            + " the journal and dead letters (env SLUICE_DATA; default: ${DEFAULT-VALUE})")
     Path data;
 
-    @Option(names = "--http", defaultValue = "127.0.0.1:7474", description = "HTTP listen address (default: ${DEFAULT-VALUE})")
+    @Option(names = "--http", defaultValue = "${env:SLUICE_HTTP:-127.0.0.1:7474}",
+            description = "HTTP listen address (env SLUICE_HTTP; default: ${DEFAULT-VALUE})")
     String http;
 
-    @Option(names = "--bolt", description = "sluice's Bolt listen address, for the official drivers (default: "
-            + DEFAULT_BOLT + "; with --neo4j: none unless given)")
+    @Option(names = "--bolt", defaultValue = "${env:SLUICE_BOLT}", description = "sluice's Bolt listen address, for the"
+            + " official drivers (env SLUICE_BOLT; default: " + DEFAULT_BOLT + "; with --neo4j: none unless given)")
     String bolt;
 
-    @Option(names = "--https", paramLabel = "HOST:PORT",
-            description = "HTTPS listen address (needs tls.certificate and tls.private_key in the config)")
+    @Option(names = "--https", paramLabel = "HOST:PORT", defaultValue = "${env:SLUICE_HTTPS}",
+            description = "HTTPS listen address (needs tls.certificate and tls.private_key in the config; env"
+                    + " SLUICE_HTTPS)")
     String https;
 
-    @Option(names = "--kafka", paramLabel = "HOST:PORT[,HOST:PORT...]",
+    @Option(names = "--kafka", paramLabel = "HOST:PORT[,HOST:PORT...]", defaultValue = "${env:SLUICE_KAFKA}",
             description = "put the async journal on Kafka at these bootstrap servers (config journal.kafka for the"
                     + " topic, partitions and client properties), so a fleet of sluice instances shares it; the local"
-                    + " journal is the default")
+                    + " journal is the default; env SLUICE_KAFKA)")
     String kafka;
 
-    @Option(names = "--neo4j", paramLabel = "URI",
+    @Option(names = "--neo4j", paramLabel = "URI", defaultValue = "${env:SLUICE_NEO4J}",
             description = "write to this Neo4j server or cluster over Bolt (bolt://host:7687, neo4j://host:7687, "
-                    + "+s for TLS) instead of embedded Neo4j")
+                    + "+s for TLS) instead of embedded Neo4j; env SLUICE_NEO4J)")
     String neo4j;
 
-    @Option(names = "--user", description = "Neo4j user for --neo4j (default: neo4j when a password is given, else no auth)")
+    @Option(names = "--user", defaultValue = "${env:SLUICE_NEO4J_USER}", description = "Neo4j user for --neo4j (env"
+            + " SLUICE_NEO4J_USER; default: neo4j when a password is given, else no auth)")
     String user;
 
     @Option(names = "--password", description = "Neo4j password for --neo4j (or env " + PASSWORD_ENV + ")")
     String password;
 
-    @Option(names = "--database", description = "Neo4j database (default: neo4j.database in the config, neo4j)")
+    @Option(names = "--database", defaultValue = "${env:SLUICE_DATABASE}",
+            description = "Neo4j database (env SLUICE_DATABASE; default: neo4j.database in the config, neo4j)")
     String database;
 
-    @Option(names = "--warmup-write-path", paramLabel = "DURATION", description = "rehearse the templates' write path"
-            + " for at most this long before /health says UP (config warmup.write_path, default 60s; 0s: not at all; embedded Neo4j only)")
+    @Option(names = "--warmup-write-path", paramLabel = "DURATION", defaultValue = "${env:SLUICE_WARMUP_WRITE_PATH}",
+            description = "rehearse the templates' write path for at most this long before /health says UP (config"
+                    + " warmup.write_path, default 60s; 0s: not at all; embedded Neo4j only; env SLUICE_WARMUP_WRITE_PATH)")
     String warmupWritePath;
 
     @Option(names = "--connector-config", paramLabel = "FILE", description = "run a Neo4j Kafka Connector sink"

@@ -30,14 +30,34 @@ import picocli.CommandLine.Spec;
 @Command(name = "status", mixinStandardHelpOptions = true,
         description = "Show a running sluice's health, rates, latency, journal lag and dead letters.")
 final class StatusCommand implements Callable<Integer> {
-    @Option(names = "--url", defaultValue = "http://127.0.0.1:7474", paramLabel = "http(s)://[user:password@]host:port",
-            description = "the sluice to ask (default: ${DEFAULT-VALUE}); credentials in the URL, or in NEO4J_USERNAME"
-                    + " and NEO4J_PASSWORD")
+    @Option(names = "--url", paramLabel = "http(s)://[user:password@]host:port",
+            description = "the sluice to ask (default: the HTTP address in SLUICE_HTTP, as serve reads it, an"
+                    + " address of every interface asked on 127.0.0.1; else http://127.0.0.1:7474); credentials in the"
+                    + " URL, or in NEO4J_USERNAME and NEO4J_PASSWORD")
     String url;
+
+    /** Where a {@code serve} started with the same environment listens (SLUICE_HTTP), seen from this machine. */
+    static String defaultUrl(String sluiceHttp) {
+        if (sluiceHttp == null || sluiceHttp.isBlank()) {
+            return "http://127.0.0.1:7474";
+        }
+        String hp = sluiceHttp.strip();
+        int colon = hp.lastIndexOf(':');
+        String host = colon < 0 ? hp : hp.substring(0, colon);
+        String port = colon < 0 ? "7474" : hp.substring(colon + 1);
+        if (host.isEmpty() || host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]")) {
+            host = "127.0.0.1";
+        }
+        return "http://" + host + ":" + port;
+    }
 
     @Option(names = "--watch", arity = "0..1", fallbackValue = "2", paramLabel = "SECONDS",
             description = "redraw every SECONDS (default 2 when given without a value) until Ctrl-C")
     Double watch;
+
+    @Option(names = "--health", description = "ask only GET /health (open without credentials): one line, exit 0 when"
+            + " UP, 1 otherwise (a container's or orchestrator's health check)")
+    boolean health;
 
     @Spec
     CommandSpec spec;
@@ -46,6 +66,7 @@ final class StatusCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        String url = this.url != null ? this.url : defaultUrl(System.getenv("SLUICE_HTTP"));
         URI base = URI.create(url.endsWith("/") ? url.substring(0, url.length() - 1) : url);
         String authorization = authorization(base);
         URI status = new URI(base.getScheme(), null, base.getHost(), base.getPort(), base.getPath() + "/status", null,
@@ -56,6 +77,16 @@ final class StatusCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--watch takes seconds in [0.2, 3600], got " + watch);
         }
         PrintWriter out = spec.commandLine().getOut();
+        if (health) {
+            URI h = new URI(base.getScheme(), null, base.getHost(), base.getPort(), base.getPath() + "/health", null,
+                    null);
+            try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
+                Page page = health(http, h, shown);
+                out.print(page.text());
+                out.flush();
+                return page.exit();
+            }
+        }
         try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
             while (true) {
                 Page page = fetch(http, status, authorization, shown);
@@ -99,6 +130,25 @@ final class StatusCommand implements Callable<Integer> {
             return new Page("sluice at " + shown + ": /status answered what is not JSON: " + e.getMessage() + "\n", 2);
         }
         return new Page(StatusText.render(shown, doc), "UP".equals(doc.path("health").path("status").asText()) ? 0 : 1);
+    }
+
+    /** {@code GET /health}: its status in a line; exit 0 when UP. */
+    static Page health(HttpClient http, URI health, String shown) throws InterruptedException {
+        HttpResponse<String> r;
+        try {
+            r = http.send(HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(5)).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            return new Page("sluice at " + shown + ": cannot be reached (" + e + ")\n", 2);
+        }
+        String status;
+        try {
+            status = new ObjectMapper().readTree(r.body()).path("status").asText("?");
+        } catch (IOException e) {
+            status = "? (not JSON)";
+        }
+        return new Page("sluice at " + shown + ": " + status + " (" + r.statusCode() + ")\n",
+                r.statusCode() == 200 && "UP".equals(status) ? 0 : 1);
     }
 
     /** Basic credentials from the URL's user info, else from the environment, else none. */

@@ -32,13 +32,18 @@ public final class ConfigLoader {
                 .registerModule(units);
     }
 
+    /** The configuration file's format this sluice reads ({@code config_version}; absent means 1). */
+    public static final int CONFIG_VERSION = 1;
+
     public static SluiceConfig load(Path file) throws IOException {
         try {
             byte[] bytes = Files.readAllBytes(file);
-            if (empty(mapper().readTree(bytes))) {
+            JsonNode tree = mapper().readTree(bytes);
+            if (empty(tree)) {
                 return SluiceConfig.defaults(); // a file of comments only: every section at its defaults
             }
-            SluiceConfig c = mapper().readValue(bytes, SluiceConfig.class);
+            versioned(tree);
+            SluiceConfig c = mapper().readValue(bytes, SluiceConfig.class); // from the bytes: errors name lines
             return c == null ? SluiceConfig.defaults() : c;
         } catch (IOException | IllegalArgumentException e) {
             String msg = rootMessage(e);
@@ -49,14 +54,34 @@ public final class ConfigLoader {
         }
     }
 
+    /**
+     * Checks the file's {@code config_version} (1, the only one there is, when absent) before anything else: a file
+     * written for a newer sluice is refused by name rather than by its first setting this one does not know.
+     */
+    static void versioned(JsonNode tree) {
+        if (tree.isObject() && tree.has("config_version")) {
+            JsonNode v = tree.get("config_version");
+            if (!v.canConvertToInt() || !v.isIntegralNumber() || v.intValue() < 1) {
+                throw new IllegalArgumentException("config_version must be a whole number >= 1, got " + v);
+            }
+            if (v.intValue() > CONFIG_VERSION) {
+                throw new IllegalArgumentException("config_version " + v.intValue() + " is newer than this sluice"
+                        + " reads (" + CONFIG_VERSION + "): the file was written for a newer sluice; run that version,"
+                        + " or the file it replaced (docs/OPERATIONS.md, \"Rollback\")");
+            }
+        }
+    }
+
     private static boolean empty(JsonNode n) {
         return n == null || n.isMissingNode() || n.isNull();
     }
 
     public static SluiceConfig parse(String yaml) throws IOException {
-        if (empty(mapper().readTree(yaml))) {
+        JsonNode tree = mapper().readTree(yaml);
+        if (empty(tree)) {
             return SluiceConfig.defaults();
         }
+        versioned(tree);
         SluiceConfig c = mapper().readValue(yaml, SluiceConfig.class);
         return c == null ? SluiceConfig.defaults() : c;
     }

@@ -78,7 +78,8 @@ public record SluiceConfig(
             @JsonProperty("tls") Tls tls, @JsonProperty("modes") Modes modes,
             @JsonProperty("transactions") Transactions transactions, @JsonProperty("warmup") Warmup warmup,
             @JsonProperty("http") Http http, @JsonProperty("bolt") Bolt bolt,
-            @JsonProperty("sources") Sources sources) {
+            @JsonProperty("sources") Sources sources,
+            @JsonProperty("config_version") Integer configVersion) { // checked by ConfigLoader, before
         return new SluiceConfig(
                 requireNonNullElse(templates, Map.of()),
                 requireNonNullElse(schema, List.of()),

@@ -10,6 +10,9 @@ import io.sluice.config.Neo4j;
 import io.sluice.config.SluiceConfig;
 import io.sluice.durable.AsyncJournal;
 import io.sluice.durable.AsyncPath;
+import io.sluice.format.DataFormat;
+import io.sluice.format.GraphFormat;
+import io.sluice.format.Version;
 import io.sluice.front.Callers;
 import io.sluice.front.Door;
 import io.sluice.front.Doors;
@@ -203,7 +206,9 @@ public final class SluiceServer implements InProcess {
         Owned owned = new Owned();
         try {
             Time time = Time.SYSTEM;
+            log.info(DataFormat.open(o.dataDir(), Version.line(), time.now()).said()); // as a start would
             OpenedSink opened = openSink(o, new Security(o.config(), o.initialAuth()), owned, time);
+            log.info(GraphFormat.check(opened.sink(), Version.line(), false));
             ConfigSchema.apply(o.config(), opened.sink(), time);
             return SourceChecks.run(o.config().sources().kafka(), opened.sink());
         } catch (IOException | GraphException e) {
@@ -221,6 +226,8 @@ public final class SluiceServer implements InProcess {
         HostPort http = c.tls().http() ? o.http() : null;
         security.checkProtectedMode(http, https, o.bolt());
         SSLContext tls = security.httpsContext();
+        // before a byte of the directory is read: a newer layout is refused, an older one upgraded (said)
+        log.info(DataFormat.open(o.dataDir(), Version.line(), time.now()).said());
         OpenedSink opened = openSink(o, security, owned, time);
         EmbeddedNeo4j neo4j = opened.neo4j();
         Sink sink = opened.sink();
@@ -229,6 +236,7 @@ public final class SluiceServer implements InProcess {
             security.checkRemoteUsers(security.auth() && ((BoltSink) sink).acceptsAnyCredentials(), http, https,
                     o.bolt());
         }
+        log.info(GraphFormat.check(sink, Version.line(), true)); // before any position is read or moved
         ConfigSchema.apply(c, sink, time);
         Map<String, Template> templates = ConfigSchema.templates(c, sink);
         PrometheusMetrics metrics = owned.add("metrics", new PrometheusMetrics());

@@ -56,10 +56,25 @@ class StatusCommandTest {
             String[] refused = run("status", "--url", base.replace("http://", "http://neo4j:wrong-password@"));
             assertThat(refused[0]).isEqualTo("2");
             assertThat(refused[1]).contains("401, credentials refused");
+            // a health check: /health alone, no credentials
+            String[] health = run("status", "--health", "--url", base);
+            assertThat(health[0]).as(health[1] + health[2]).isEqualTo("0");
+            assertThat(health[1]).contains(": UP (200)");
         }
         String[] gone = run("status", "--url", "http://127.0.0.1:1");
         assertThat(gone[0]).isEqualTo("2");
         assertThat(gone[1]).contains("cannot be reached");
+        assertThat(run("status", "--health", "--url", "http://127.0.0.1:1")[0]).isEqualTo("2");
+    }
+
+    @Test
+    void theDefaultUrlIsServesHttpAddressFromTheEnvironment() {
+        assertThat(StatusCommand.defaultUrl(null)).isEqualTo("http://127.0.0.1:7474");
+        assertThat(StatusCommand.defaultUrl("  ")).isEqualTo("http://127.0.0.1:7474");
+        assertThat(StatusCommand.defaultUrl("0.0.0.0:7474")).isEqualTo("http://127.0.0.1:7474");
+        assertThat(StatusCommand.defaultUrl("[::]:8080")).isEqualTo("http://127.0.0.1:8080");
+        assertThat(StatusCommand.defaultUrl("127.0.0.1:18474")).isEqualTo("http://127.0.0.1:18474");
+        assertThat(StatusCommand.defaultUrl("10.1.2.3:7474")).isEqualTo("http://10.1.2.3:7474");
     }
 
     @Test

@@ -156,6 +156,16 @@ class ConfigTest {
     }
 
     @Test
+    void aFileForANewerSluiceIsRefusedByItsVersionNotItsFirstUnknownSetting() throws IOException {
+        assertThat(ConfigLoader.parse("config_version: 1\nbatch: {max_rows: 7}\n").batch().maxRows()).isEqualTo(7);
+        assertThat(ConfigLoader.parse("batch: {max_rows: 7}\n").batch().maxRows()).as("absent: 1").isEqualTo(7);
+        assertThatThrownBy(() -> ConfigLoader.parse("config_version: 2\nsomething_new: {x: 1}\n"))
+                .hasMessageContaining("config_version 2 is newer than this sluice reads (1)");
+        assertThatThrownBy(() -> ConfigLoader.parse("config_version: one\n"))
+                .hasMessageContaining("config_version must be a whole number");
+    }
+
+    @Test
     void anEmptyFileHasReadmesDefaults() throws IOException {
         SluiceConfig c = ConfigLoader.parse("{}\n");
         assertThat(c).isEqualTo(SluiceConfig.defaults());
