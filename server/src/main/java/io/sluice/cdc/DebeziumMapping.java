@@ -275,7 +275,7 @@ public final class DebeziumMapping implements Strategy {
          * {@code UNWIND} (two changes of a row in a batch) would otherwise run clause by clause across the rows (every
          * row's old relationship deleted before any row's new one is merged), and end in no row's state. A statement
          * of one {@code MERGE} or {@code MATCH} and what it does to that entity alone (a node table without foreign
-         * keys: its upserts, deletes, truncate) ends in the last row's state either way, and runs without the
+         * keys: its upserts; any table's deletes) ends in the last row's state either way, and runs without the
          * subquery, as the raw {@code UNWIND} would (bench-debezium).
          */
         private Template template(String name, String cypher) {

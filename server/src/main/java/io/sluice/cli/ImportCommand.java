@@ -2,6 +2,8 @@ package io.sluice.cli;
 
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
+import io.sluice.format.DataFormat;
+import io.sluice.format.Version;
 import io.sluice.csv.CsvFormat;
 import io.sluice.csv.EntityKind;
 import io.sluice.csv.InputGroup;
@@ -16,6 +18,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import io.sluice.time.Time;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -142,6 +145,8 @@ final class ImportCommand implements Callable<Integer> {
                 Duration.ofMillis(Math.round(progressInterval * 1000)));
         ImportSummary s;
         if (into != null) {
+            // a data directory like serve's: a newer one refused before the import writes into it, a new one marked
+            System.err.println(DataFormat.open(into, Version.line(), Time.SYSTEM.now()).said());
             s = Importer.offline(o, new ImportOptions.Offline(into, overwrite, multilineFields, maxOffHeapMemory, verbose),
                     SluiceServer.IN_PROCESS, System.out, System.err);
         } else {

@@ -41,7 +41,8 @@ final class ServeCommand implements Callable<Integer> {
     String http;
 
     @Option(names = "--bolt", defaultValue = "${env:SLUICE_BOLT}", description = "sluice's Bolt listen address, for the"
-            + " official drivers (env SLUICE_BOLT; default: " + DEFAULT_BOLT + "; with --neo4j: none unless given)")
+            + " official drivers (env SLUICE_BOLT; default: " + DEFAULT_BOLT + "; with --neo4j: none unless given; none:"
+            + " no Bolt listener)")
     String bolt;
 
     @Option(names = "--https", paramLabel = "HOST:PORT", defaultValue = "${env:SLUICE_HTTPS}",
@@ -88,6 +89,11 @@ final class ServeCommand implements Callable<Integer> {
             + " do not compile, MERGE keys without a constraint), print what was found and exit; consumes nothing")
     boolean dryRun;
 
+    /** {@code --bolt none} (or an empty SLUICE_BOLT: a container's ENV cannot be unset): no Bolt listener. */
+    static boolean noBolt(String bolt) {
+        return bolt != null && (bolt.isBlank() || bolt.strip().equalsIgnoreCase("none"));
+    }
+
     @Override
     public Integer call() throws Exception {
         SluiceConfig c = config == null ? SluiceConfig.defaults() : ConfigLoader.load(config);
@@ -132,7 +138,7 @@ final class ServeCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--user and --password are sluice's own account on a Neo4j server"
                         + " (--neo4j); the embedded Neo4j's initial password comes from NEO4J_AUTH");
             }
-            HostPort b = HostPort.parse(bolt == null ? DEFAULT_BOLT : bolt);
+            HostPort b = noBolt(bolt) ? null : HostPort.parse(bolt == null ? DEFAULT_BOLT : bolt);
             options = new SluiceServer.Options(c, data, HostPort.parse(http), b);
             where = "embedded Neo4j";
         } else {
@@ -140,7 +146,7 @@ final class ServeCommand implements Callable<Integer> {
             String u = user != null ? user : pw != null ? "neo4j" : null;
             // with --neo4j, sluice's Bolt listener opens only when asked: its default port is the one a Neo4j on
             // this host would have
-            options = SluiceServer.Options.remote(c, data, HostPort.parse(http), bolt == null ? null
+            options = SluiceServer.Options.remote(c, data, HostPort.parse(http), bolt == null || noBolt(bolt) ? null
                     : HostPort.parse(bolt), new BoltSink.Options(neo4j, u, pw, c.neo4j().database()));
             where = "Neo4j " + neo4j;
         }

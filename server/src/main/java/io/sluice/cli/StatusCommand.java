@@ -138,8 +138,8 @@ final class StatusCommand implements Callable<Integer> {
         try {
             r = http.send(HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(5)).GET().build(),
                     HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            return new Page("sluice at " + shown + ": cannot be reached (" + e + ")\n", 2);
+        } catch (IOException e) { // 1, not 2: a container health check's 2 is reserved
+            return new Page("sluice at " + shown + ": cannot be reached (" + e + ")\n", 1);
         }
         String status;
         try {

@@ -55,6 +55,15 @@ public final class DataFormat {
      * {@code writtenBy} (the version line) and {@code now} are recorded. Throws {@link Refused} for a newer format.
      */
     public static Opened open(Path data, String writtenBy, Instant now) throws IOException {
+        return open(data, writtenBy, now, true);
+    }
+
+    /**
+     * As {@link #open}, but an older directory is left as it is when {@code upgrade} is false (a dry run: it says
+     * what a start would do); a newer one is refused either way, and a new one marked (what opens it next creates
+     * files in it).
+     */
+    public static Opened open(Path data, String writtenBy, Instant now, boolean upgrade) throws IOException {
         Path file = data.resolve(FILE);
         if (Files.exists(file)) {
             Properties p = read(file);
@@ -68,14 +77,18 @@ public final class DataFormat {
             if (format == CURRENT) {
                 return new Opened(format, CURRENT, "data directory " + data + ": format " + CURRENT);
             }
-            return upgrade(data, format, writtenBy, "format " + format, now);
+            return upgrade ? upgrade(data, format, writtenBy, "format " + format, now)
+                    : new Opened(format, format, "data directory " + data + ": format " + format + " (a start upgrades"
+                            + " it to " + CURRENT + ")");
         }
         Files.createDirectories(data);
         if (!olderLayout(data)) {
             write(data, marker(writtenBy, 0, now));
             return new Opened(0, CURRENT, "data directory " + data + ": new, format " + CURRENT);
         }
-        return upgrade(data, 1, writtenBy, "format 1 (sluice 0.1, before formats were marked)", now);
+        String was = "format 1 (sluice 0.1, before formats were marked)";
+        return upgrade ? upgrade(data, 1, writtenBy, was, now)
+                : new Opened(1, 1, "data directory " + data + ": " + was + " (a start upgrades it to " + CURRENT + ")");
     }
 
     private static Opened upgrade(Path data, int from, String writtenBy, String was, Instant now)
@@ -129,9 +142,10 @@ public final class DataFormat {
     private static void write(Path data, Properties p) throws IOException {
         StringWriter text = new StringWriter();
         p.store(text, "sluice data directory format (docs/OPERATIONS.md, \"Upgrade\"); do not edit");
-        Path tmp = data.resolve(FILE + ".tmp");
-        try (FileChannel c = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
+        // a temporary file of this writer's own: two starts at once each rename a whole file (one then finds the
+        // directory's lock taken, and says so)
+        Path tmp = Files.createTempFile(data, FILE + ".", ".tmp");
+        try (FileChannel c = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
             c.write(StandardCharsets.UTF_8.encode(text.toString()));
             c.force(true);
         }

@@ -206,7 +206,7 @@ public final class SluiceServer implements InProcess {
         Owned owned = new Owned();
         try {
             Time time = Time.SYSTEM;
-            log.info(DataFormat.open(o.dataDir(), Version.line(), time.now()).said()); // as a start would
+            log.info(DataFormat.open(o.dataDir(), Version.line(), time.now(), false).said()); // says, upgrades nothing
             OpenedSink opened = openSink(o, new Security(o.config(), o.initialAuth()), owned, time);
             log.info(GraphFormat.check(opened.sink(), Version.line(), false));
             ConfigSchema.apply(o.config(), opened.sink(), time);

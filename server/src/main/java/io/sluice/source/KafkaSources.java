@@ -179,9 +179,6 @@ public final class KafkaSources implements Door {
                     continue; // its table topics are the group's (grouped())
                 }
                 KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProperties(config, parts, Map.of(
-                        // a change event with its schema is some 3 KB: 1 MB a fetch (the default) bounds a table
-                        // topic's partition to what one round trip brings (bench-debezium)
-                        ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(8 << 20),
                         ConsumerConfig.CLIENT_ID_CONFIG, "sluice-debezium-" + d.prefix() + "-" + instance)));
                 s.streams.add(new DebeziumStream(d, config, c, sink, parts, dlq, s.avro, metrics, time,
                         Thread.ofPlatform().name("sluice-debezium-" + d.prefix()).factory()));
@@ -267,6 +264,10 @@ public final class KafkaSources implements Door {
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         // a backlog's poll fills every partition's next batch up to the row limit
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(Math.max(500, 4 * parts.maxRows())));
+        // and is not cut short by the fetch: a Debezium change event with its schema is some 3 KB, so 1 MB a
+        // partition (Kafka's default) is ~300 records a round trip, a batch's worth at most (bench-debezium: 104
+        // rows a batch for the stream before, ~1,400 after); reading ahead needs more than one batch a poll
+        p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(8 << 20));
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         return properties(config, p);

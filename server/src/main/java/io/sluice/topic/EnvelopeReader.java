@@ -46,6 +46,8 @@ final class EnvelopeReader {
     /** What {@link #read} returns when the record is not the converter's usual form: read it the general way. */
     static final Object GIVE_UP = new Object();
     static final int CACHED = 256;
+    /** Nesting past this is left to the general reader (Jackson's bound is 1,000, counted over the whole record). */
+    private static final int DEEP = 900;
 
     private static final byte[] HEAD = "{\"schema\":".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] MIDDLE = ",\"payload\":".getBytes(StandardCharsets.US_ASCII);
@@ -127,6 +129,9 @@ final class EnvelopeReader {
             }
         }
         int from = schemaEnd + MIDDLE.length;
+        if (from >= end - 1 || !valueStart(bytes[from])) {
+            return GIVE_UP; // whitespace, or what the parser's encoding detection would skip (a byte-order mark)
+        }
         try (JsonParser p = FACTORY.createParser(bytes, from, end - 1 - from)) {
             if (p.nextToken() == null) {
                 return GIVE_UP;
@@ -136,6 +141,11 @@ final class EnvelopeReader {
         } catch (IOException | GiveUp | RuntimeException e) {
             return GIVE_UP; // the general reader says what is wrong
         }
+    }
+
+    private static boolean valueStart(byte b) {
+        return b == '{' || b == '[' || b == '"' || b == '-' || b >= '0' && b <= '9' || b == 't' || b == 'f'
+                || b == 'n';
     }
 
     private static boolean isSpace(byte b) {
@@ -189,8 +199,8 @@ final class EnvelopeReader {
         Shape shape;
         try {
             shape = compile(json.readTree(bytes, from, to - from));
-        } catch (IOException | GiveUp e) {
-            return null;
+        } catch (IOException | GiveUp | RuntimeException e) {
+            return null; // not a schema this class understands: the general reader reads (or refuses) the record
         }
         synchronized (this) {
             Cached[] now = cache.length >= CACHED ? new Cached[0] : cache; // ever new schemas: start over
@@ -245,6 +255,9 @@ final class EnvelopeReader {
             case MAP -> s.values = compile(schema.path("values"));
             case STRUCT -> {
                 JsonNode fields = schema.path("fields");
+                if (!fields.isArray()) {
+                    throw GiveUp.INSTANCE;
+                }
                 s.names = new String[fields.size()];
                 s.fields = new Shape[fields.size()];
                 s.index = new HashMap<>();
@@ -269,11 +282,14 @@ final class EnvelopeReader {
         if (t == JsonToken.VALUE_NULL) {
             return ofNull(s, debezium);
         }
+        if (p.getParsingContext().getNestingDepth() >= DEEP) {
+            throw GiveUp.INSTANCE; // one level shallower than in the whole record: near Jackson's bound, the general
+        }
         Object base = switch (s.kind) {
             case INT -> integral(p, t);
             case FLOAT -> {
-                if (t != JsonToken.VALUE_NUMBER_INT && t != JsonToken.VALUE_NUMBER_FLOAT) {
-                    throw GiveUp.INSTANCE;
+                if (t != JsonToken.VALUE_NUMBER_FLOAT && (t != JsonToken.VALUE_NUMBER_INT || tooLong(p))) {
+                    throw GiveUp.INSTANCE; // an integer past a long: the general reader's tree refuses it
                 }
                 yield p.getDoubleValue();
             }
@@ -335,7 +351,7 @@ final class EnvelopeReader {
             Integer i = s.index.get(p.currentName());
             p.nextToken();
             if (i == null) {
-                p.skipChildren(); // not in the schema: the general reader ignores it too
+                skip(p); // not in the schema: the general reader ignores it too, once its tree is built
                 continue;
             }
             slots[i] = value(p, s.fields[i], debezium);
@@ -356,8 +372,40 @@ final class EnvelopeReader {
         return debezium ? s.nullDebezium : s.nullPlain;
     }
 
+    /** Passes over a value outside the schema, as the general reader's tree would take it (no integer past a long). */
+    private static void skip(JsonParser p) throws IOException, GiveUp {
+        JsonToken t = p.currentToken();
+        if (t == JsonToken.VALUE_NUMBER_INT && tooLong(p)) {
+            throw GiveUp.INSTANCE;
+        }
+        if (t != JsonToken.START_OBJECT && t != JsonToken.START_ARRAY) {
+            return;
+        }
+        int depth = 1;
+        while (depth > 0) {
+            t = p.nextToken();
+            if (t == null) {
+                throw GiveUp.INSTANCE;
+            }
+            if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+                depth++;
+                if (p.getParsingContext().getNestingDepth() >= DEEP) {
+                    throw GiveUp.INSTANCE;
+                }
+            } else if (t == JsonToken.END_OBJECT || t == JsonToken.END_ARRAY) {
+                depth--;
+            } else if (t == JsonToken.VALUE_NUMBER_INT && tooLong(p)) {
+                throw GiveUp.INSTANCE;
+            }
+        }
+    }
+
+    private static boolean tooLong(JsonParser p) throws IOException {
+        return p.getNumberType() == JsonParser.NumberType.BIG_INTEGER;
+    }
+
     private static long integral(JsonParser p, JsonToken t) throws IOException, GiveUp {
-        if (t != JsonToken.VALUE_NUMBER_INT || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+        if (t != JsonToken.VALUE_NUMBER_INT || tooLong(p)) {
             throw GiveUp.INSTANCE;
         }
         return p.getLongValue();

@@ -107,7 +107,12 @@ public final class Formats {
 
     /** The envelope read through its tree: the definition {@link EnvelopeReader} must agree with (its test's). */
     static Object general(byte[] bytes, boolean debezium) throws Unreadable {
-        return enveloped(tree(bytes), debezium);
+        JsonNode n = tree(bytes);
+        try {
+            return enveloped(n, debezium);
+        } catch (RuntimeException e) { // an empty decimal, a time out of range: bad data, not a stopped consumer
+            throw new Unreadable("payload: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
     }
 
     /** What a null or missing value of {@code schema} reads as: null, or its default (Unreadable: required). */

@@ -28,4 +28,13 @@ class ServeCommandTest {
         assertThat(code).isEqualTo(2);
         assertThat(err.toString()).contains(message);
     }
+
+    @org.junit.jupiter.api.Test
+    void boltNoneOrEmptyMeansNoBoltListener() {
+        assertThat(ServeCommand.noBolt("none")).isTrue();
+        assertThat(ServeCommand.noBolt(" NONE ")).isTrue();
+        assertThat(ServeCommand.noBolt("")).as("an empty SLUICE_BOLT: a container's ENV cannot be unset").isTrue();
+        assertThat(ServeCommand.noBolt(null)).as("not given: the default").isFalse();
+        assertThat(ServeCommand.noBolt("127.0.0.1:7687")).isFalse();
+    }
 }

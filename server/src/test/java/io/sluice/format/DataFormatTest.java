@@ -29,7 +29,9 @@ class DataFormatTest {
         assertThat(Files.readString(data.resolve("FORMAT"))).contains("format=2").contains("written_by=sluice 9.9")
                 .doesNotContain("upgraded_from");
         assertThat(DataFormat.open(data, "sluice 9.9 (commit abc)", NOW).said()).endsWith(": format 2");
-        assertThat(data.resolve("FORMAT.tmp")).doesNotExist();
+        try (var files = Files.list(data)) {
+            assertThat(files.map(f -> f.getFileName().toString())).containsExactly("FORMAT");
+        }
     }
 
     @Test
@@ -37,6 +39,9 @@ class DataFormatTest {
         Path data = tmp.resolve("data");
         Files.createDirectories(data.resolve("journal"));
         Files.writeString(data.resolve("journal/00000000000000000000.log"), "records stay as they are");
+        DataFormat.Opened dry = DataFormat.open(data, "sluice 9.9 (commit abc)", NOW, false);
+        assertThat(dry.said()).contains("a start upgrades it to 2");
+        assertThat(data.resolve("FORMAT")).as("a dry run upgrades nothing").doesNotExist();
         DataFormat.Opened o = DataFormat.open(data, "sluice 9.9 (commit abc)", NOW);
         assertThat(o.found()).isEqualTo(1);
         assertThat(o.upgraded()).isTrue();

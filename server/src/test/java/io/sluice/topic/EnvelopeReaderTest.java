@@ -177,6 +177,18 @@ class EnvelopeReaderTest {
                 envelope(EVERY_TYPE, FULL) + "{}", // trailing tokens
                 envelope(EVERY_TYPE, FULL).substring(0, 200), // cut short
                 "{\"schema\":{\"type\":\"nonsense\"},\"payload\":1}",
+                // integers past a long where the schema reads a float, or outside the schema: the tree refuses them
+                envelope(EVERY_TYPE, FULL.replace("\"f64\":2", "\"f64\":99999999999999999999")),
+                envelope(EVERY_TYPE, FULL.replace("\"extra\":{", "\"big\":99999999999999999999,\"extra\":{")),
+                envelope(EVERY_TYPE, FULL.replace("\"ignored\":[1,", "\"ignored\":[99999999999999999999,")),
+                // an empty decimal, a time past the day: bad data, said, never an exception that stops a consumer
+                envelope(EVERY_TYPE, FULL.replace("\"dec\":\"" + B64_1234 + "\"", "\"dec\":\"\"")),
+                envelope(EVERY_TYPE, FULL.replace("\"t\":3600000", "\"t\":99999999999")),
+                // a byte-order mark where the payload begins: the parser's encoding detection would skip it
+                envelope(EVERY_TYPE, "\uFEFF" + FULL),
+                // a schema whose fields are an object: the general reader walks its values
+                "{\"schema\":{\"type\":\"struct\",\"fields\":{\"a\":{\"type\":\"int32\",\"field\":\"a\"}}},"
+                        + "\"payload\":{\"a\":1}}",
                 "{\"schema\":{\"type\":\"struct\",\"fields\":[]},\"payload\":{},\"more\":1}");
         for (String json : bad) {
             same(json);
