@@ -52,7 +52,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(420)
 class KafkaOutageTest {
     static final Duration MAX_POLL = Duration.ofSeconds(6);
-    static final Duration OUTAGE = MAX_POLL.multipliedBy(4);
+    static final Duration OUTAGE = MAX_POLL.multipliedBy(3);
     static final int PARTITIONS = 4;
     static final int BEFORE = 200;
     static final int DURING = 300;
