@@ -67,6 +67,16 @@ final class StatusCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         String url = this.url != null ? this.url : defaultUrl(System.getenv("SLUICE_HTTP"));
+        if (health) {
+            PrintWriter out = spec.commandLine().getOut();
+            try {
+                return health(url, out);
+            } catch (RuntimeException | java.net.URISyntaxException e) { // 1, never 2: a health check's 2 is reserved
+                out.println("sluice at " + url + ": cannot be asked (" + e + ")");
+                out.flush();
+                return 1;
+            }
+        }
         URI base = URI.create(url.endsWith("/") ? url.substring(0, url.length() - 1) : url);
         String authorization = authorization(base);
         URI status = new URI(base.getScheme(), null, base.getHost(), base.getPort(), base.getPath() + "/status", null,
@@ -77,16 +87,6 @@ final class StatusCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--watch takes seconds in [0.2, 3600], got " + watch);
         }
         PrintWriter out = spec.commandLine().getOut();
-        if (health) {
-            URI h = new URI(base.getScheme(), null, base.getHost(), base.getPort(), base.getPath() + "/health", null,
-                    null);
-            try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
-                Page page = health(http, h, shown);
-                out.print(page.text());
-                out.flush();
-                return page.exit();
-            }
-        }
         try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
             while (true) {
                 Page page = fetch(http, status, authorization, shown);
@@ -130,6 +130,21 @@ final class StatusCommand implements Callable<Integer> {
             return new Page("sluice at " + shown + ": /status answered what is not JSON: " + e.getMessage() + "\n", 2);
         }
         return new Page(StatusText.render(shown, doc), "UP".equals(doc.path("health").path("status").asText()) ? 0 : 1);
+    }
+
+    /** {@code --health}: {@code GET /health} at {@code url}, a line, exit 0 when UP, 1 otherwise. */
+    private static int health(String url, PrintWriter out) throws InterruptedException, java.net.URISyntaxException {
+        URI base = URI.create(url.endsWith("/") ? url.substring(0, url.length() - 1) : url);
+        String shown = new URI(base.getScheme(), null, base.getHost(), base.getPort(), base.getPath(), null, null)
+                .toString();
+        URI h = new URI(base.getScheme(), null, base.getHost(), base.getPort(), base.getPath() + "/health", null,
+                null);
+        try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
+            Page page = health(http, h, shown);
+            out.print(page.text());
+            out.flush();
+            return page.exit();
+        }
     }
 
     /** {@code GET /health}: its status in a line; exit 0 when UP. */

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.Properties;
 
@@ -145,14 +146,25 @@ public final class DataFormat {
         // a temporary file of this writer's own: two starts at once each rename a whole file (one then finds the
         // directory's lock taken, and says so)
         Path tmp = Files.createTempFile(data, FILE + ".", ".tmp");
-        try (FileChannel c = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-            c.write(StandardCharsets.UTF_8.encode(text.toString()));
-            c.force(true);
-        }
         try {
-            Files.move(tmp, data.resolve(FILE), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(tmp, data.resolve(FILE), StandardCopyOption.REPLACE_EXISTING);
+            try (FileChannel c = FileChannel.open(tmp, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                c.write(StandardCharsets.UTF_8.encode(text.toString()));
+                c.force(true);
+            }
+            try { // readable as a file the umask made would be (a temporary file is its owner's only)
+                Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-r--r--"));
+            } catch (UnsupportedOperationException notPosix) {
+                // as it is
+            }
+            try {
+                Files.move(tmp, data.resolve(FILE), StandardCopyOption.ATOMIC_MOVE,
+                        StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, data.resolve(FILE), StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            Files.deleteIfExists(tmp); // moved: nothing there; failed: no leftover
         }
         try (FileChannel dir = FileChannel.open(data, StandardOpenOption.READ)) {
             dir.force(true);

@@ -253,7 +253,7 @@ public final class KafkaSources implements Door {
 
     /**
      * A consumer's settings, the group's members' and a Debezium stream's alike ({@code own}: the group or none, the
-     * client id, a fetch size), then the file's properties.
+     * client id), then the file's properties.
      */
     private static Properties consumerProperties(Sources.KafkaSource config, RecordApplier.Parts parts,
             Map<String, String> own) {

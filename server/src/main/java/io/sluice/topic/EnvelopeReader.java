@@ -48,6 +48,8 @@ final class EnvelopeReader {
     static final int CACHED = 256;
     /** Nesting past this is left to the general reader (Jackson's bound is 1,000, counted over the whole record). */
     private static final int DEEP = 900;
+    /** A record longer than Jackson's longest string: a value skipped here unread could be one the tree refuses. */
+    private static final int MAX_STRING = com.fasterxml.jackson.core.StreamReadConstraints.DEFAULT_MAX_STRING_LEN;
 
     private static final byte[] HEAD = "{\"schema\":".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] MIDDLE = ",\"payload\":".getBytes(StandardCharsets.US_ASCII);
@@ -108,7 +110,7 @@ final class EnvelopeReader {
         while (end > 0 && isSpace(bytes[end - 1])) {
             end--;
         }
-        if (end < HEAD.length + MIDDLE.length + 3 || bytes[end - 1] != '}'
+        if (bytes.length > MAX_STRING || end < HEAD.length + MIDDLE.length + 3 || bytes[end - 1] != '}'
                 || !Arrays.equals(bytes, 0, HEAD.length, HEAD, 0, HEAD.length)) {
             return GIVE_UP;
         }
@@ -129,7 +131,7 @@ final class EnvelopeReader {
             }
         }
         int from = schemaEnd + MIDDLE.length;
-        if (from >= end - 1 || !valueStart(bytes[from])) {
+        if (from >= end - 1 || !valueStart(bytes[from]) || nulNear(bytes, from, end)) {
             return GIVE_UP; // whitespace, or what the parser's encoding detection would skip (a byte-order mark)
         }
         try (JsonParser p = FACTORY.createParser(bytes, from, end - 1 - from)) {
@@ -141,6 +143,16 @@ final class EnvelopeReader {
         } catch (IOException | GiveUp | RuntimeException e) {
             return GIVE_UP; // the general reader says what is wrong
         }
+    }
+
+    /** A NUL in the first bytes of a slice: Jackson would read the slice as UTF-16 or 32, the general reader not. */
+    private static boolean nulNear(byte[] b, int from, int end) {
+        for (int i = from; i < Math.min(end, from + 4); i++) {
+            if (b[i] == 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean valueStart(byte b) {
@@ -158,6 +170,9 @@ final class EnvelopeReader {
             return -1;
         }
         int depth = 0;
+        if (nulNear(b, from, end)) {
+            return -1;
+        }
         for (int i = from; i < end; i++) {
             byte c = b[i];
             if (c == '"') {
@@ -167,7 +182,9 @@ final class EnvelopeReader {
                     }
                 }
             } else if (c == '{' || c == '[') {
-                depth++;
+                if (++depth >= DEEP) {
+                    return -1; // parsed alone, one level shallower than in the record: the general reader's
+                }
             } else if ((c == '}' || c == ']') && --depth == 0) {
                 return i + 1;
             }

@@ -66,6 +66,7 @@ class StatusCommandTest {
         assertThat(gone[1]).contains("cannot be reached");
         assertThat(run("status", "--health", "--url", "http://127.0.0.1:1")[0]).as("a health check's 2 is reserved")
                 .isEqualTo("1");
+        assertThat(run("status", "--health", "--url", "not a url at all")[0]).isEqualTo("1");
     }
 
     @Test

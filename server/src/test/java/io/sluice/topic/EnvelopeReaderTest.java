@@ -186,6 +186,8 @@ class EnvelopeReaderTest {
                 envelope(EVERY_TYPE, FULL.replace("\"t\":3600000", "\"t\":99999999999")),
                 // a byte-order mark where the payload begins: the parser's encoding detection would skip it
                 envelope(EVERY_TYPE, "\uFEFF" + FULL),
+                // a NUL where the payload begins: Jackson would read that slice as UTF-16, the whole record not
+                "{\"schema\":{\"type\":\"int32\",\"optional\":false},\"payload\":1\u0000}",
                 // a schema whose fields are an object: the general reader walks its values
                 "{\"schema\":{\"type\":\"struct\",\"fields\":{\"a\":{\"type\":\"int32\",\"field\":\"a\"}}},"
                         + "\"payload\":{\"a\":1}}",
