@@ -221,10 +221,6 @@ public final class Formats {
     }
 
     /** Connect's JSON envelope: the payload read by its schema. */
-    static Object enveloped(JsonNode n) throws Unreadable {
-        return enveloped(n, false);
-    }
-
     private static Object enveloped(JsonNode n, boolean debezium) throws Unreadable {
         if (!n.isObject() || n.size() != 2 || !n.has("schema") || !n.has("payload")) {
             throw new Unreadable("JsonConverter with schemas.enable requires \"schema\" and \"payload\" fields and"
