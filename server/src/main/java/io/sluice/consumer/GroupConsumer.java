@@ -7,6 +7,8 @@ import io.sluice.vocab.GraphException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,7 +33,18 @@ import org.slf4j.LoggerFactory;
  * <h2>Design</h2>
  * One thread owns the consumer; it polls, and applies each partition's records through the one apply loop for
  * logs ({@link RecordApplier}: batching, lock order, bisection, dead letters, the fenced position in the graph).
- * Rebalance callbacks run inside {@code poll} on this thread, so no batch is in flight when a partition is revoked.
+ * Rebalance callbacks run inside {@code poll} on this thread.
+ *
+ * <p>Where the appliers decode ahead (application topics: reading a record costs about what writing it does), the
+ * next poll is taken <em>ahead</em>: when the last batch of a poll is gathered and about to apply, a poll of zero
+ * wait takes what has arrived and its records start decoding on the applier's decoder thread, so that reading them
+ * overlaps Neo4j's work on that batch instead of following it ({@link #pollAhead}); the next round applies them
+ * without polling. Records polled ahead continue the consumer's position, which is the graph's only while this
+ * class neither seeks nor pauses their partition: so every seek, pause, assignment and revocation drops what was
+ * polled ahead of that partition ({@link #dropAhead}), and a partition whose batch was not applied (paused for its
+ * retry) reads them again from the graph's position. A rebalance may run inside that poll, with the batch gathered
+ * and not yet applied: a revoked partition's batch still applies (fenced: if the next owner got there first, it
+ * rolls back), and a partition given straight back waits for that batch before reading its position.
  *
  * <p>Outages are not bad data, and never cost the group membership. The apply loop's runner retries transient
  * errors a bounded number of times; a batch still not applied (Neo4j away, a lost commit, the fence) is never
@@ -92,6 +105,18 @@ public final class GroupConsumer implements AutoCloseable {
     private final Thread thread;
     private final Map<TopicPartition, Partition> owned = new ConcurrentHashMap<>();
     private final Map<String, RecordApplier<ConsumerRecord<byte[], byte[]>>> appliers = new ConcurrentHashMap<>();
+    /** The records of a poll taken ahead ({@link #pollAhead}), per partition, to apply at the next round. */
+    private final Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> ahead = new LinkedHashMap<>();
+    /** The decoding begun of {@link #ahead}'s records, per partition. */
+    private final Map<TopicPartition, RecordApplier<ConsumerRecord<byte[], byte[]>>.ReadAhead> reading =
+            new HashMap<>();
+    /** What the poll taken ahead threw, to handle at the next round as that round's poll. */
+    private RuntimeException aheadFailure;
+    /** The partition whose batch waits to apply while the poll is taken ahead; null otherwise. */
+    private TopicPartition inFlight;
+    /** Records polled ahead, and of them dropped (their partition sought or paused before they applied). */
+    private volatile long polledAhead;
+    private volatile long droppedAhead;
     private volatile boolean stopping;
 
     /** {@code name}: what its log lines call it ({@code source consumer 0}, {@code the Kafka applier}). */
@@ -124,6 +149,14 @@ public final class GroupConsumer implements AutoCloseable {
         return owned.get(tp);
     }
 
+    /**
+     * Records taken by polls ahead ({@link #pollAhead}), and of those the records dropped because their partition was
+     * sought, paused or revoked before they applied (read again from the graph's position).
+     */
+    public long[] polledAhead() {
+        return new long[] {polledAhead, droppedAhead};
+    }
+
     /** The apply loops' transient retries, per Neo4j status code, over every topic. */
     public Map<String, Long> transientRetries() {
         Map<String, Long> all = new HashMap<>();
@@ -146,18 +179,19 @@ public final class GroupConsumer implements AutoCloseable {
 
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
-                    revoked.forEach(owned::remove);
+                    revoked.forEach(GroupConsumer.this::revoke);
                 }
 
                 @Override
                 public void onPartitionsLost(Collection<TopicPartition> lost) {
-                    lost.forEach(owned::remove);
+                    lost.forEach(GroupConsumer.this::revoke);
                     log.warn("{}: partitions {} were lost to another owner (it was too slow to poll)", name, lost);
                 }
             });
             while (!stopping) {
                 pollOnce();
             }
+            List.copyOf(ahead.keySet()).forEach(this::dropAhead);
         } catch (RuntimeException | Error e) {
             if (!stopping) {
                 log.error("{} stopped: {}", name, e.toString(), e);
@@ -173,9 +207,9 @@ public final class GroupConsumer implements AutoCloseable {
 
     private void pollOnce() {
         resumeDue();
-        ConsumerRecords<byte[], byte[]> records;
+        Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> records;
         try {
-            records = consumer.poll(POLL);
+            records = nextRecords();
         } catch (WakeupException e) {
             return; // close() woke us: the loop condition decides
         } catch (OffsetOutOfRangeException e) {
@@ -188,7 +222,10 @@ public final class GroupConsumer implements AutoCloseable {
             return;
         }
         boolean outage = false;
-        for (TopicPartition tp : records.partitions()) {
+        int left = records.size();
+        for (var entry : records.entrySet()) {
+            TopicPartition tp = entry.getKey();
+            left--;
             if (outage) { // the database is away: the others wait, not each its own retries on this thread
                 Partition p = owned.get(tp);
                 if (p != null && p.pausedUntil == 0) {
@@ -196,12 +233,94 @@ public final class GroupConsumer implements AutoCloseable {
                 }
                 continue;
             }
-            outage = apply(tp, records.records(tp));
+            outage = apply(tp, entry.getValue(), left == 0);
         }
+        for (Iterator<TopicPartition> it = reading.keySet().iterator(); it.hasNext(); ) {
+            TopicPartition tp = it.next();
+            if (!ahead.containsKey(tp)) { // begun for records this round did not apply (paused, revoked)
+                reading.get(tp).close();
+                it.remove();
+            }
+        }
+    }
+
+    /** The records of the poll taken ahead, if any (or what it threw), else of a poll now. */
+    private Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> nextRecords() {
+        if (aheadFailure != null) {
+            RuntimeException e = aheadFailure;
+            aheadFailure = null;
+            throw e;
+        }
+        Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> out = new LinkedHashMap<>(ahead);
+        ahead.clear();
+        if (!out.isEmpty()) {
+            return out;
+        }
+        ConsumerRecords<byte[], byte[]> polled = consumer.poll(POLL);
+        for (TopicPartition tp : polled.partitions()) {
+            out.put(tp, polled.records(tp));
+        }
+        return out;
+    }
+
+    /**
+     * Takes the next poll while the last batch of this one is about to apply ({@code current}'s, run by the apply
+     * loop on this thread before it applies that batch), and begins decoding its records on each applier's decoder,
+     * so that reading them overlaps Neo4j's work instead of following it. A poll of zero wait: what has arrived.
+     */
+    private void pollAhead(Partition current) {
+        if (stopping || !ahead.isEmpty() || aheadFailure != null) {
+            return;
+        }
+        TopicPartition tp = current.tp();
+        ConsumerRecords<byte[], byte[]> polled;
+        inFlight = tp;
+        try {
+            current.fetchedAhead = consumer.position(tp); // past this poll's records (and markers): the lag's end
+            polled = consumer.poll(Duration.ZERO);
+        } catch (WakeupException e) {
+            return; // close() woke us: the loop condition decides
+        } catch (InvalidOffsetException e) { // OffsetOutOfRangeException too
+            aheadFailure = e;
+            return;
+        } finally {
+            inFlight = null;
+        }
+        for (TopicPartition t : polled.partitions()) {
+            List<ConsumerRecord<byte[], byte[]>> rs = polled.records(t);
+            ahead.put(t, rs);
+            polledAhead += rs.size(); // this thread's only
+            RecordApplier<ConsumerRecord<byte[], byte[]>> a = applier(t.topic());
+            var decoding = a == null ? null : a.readAhead(rs);
+            if (decoding != null) {
+                reading.put(t, decoding);
+            }
+        }
+    }
+
+    /**
+     * Forgets what was polled ahead of {@code tp}: called wherever this class seeks or pauses it, or it is
+     * revoked, so that records polled ahead are applied only where they follow the records before them.
+     */
+    private void dropAhead(TopicPartition tp) {
+        List<ConsumerRecord<byte[], byte[]>> dropped = ahead.remove(tp);
+        if (dropped != null) {
+            droppedAhead += dropped.size(); // this thread's only
+        }
+        var decoding = reading.remove(tp);
+        if (decoding != null) {
+            decoding.close();
+        }
+    }
+
+    private void revoke(TopicPartition tp) {
+        owned.remove(tp);
+        dropAhead(tp);
     }
 
     /** A newly assigned partition: its position from the graph, or a pause that retries reading it. */
     private void assign(TopicPartition tp) {
+        dropAhead(tp);
         if (applier(tp.topic()) == null) { // a pattern matched a topic nothing maps: the subscription is the log's
             log.error("{}: topic {} matches the subscription but nothing maps it; not applied", name, tp.topic());
             consumer.pause(List.of(tp));
@@ -210,7 +329,10 @@ public final class GroupConsumer implements AutoCloseable {
         Partition p = new Partition(tp);
         owned.put(tp, p);
         target.assigned(p);
-        if (!seekToPosition(p)) {
+        if (tp.equals(inFlight)) { // given back at once while its batch waits: read its position once that applied
+            consumer.seekToBeginning(List.of(tp));
+            pause(p, Duration.ZERO, "reading its position");
+        } else if (!seekToPosition(p)) {
             consumer.seekToBeginning(List.of(tp)); // a fetch position for poll; the resume seeks to the graph's
             pause(p, p.backoff(), "reading its position");
         }
@@ -218,6 +340,7 @@ public final class GroupConsumer implements AutoCloseable {
 
     /** Seeks {@code p} to where the graph says it stands; false when that failed. */
     private boolean seekToPosition(Partition p) {
+        dropAhead(p.tp());
         try {
             long next = target.position(p.tp(), consumer);
             p.next = next;
@@ -231,6 +354,7 @@ public final class GroupConsumer implements AutoCloseable {
     }
 
     private void pause(Partition p, Duration wait, String why) {
+        dropAhead(p.tp());
         consumer.pause(List.of(p.tp()));
         p.pausedUntil = time.nanos() + wait.toNanos();
         if (p.pausedFor == null || !p.pausedFor.startsWith(why)) {
@@ -257,21 +381,35 @@ public final class GroupConsumer implements AutoCloseable {
         }
     }
 
-    /** Applies a poll's records of {@code tp}; true when a batch was not applied for a reason not the records'. */
-    private boolean apply(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) {
+    /**
+     * Applies a poll's records of {@code tp}, {@code last}: the poll's last partition, whose last batch takes the
+     * next poll ahead ({@link #pollAhead}) where its applier decodes ahead; true when a batch was not applied for a
+     * reason not the records'.
+     */
+    private boolean apply(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records, boolean last) {
         Partition p = owned.get(tp);
+        var decoding = reading.remove(tp);
         if (p == null || p.pausedUntil != 0) {
+            if (decoding != null) {
+                decoding.close();
+            }
             return false; // revoked, or paused since this poll fetched: the resume seeks back to the graph's position
         }
         p.headTimestamp = records.getFirst().timestamp();
         p.holdUntil = 0;
-        RecordApplier.Result r = applier(tp.topic()).apply(tp.partition(), p.next, records,
-                () -> stopping || owned.get(tp) != p);
+        p.fetchedAhead = -1;
+        RecordApplier<ConsumerRecord<byte[], byte[]>> applier = applier(tp.topic());
+        RecordApplier.Result r = applier.apply(tp.partition(), p.next, records,
+                () -> stopping || owned.get(tp) != p, decoding,
+                last && applier.decodesAhead() ? () -> pollAhead(p) : null);
         p.next = Math.max(p.next, r.next());
+        if (owned.get(tp) != p) {
+            return false; // revoked while its last batch applied (by the poll taken ahead): no longer ours to pause
+        }
         if (!r.resync() || stopping) {
             p.progressed();
-            if (!stopping) {
-                p.fetched = consumer.position(tp); // past any transaction markers after the records
+            if (!stopping) { // past any transaction markers after the records
+                p.fetched = p.fetchedAhead >= 0 ? p.fetchedAhead : consumer.position(tp);
             }
             return false;
         }

@@ -17,6 +17,7 @@ public final class Partition {
     volatile long next = -1;
     private volatile long end = -1;
     volatile long fetched = -1; // the consumer's position after a poll's records were all applied
+    long fetchedAhead = -1; // the same, read before the next poll was taken ahead (the consumer's thread only)
     volatile long headTimestamp = -1;
     volatile long pausedUntil; // nanos; 0: not paused
     volatile String pausedFor;

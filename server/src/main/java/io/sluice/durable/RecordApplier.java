@@ -194,22 +194,73 @@ public final class RecordApplier<R> {
         return runner.transientRetries();
     }
 
+    /** Whether it decodes its records ahead on a thread of its own ({@link #decodingAhead}). */
+    public boolean decodesAhead() {
+        return decoder != null;
+    }
+
+    /**
+     * Starts decoding {@code batch} (the records a later {@link #apply} of one partition will be given) on the
+     * decoder's thread; null when it does not decode ahead or the batch is too short to gain from it. What is
+     * returned is given to that {@code apply}, or closed when the records will not be applied.
+     */
+    public ReadAhead readAhead(List<R> batch) {
+        if (decoder == null || batch.size() <= DecodeAhead.CHUNK) {
+            return null;
+        }
+        return new ReadAhead(batch, new DecodeAhead<>(records::decode, e -> e instanceof Unavailable, batch, 0,
+                decoder));
+    }
+
+    /** A batch's records being decoded ahead ({@link #readAhead}), for the one {@link #apply} given them. */
+    public final class ReadAhead implements AutoCloseable {
+        private final List<R> batch;
+        private final DecodeAhead<R, WriteRequest> decoding;
+
+        private ReadAhead(List<R> batch, DecodeAhead<R, WriteRequest> decoding) {
+            this.batch = batch;
+            this.decoding = decoding;
+        }
+
+        /** Stops the decoding at its next chunk: the records will not be applied (or have been). */
+        @Override
+        public void close() {
+            decoding.close();
+        }
+    }
+
     /**
      * Applies {@code batch} of {@code partition}'s records (in offset order; those before {@code position} were
      * applied already and are skipped) from {@code position}, until all are applied, {@code stopping} says so, or a
      * batch was not applied ({@link Result#resync}).
      */
     public Result apply(int partition, long position, List<R> batch, BooleanSupplier stopping) {
-        int first = 0;
-        while (first < batch.size() && records.offset(batch.get(first)) < position) {
-            first++;
-        }
-        if (decoder == null || batch.size() - first <= DecodeAhead.CHUNK) {
-            return apply(partition, position, batch, stopping, null);
-        }
-        try (DecodeAhead<R, WriteRequest> ahead = new DecodeAhead<>(records::decode, e -> e instanceof Unavailable,
-                batch, first, decoder)) {
-            return apply(partition, position, batch, stopping, ahead);
+        return apply(partition, position, batch, stopping, (ReadAhead) null, null);
+    }
+
+    /**
+     * The same, with the records' decoding begun by {@link #readAhead} ({@code ahead}, null: none; it is closed
+     * here), and {@code beforeLast} (null: none) run once, on this thread, when the batch that ends {@code batch}
+     * is gathered and about to be applied (the caller's poll of the records after them, to decode while it
+     * applies); not run when nothing of {@code batch} is left to apply.
+     */
+    public Result apply(int partition, long position, List<R> batch, BooleanSupplier stopping, ReadAhead ahead,
+            Runnable beforeLast) {
+        try (ahead) {
+            int first = 0;
+            while (first < batch.size() && records.offset(batch.get(first)) < position) {
+                first++;
+            }
+            if (ahead != null && ahead.batch == batch) {
+                return applyFrom(partition, position, batch, stopping, ahead.decoding, beforeLast);
+            }
+            if (decoder == null || batch.size() - first <= DecodeAhead.CHUNK) {
+                return applyFrom(partition, position, batch, stopping, null, beforeLast);
+            }
+            try (DecodeAhead<R, WriteRequest> decoding = new DecodeAhead<>(records::decode,
+                    e -> e instanceof Unavailable, batch, first, decoder)) {
+                return applyFrom(partition, position, batch, stopping, decoding, beforeLast);
+            }
         }
     }
 
@@ -228,8 +279,8 @@ public final class RecordApplier<R> {
         }
     }
 
-    private Result apply(int partition, long position, List<R> batch, BooleanSupplier stopping,
-            DecodeAhead<R, WriteRequest> ahead) {
+    private Result applyFrom(int partition, long position, List<R> batch, BooleanSupplier stopping,
+            DecodeAhead<R, WriteRequest> ahead, Runnable beforeLast) {
         int i = 0;
         while (i < batch.size() && !stopping.getAsBoolean()) {
             while (i < batch.size() && records.offset(batch.get(i)) < position) {
@@ -273,6 +324,10 @@ public final class RecordApplier<R> {
                 source.put(p, r);
                 rows += request.rows();
                 i++;
+            }
+            if (beforeLast != null && undecodable == null && i == batch.size()) {
+                beforeLast.run();
+                beforeLast = null;
             }
             Result r = undecodable != null ? skip(partition, position, undecodable, why)
                     : applyBatch(partition, position, pending, source, stopping);

@@ -237,6 +237,17 @@ public final class KafkaSources implements Door {
                 avro == null ? "" : ", Avro schemas from " + avro.url());
     }
 
+    /** Records the group's consumers polled ahead, and of those dropped ({@code GroupConsumer#polledAhead}). */
+    long[] polledAhead() {
+        long[] sum = new long[2];
+        for (SourceConsumer c : consumers) {
+            long[] one = c.polledAhead();
+            sum[0] += one[0];
+            sum[1] += one[1];
+        }
+        return sum;
+    }
+
     /** For the start-up line: the topics and the group ({@code Kafka orders, users as group sluice}). */
     @Override
     public String describe() {

@@ -83,6 +83,11 @@ final class SourceConsumer implements GroupConsumer.Log, AutoCloseable {
         return driver.running();
     }
 
+    /** Records polled ahead, and of those dropped ({@link GroupConsumer#polledAhead}). */
+    long[] polledAhead() {
+        return driver.polledAhead();
+    }
+
     /** The partitions this consumer owns now. */
     Collection<Partition> owned() {
         return driver.owned();

@@ -93,6 +93,7 @@ class AvroSourcesTest {
                     + "{\"name\":\"address\""));
 
     @BeforeAll
+    @Timeout(900) // a class's @Timeout is not its lifecycle methods': without this, the default's 180 s
     static void start() throws Exception {
         try {
             SchemaRegistryProcess.install();

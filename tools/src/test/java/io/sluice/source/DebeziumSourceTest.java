@@ -365,7 +365,7 @@ class DebeziumSourceTest {
                         step(c, r);
                         c.commit();
                         committed.incrementAndGet();
-                        Thread.sleep(5); // paced: about 150 transactions a second over three connections
+                        Thread.sleep(15); // paced: about 100 transactions a second over three connections
                     } catch (SQLException e) {
                         c.rollback();
                         if (!"40P01".equals(e.getSQLState()) && !"40001".equals(e.getSQLState())

@@ -467,6 +467,63 @@ class KafkaSourcesTest {
         assertThat(deadLetters(dlq, 0)).as("nothing dead-lettered for an outage").isEmpty();
     }
 
+    /**
+     * Polls taken ahead (the next poll's records decoded while a poll's last batch applies) under batches that keep
+     * failing: records polled ahead of a batch that did not apply follow a position the graph does not have, and
+     * must never apply (they would skip that batch); every record once, in order, and some were dropped so.
+     */
+    @Test
+    void recordsPolledAheadOfABatchThatDidNotApplyAreReadAgainNeverSkippedTo() throws Exception {
+        String topic = name("ahead");
+        topic(topic, 1);
+        var config = config("""
+                sources:
+                  kafka:
+                    bootstrap: BOOTSTRAP
+                    group: %s
+                    consumers: 1
+                    properties: {max.poll.records: "200"}
+                    topics:
+                      - topic: %s
+                        cypher: "MERGE (c:Counter {id: event.k}) SET c.seqs = coalesce(c.seqs, []) + event.seq"
+                """.formatted(name("group"), topic));
+        int records = 6000; // polls of 200, each one batch (of at most 500): every batch is the last of its poll
+        for (int i = 0; i < records; i++) {
+            producer.send(new ProducerRecord<>(topic, 0, null, ("{\"k\": " + (i % 10) + ", \"seq\": " + i + "}")
+                    .getBytes(StandardCharsets.UTF_8)));
+        }
+        producer.flush();
+        AtomicInteger calls = new AtomicInteger();
+        // every 10th write transaction fails, and the 2 after it: a batch's 3 attempts (or a position's read)
+        Sink flaky = new ForwardingSink(graph) {
+            @Override
+            public <T> T inTransaction(TxWork<T> work) throws GraphException {
+                if (calls.incrementAndGet() % 10 < 3 && calls.get() > 4) {
+                    throw new GraphException(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
+                            "the database is unavailable (test)"), null, false);
+                }
+                return real.inTransaction(work);
+            }
+        };
+        long[] ahead;
+        try (KafkaSources s = sources(config, flaky)) {
+            Await.until("every record applied", Duration.ofSeconds(120), () -> position(topic, 0) == records);
+            ahead = s.polledAhead();
+        }
+        System.out.printf("polled ahead: %d records, %d of them dropped; %d write transactions%n", ahead[0],
+                ahead[1], calls.get());
+        for (int k = 0; k < 10; k++) {
+            List<Long> expected = new ArrayList<>();
+            for (long seq = k; seq < records; seq += 10) {
+                expected.add(seq);
+            }
+            assertThat(rows("MATCH (c:Counter {id: " + k + "}) RETURN c.seqs").getFirst().getFirst())
+                    .as("counter %d: every record once, in order", k).isEqualTo(expected);
+        }
+        assertThat(ahead[0]).as("records polled ahead").isPositive();
+        assertThat(ahead[1]).as("records polled ahead of a batch that did not apply, dropped").isPositive();
+    }
+
     @Test
     void partitionsAssignedWhileNeo4jIsAwayWaitForIt() throws Exception {
         String topic = name("assigned-down");
