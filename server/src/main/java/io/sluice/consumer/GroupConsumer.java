@@ -43,8 +43,9 @@ import org.slf4j.LoggerFactory;
  * class neither seeks nor pauses their partition: so every seek, pause, assignment and revocation drops what was
  * polled ahead of that partition ({@link #dropAhead}), and a partition whose batch was not applied (paused for its
  * retry) reads them again from the graph's position. A rebalance may run inside that poll, with the batch gathered
- * and not yet applied: a revoked partition's batch still applies (fenced: if the next owner got there first, it
- * rolls back), and a partition given straight back waits for that batch before reading its position.
+ * and not yet applied: a partition revoked there does not apply it (its next owner reads the graph's position), so
+ * no batch is in flight when a partition changes hands, as before; what was polled of a revoked partition is dropped.
+ * What the poll ahead throws (an offset out of range) is handled at the next round, before any resume seeks.
  *
  * <p>Outages are not bad data, and never cost the group membership. The apply loop's runner retries transient
  * errors a bounded number of times; a batch still not applied (Neo4j away, a lost commit, the fence) is never
@@ -112,8 +113,6 @@ public final class GroupConsumer implements AutoCloseable {
             new HashMap<>();
     /** What the poll taken ahead threw, to handle at the next round as that round's poll. */
     private RuntimeException aheadFailure;
-    /** The partition whose batch waits to apply while the poll is taken ahead; null otherwise. */
-    private TopicPartition inFlight;
     /** Records polled ahead, and of them dropped (their partition sought or paused before they applied). */
     private volatile long polledAhead;
     private volatile long droppedAhead;
@@ -206,7 +205,9 @@ public final class GroupConsumer implements AutoCloseable {
     }
 
     private void pollOnce() {
-        resumeDue();
+        if (aheadFailure == null) { // else handled first: a resume's seek would make it stale
+            resumeDue();
+        }
         Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> records;
         try {
             records = nextRecords();
@@ -267,24 +268,23 @@ public final class GroupConsumer implements AutoCloseable {
      * Takes the next poll while the last batch of this one is about to apply ({@code current}'s, run by the apply
      * loop on this thread before it applies that batch), and begins decoding its records on each applier's decoder,
      * so that reading them overlaps Neo4j's work instead of following it. A poll of zero wait: what has arrived.
+     * False when {@code current} was revoked inside that poll: its batch is then not applied (its next owner reads
+     * the graph's position), so no record is applied, or dead-lettered, by two members at once.
      */
-    private void pollAhead(Partition current) {
+    private boolean pollAhead(Partition current) {
         if (stopping || !ahead.isEmpty() || aheadFailure != null) {
-            return;
+            return true;
         }
         TopicPartition tp = current.tp();
         ConsumerRecords<byte[], byte[]> polled;
-        inFlight = tp;
         try {
             current.fetchedAhead = consumer.position(tp); // past this poll's records (and markers): the lag's end
             polled = consumer.poll(Duration.ZERO);
         } catch (WakeupException e) {
-            return; // close() woke us: the loop condition decides
+            return true; // close() woke us: the batch finishes, then the loop condition decides
         } catch (InvalidOffsetException e) { // OffsetOutOfRangeException too
             aheadFailure = e;
-            return;
-        } finally {
-            inFlight = null;
+            return owned.get(tp) == current;
         }
         for (TopicPartition t : polled.partitions()) {
             List<ConsumerRecord<byte[], byte[]>> rs = polled.records(t);
@@ -296,6 +296,7 @@ public final class GroupConsumer implements AutoCloseable {
                 reading.put(t, decoding);
             }
         }
+        return owned.get(tp) == current;
     }
 
     /**
@@ -329,10 +330,7 @@ public final class GroupConsumer implements AutoCloseable {
         Partition p = new Partition(tp);
         owned.put(tp, p);
         target.assigned(p);
-        if (tp.equals(inFlight)) { // given back at once while its batch waits: read its position once that applied
-            consumer.seekToBeginning(List.of(tp));
-            pause(p, Duration.ZERO, "reading its position");
-        } else if (!seekToPosition(p)) {
+        if (!seekToPosition(p)) {
             consumer.seekToBeginning(List.of(tp)); // a fetch position for poll; the resume seeks to the graph's
             pause(p, p.backoff(), "reading its position");
         }
@@ -404,7 +402,7 @@ public final class GroupConsumer implements AutoCloseable {
                 last && applier.decodesAhead() ? () -> pollAhead(p) : null);
         p.next = Math.max(p.next, r.next());
         if (owned.get(tp) != p) {
-            return false; // revoked while its last batch applied (by the poll taken ahead): no longer ours to pause
+            return false; // revoked inside the poll taken ahead: no longer ours to pause
         }
         if (!r.resync() || stopping) {
             p.progressed();

@@ -242,10 +242,11 @@ public final class RecordApplier<R> {
      * The same, with the records' decoding begun by {@link #readAhead} ({@code ahead}, null: none; it is closed
      * here), and {@code beforeLast} (null: none) run once, on this thread, when the batch that ends {@code batch}
      * is gathered and about to be applied (the caller's poll of the records after them, to decode while it
-     * applies); not run when nothing of {@code batch} is left to apply.
+     * applies); not run when nothing of {@code batch} is left to apply. When it answers false (the partition is no
+     * longer the caller's), that batch is not applied and a resync is asked for.
      */
     public Result apply(int partition, long position, List<R> batch, BooleanSupplier stopping, ReadAhead ahead,
-            Runnable beforeLast) {
+            BooleanSupplier beforeLast) {
         try (ahead) {
             int first = 0;
             while (first < batch.size() && records.offset(batch.get(first)) < position) {
@@ -280,7 +281,7 @@ public final class RecordApplier<R> {
     }
 
     private Result applyFrom(int partition, long position, List<R> batch, BooleanSupplier stopping,
-            DecodeAhead<R, WriteRequest> ahead, Runnable beforeLast) {
+            DecodeAhead<R, WriteRequest> ahead, BooleanSupplier beforeLast) {
         int i = 0;
         while (i < batch.size() && !stopping.getAsBoolean()) {
             while (i < batch.size() && records.offset(batch.get(i)) < position) {
@@ -326,7 +327,9 @@ public final class RecordApplier<R> {
                 i++;
             }
             if (beforeLast != null && undecodable == null && i == batch.size()) {
-                beforeLast.run();
+                if (!beforeLast.getAsBoolean()) {
+                    return new Result(position, true, "no longer this consumer's");
+                }
                 beforeLast = null;
             }
             Result r = undecodable != null ? skip(partition, position, undecodable, why)

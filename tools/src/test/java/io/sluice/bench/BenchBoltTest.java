@@ -127,7 +127,7 @@ class BenchBoltTest {
         Path json = dir.resolve("bolt.json");
         Path log = dir.resolve("bench.log");
         List<String> args = new ArrayList<>(List.of("bench", "visited", "--api", "bolt", "--modes", "sync,neo4j",
-                "--clients", "4", "--duration", "2", "--warmup", "1", "--prime", "0", "--load-process",
+                "--clients", "4", "--duration", "2", "--warmup", "3", "--prime", "0", "--load-process",
                 "--work", dir.resolve("work").toString(), "--out", json.toString()));
         int code = ChildJvm.run("1g", List.of(), args, log, Duration.ofSeconds(360));
         String out = Files.readString(log);
