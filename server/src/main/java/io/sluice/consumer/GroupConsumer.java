@@ -280,8 +280,8 @@ public final class GroupConsumer implements AutoCloseable {
         try {
             current.fetchedAhead = consumer.position(tp); // past this poll's records (and markers): the lag's end
             polled = consumer.poll(Duration.ZERO);
-        } catch (WakeupException e) {
-            return true; // close() woke us: the batch finishes, then the loop condition decides
+        } catch (WakeupException e) { // close() woke us: the batch finishes (if still ours), then the loop ends
+            return owned.get(tp) == current; // the wake-up may follow a revocation in that poll
         } catch (InvalidOffsetException e) { // OffsetOutOfRangeException too
             aheadFailure = e;
             return owned.get(tp) == current;
