@@ -499,8 +499,7 @@ class KafkaSourcesTest {
             @Override
             public <T> T inTransaction(TxWork<T> work) throws GraphException {
                 if (calls.incrementAndGet() % 10 < 3 && calls.get() > 4) {
-                    throw new GraphException(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
-                            "the database is unavailable (test)"), null, false);
+                    throw Down.unavailable();
                 }
                 return real.inTransaction(work);
             }
@@ -846,9 +845,14 @@ class KafkaSourcesTest {
         private void check() throws GraphException {
             if (down.get()) {
                 refused.incrementAndGet();
-                throw new GraphException(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
-                        "the database is unavailable (test)"), null, false);
+                throw unavailable();
             }
+        }
+
+        /** What a transaction meets while the database is away: Neo4j's transient error. */
+        static GraphException unavailable() {
+            return new GraphException(new Neo4jError("Neo.TransientError.General.DatabaseUnavailable",
+                    "the database is unavailable (test)"), null, false);
         }
 
         @Override
