@@ -5,14 +5,26 @@ import io.sluice.durable.RecordApplier;
 import io.sluice.time.Time;
 import io.sluice.vocab.GraphException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -31,9 +43,22 @@ import org.slf4j.LoggerFactory;
  * topics ({@code source.SourceConsumer}) alike.
  *
  * <h2>Design</h2>
- * One thread owns the consumer; it polls, and applies each partition's records through the one apply loop for
- * logs ({@link RecordApplier}: batching, lock order, bisection, dead letters, the fenced position in the graph).
- * Rebalance callbacks run inside {@code poll} on this thread.
+ * One thread owns the consumer: it polls, seeks, pauses and resumes, and rebalance callbacks run inside its polls.
+ * It never calls Neo4j. Every Neo4j call of the consumer (a partition's position read, a poll's records applied
+ * through the one apply loop for logs, {@link RecordApplier}: batching, lock order, bisection, dead letters, the
+ * fenced position in the graph) runs on one worker thread ({@code <thread>-neo4j}) while the owner waits for it
+ * ({@link #meanwhilePolling}). A call longer than {@link #POLL} is waited for <em>polling</em>: every partition
+ * paused, a poll of zero wait every {@code POLL}, which fetches nothing and keeps the member in its group however
+ * long Neo4j takes (the first statements after a Neo4j restart, planned on a cold server on loaded cores, took over
+ * 10 s in the outage test, past its {@code max.poll.interval.ms}). What the worker needs of the consumer (a poll
+ * taken ahead, a partition's first offsets) it asks of the owner, which answers while it waits ({@link #askOwner}).
+ * A rebalance in such a poll: an assigned partition is paused, its position read at the next round; a revoked one
+ * stops its apply at the next batch, and the callback waits for that batch to end (answering the worker's asks, but
+ * polling for none), so that no batch is in flight when a partition changes hands, for up to {@link #REVOKE_WAIT}
+ * (a rebalance is bounded by {@code max.poll.interval.ms} too). Past that, or for a partition lost, the batch may
+ * still commit while the next owner starts: the fence (each batch locks its position in the graph and compares it
+ * with its own, {@link GraphPositions}) refuses whichever of the two batches comes second, so each record still
+ * applies once (a record dead-lettered by both would be the one duplicate, in the dead letters).
  *
  * <p>Where the appliers decode ahead (application topics: reading a record costs about what writing it does), the
  * next poll is taken <em>ahead</em>: when the last batch of a poll is gathered and about to apply, a poll of zero
@@ -48,8 +73,9 @@ import org.slf4j.LoggerFactory;
  * What the poll ahead throws (an offset out of range) is handled at the next round, before any resume seeks.
  *
  * <p>Outages are not bad data, and never cost the group membership. The apply loop's runner retries transient
- * errors a bounded number of times; a batch still not applied (Neo4j away, a lost commit, the fence) is never
- * skipped: its partition is <em>paused</em> in the consumer and retried with backoff (0.5 s doubling to 30 s) from
+ * errors a bounded number of times (on the worker, the owner polling meanwhile); a batch still not applied (Neo4j
+ * away, a lost commit, the fence) is never skipped: its partition is <em>paused</em> in the consumer and retried
+ * with backoff (0.5 s doubling to 30 s) from
  * its position in the graph, read again under the node's lock ({@link Log#position}). Meanwhile the thread keeps
  * polling (a paused partition returns nothing), so the consumer stays in its group however long the outage lasts
  * (it would leave after {@code max.poll.interval.ms} without a poll), and its other partitions go on. When one
@@ -57,7 +83,7 @@ import org.slf4j.LoggerFactory;
  * the same outage on this thread in turn; a position that cannot be read ends a round of resumes for the same
  * reason.
  *
- * <p>Where a partition starts is the graph's: on assignment and on every resume its position is read, and the
+ * <p>Where a partition starts is the graph's: after assignment and on every resume its position is read, and the
  * consumer seeks there; Kafka's committed offsets are never read or written ({@code auto.offset.reset=none}).
  * Records deleted by retention before they were applied are said loudly, then skipped to the earliest offset there
  * is (moving the position in the graph past them); a log that ends before the graph's position (truncated) holds
@@ -71,6 +97,14 @@ public final class GroupConsumer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(GroupConsumer.class);
     private static final Duration POLL = Duration.ofMillis(200);
     private static final Duration HOLD = Duration.ofMinutes(1);
+    private static final Duration OFFSETS_WAIT = Duration.ofSeconds(30);
+    /**
+     * How long a revocation waits for the worker's batch on a revoked partition, polling for nothing meanwhile: well
+     * under any {@code max.poll.interval.ms} (the rebalance's own limit). Past it the batch may still commit, and the
+     * fence decides between it and the next owner's (exactly once either way).
+     */
+    private static final Duration REVOKE_WAIT = Duration.ofSeconds(2);
+    private static final Runnable WAKE = () -> {};
 
     /** What a consumer applies: its subscription, where a partition stands, how a topic's records are applied. */
     public interface Log {
@@ -87,7 +121,7 @@ public final class GroupConsumer implements AutoCloseable {
          * Where {@code tp} stands in the graph: the next offset to apply, read under its node's lock (so a batch
          * another owner is committing is waited for), fixing a first start where there is none.
          */
-        long position(TopicPartition tp, Consumer<byte[], byte[]> consumer) throws GraphException;
+        long position(TopicPartition tp, Offsets offsets) throws GraphException;
 
         /** {@code topic}'s positions in the graph, to move past records retention deleted. */
         GraphPositions positions(String topic);
@@ -99,11 +133,47 @@ public final class GroupConsumer implements AutoCloseable {
         default void moved(Partition p, long before, long next) {}
     }
 
+    /** A partition's offsets as the brokers say, asked of the consumer on its thread (it is not thread-safe). */
+    public interface Offsets {
+        /** The first offset {@code tp} still has. */
+        long beginning(TopicPartition tp);
+
+        /** The offset {@code tp}'s next record will have. */
+        long end(TopicPartition tp);
+    }
+
     private final String name;
     private final Consumer<byte[], byte[]> consumer;
     private final Log target;
     private final Time time;
     private final Thread thread;
+    /** Runs every Neo4j call of this consumer, one at a time, while the owner thread keeps polling. */
+    private final ExecutorService worker;
+    /** What the worker asks of the owner thread (a poll ahead, offsets), and a wake-up when its call is done. */
+    private final BlockingQueue<Runnable> asks = new LinkedBlockingQueue<>();
+    /** The partition whose position or records the worker is on now, or null; the owner thread's only. */
+    private TopicPartition working;
+    /** The worker's call now, or null; the owner thread's only. */
+    private CompletableFuture<?> call;
+    /** Whether the owner waits in a rebalance callback (inside a poll: the worker's asks then poll for nothing). */
+    private boolean noPolling;
+    /** Whether the owner is answering an ask of the worker (which waits for it); the owner thread's only. */
+    private boolean answering;
+    /** When the owner last polled ({@link #time}'s nanos); the owner thread's only. */
+    private long polled;
+    /** The owner met an error it cannot go on from while the worker's call ran: the call stops at its next batch. */
+    private volatile boolean failing;
+    private final Offsets offsets = new Offsets() {
+        @Override
+        public long beginning(TopicPartition tp) {
+            return askOwner(() -> consumer.beginningOffsets(List.of(tp), OFFSETS_WAIT).get(tp));
+        }
+
+        @Override
+        public long end(TopicPartition tp) {
+            return askOwner(() -> consumer.endOffsets(List.of(tp), OFFSETS_WAIT).get(tp));
+        }
+    };
     private final Map<TopicPartition, Partition> owned = new ConcurrentHashMap<>();
     private final Map<String, RecordApplier<ConsumerRecord<byte[], byte[]>>> appliers = new ConcurrentHashMap<>();
     /** The records of a poll taken ahead ({@link #pollAhead}), per partition, to apply at the next round. */
@@ -126,6 +196,12 @@ public final class GroupConsumer implements AutoCloseable {
         this.target = target;
         this.time = time;
         this.thread = threads.newThread(this::run);
+        String workerName = thread.getName() + "-neo4j";
+        this.worker = Executors.newSingleThreadExecutor(r -> {
+            Thread t = threads.newThread(r);
+            t.setName(workerName);
+            return t;
+        });
     }
 
     public GroupConsumer start() {
@@ -179,14 +255,16 @@ public final class GroupConsumer implements AutoCloseable {
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
                     revoked.forEach(GroupConsumer.this::revoke);
+                    awaitWorkOn(revoked);
                 }
 
                 @Override
-                public void onPartitionsLost(Collection<TopicPartition> lost) {
+                public void onPartitionsLost(Collection<TopicPartition> lost) { // already another's: nothing to wait
                     lost.forEach(GroupConsumer.this::revoke);
                     log.warn("{}: partitions {} were lost to another owner (it was too slow to poll)", name, lost);
                 }
             });
+            polled = time.nanos();
             while (!stopping) {
                 pollOnce();
             }
@@ -201,6 +279,180 @@ public final class GroupConsumer implements AutoCloseable {
             } catch (RuntimeException e) {
                 log.warn("closing {}'s consumer: {}", name, e.toString());
             }
+            worker.shutdown(); // its call, if any, has ended: the owner waits for every call it makes
+        }
+    }
+
+    /**
+     * Runs {@code call} on the worker and waits for it: the owner's one way to Neo4j. While it waits it answers the
+     * worker's asks, and from {@link #POLL} on polls every {@code POLL} with every partition paused, so that the
+     * member stays in its group however long the call takes ({@link #keepAlive}). {@code tp}: the partition the call
+     * is for (a revocation waits for it), or null.
+     */
+    private <T> T meanwhilePolling(TopicPartition tp, NeoCall<T> work) throws GraphException {
+        CompletableFuture<T> done = new CompletableFuture<>();
+        working = tp;
+        call = done;
+        try {
+            worker.execute(() -> {
+                try {
+                    done.complete(work.call());
+                } catch (Throwable e) {
+                    done.completeExceptionally(e);
+                } finally {
+                    asks.add(WAKE);
+                }
+            });
+            RuntimeException failed = null;
+            while (!done.isDone()) {
+                long since = time.nanos() - polled;
+                Runnable ask = take(Duration.ofNanos(Math.max(0, POLL.toNanos() - since)));
+                if (ask != null) {
+                    answering = true;
+                    try {
+                        ask.run();
+                    } finally {
+                        answering = false;
+                    }
+                } else if (!done.isDone() && failed == null && time.nanos() - polled >= POLL.toNanos()) {
+                    try {
+                        keepAlive();
+                    } catch (RuntimeException | Error e) { // the consumer cannot go on: the call ends, then this
+                        failed = e instanceof RuntimeException r ? r : new IllegalStateException(e);
+                        failing = true;
+                    }
+                }
+            }
+            if (failed != null) {
+                throw failed;
+            }
+        } finally {
+            working = null;
+            call = null;
+        }
+        try {
+            return done.join();
+        } catch (CompletionException e) {
+            switch (e.getCause()) {
+                case GraphException g -> throw g;
+                case RuntimeException r -> throw r;
+                case Error r -> throw r;
+                default -> throw e;
+            }
+        }
+    }
+
+    /** A Neo4j call the worker makes. */
+    @FunctionalInterface
+    private interface NeoCall<T> {
+        T call() throws GraphException;
+    }
+
+    /** The next ask, waiting up to {@code wait}; null when none came. Never interrupted (see {@link #close}). */
+    private Runnable take(Duration wait) {
+        try {
+            return asks.poll(wait.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(name + " interrupted", e);
+        }
+    }
+
+    /**
+     * A poll of zero wait with every partition paused: it fetches nothing, keeps the member in its group (and runs
+     * a rebalance's callbacks); the partitions it paused are resumed after, those that are still this member's and
+     * were not paused (an assignment's) or sought meanwhile.
+     */
+    private void keepAlive() {
+        Map<TopicPartition, Partition> held = new HashMap<>();
+        Set<TopicPartition> paused = consumer.paused();
+        for (TopicPartition tp : consumer.assignment()) {
+            if (!paused.contains(tp)) {
+                held.put(tp, owned.get(tp));
+            }
+        }
+        consumer.pause(held.keySet());
+        try {
+            polled = time.nanos();
+            ConsumerRecords<byte[], byte[]> none = consumer.poll(Duration.ZERO);
+            for (TopicPartition tp : none.partitions()) { // not expected (all paused): read again, in their turn
+                long first = none.records(tp).getFirst().offset();
+                log.warn("{}: a poll with {} paused returned records from offset {}; read again", name, tp, first);
+                consumer.seek(tp, first);
+            }
+        } catch (WakeupException e) {
+            // close() woke us: the call finishes its batch, then the loop ends
+        } catch (InvalidOffsetException e) { // a partition paused before its first seek: its resume seeks it
+            consumer.seekToBeginning(assigned(e.partitions()));
+        } finally {
+            Set<TopicPartition> still = consumer.assignment();
+            List<TopicPartition> resume = new ArrayList<>();
+            held.forEach((tp, p) -> {
+                if (still.contains(tp) && owned.get(tp) == p && (p == null || p.pausedUntil == 0)) {
+                    resume.add(tp);
+                }
+            });
+            consumer.resume(resume);
+        }
+    }
+
+    /**
+     * In a revocation's callback: waits (up to {@link #REVOKE_WAIT}) for the worker's call when it is on one of
+     * {@code partitions} (revoked, so its apply ends at its next batch), answering its asks without polling. Not
+     * when the callback runs in a poll taken ahead for that call: the call then sees the revocation when the poll
+     * returns, and applies nothing more.
+     */
+    private void awaitWorkOn(Collection<TopicPartition> partitions) {
+        CompletableFuture<?> running = call;
+        if (running == null || answering || noPolling || !partitions.contains(working)) {
+            return;
+        }
+        noPolling = true;
+        long deadline = time.nanos() + REVOKE_WAIT.toNanos();
+        try {
+            long left;
+            while (!running.isDone() && (left = deadline - time.nanos()) > 0) {
+                Runnable ask = take(Duration.ofNanos(Math.min(left, POLL.toNanos())));
+                if (ask != null) {
+                    ask.run();
+                }
+            }
+            if (!running.isDone()) {
+                log.warn("{}: {} revoked while a batch of it still applies; the fence in the graph decides between it"
+                        + " and the next owner's", name, working);
+            }
+        } finally {
+            noPolling = false;
+        }
+    }
+
+    /** Those of {@code partitions} this consumer is still assigned (a call on any other would throw). */
+    private List<TopicPartition> assigned(Collection<TopicPartition> partitions) {
+        Set<TopicPartition> now = consumer.assignment();
+        return partitions.stream().filter(now::contains).toList();
+    }
+
+    /**
+     * Runs {@code ask} on the owner thread (which answers while it waits for the worker's call) and returns its
+     * answer; run at once when called there.
+     */
+    private <T> T askOwner(Supplier<T> ask) {
+        if (Thread.currentThread() == thread) {
+            return ask.get();
+        }
+        FutureTask<T> task = new FutureTask<>(ask::get);
+        asks.add(task);
+        try {
+            return task.get();
+        } catch (ExecutionException e) {
+            switch (e.getCause()) {
+                case RuntimeException r -> throw r;
+                case Error r -> throw r;
+                default -> throw new IllegalStateException(e.getCause());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(name + "'s worker interrupted", e);
         }
     }
 
@@ -219,7 +471,7 @@ public final class GroupConsumer implements AutoCloseable {
         } catch (InvalidOffsetException e) {
             // a partition paused before its first seek (its position could not be read) has no fetch position, and
             // no committed offset to reset to; its resume seeks it to the graph's
-            consumer.seekToBeginning(e.partitions());
+            consumer.seekToBeginning(assigned(e.partitions()));
             return;
         }
         boolean outage = false;
@@ -257,9 +509,11 @@ public final class GroupConsumer implements AutoCloseable {
         if (!out.isEmpty()) {
             return out;
         }
-        ConsumerRecords<byte[], byte[]> polled = consumer.poll(POLL);
-        for (TopicPartition tp : polled.partitions()) {
-            out.put(tp, polled.records(tp));
+        polled = time.nanos();
+        ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
+        polled = time.nanos();
+        for (TopicPartition tp : records.partitions()) {
+            out.put(tp, records.records(tp));
         }
         return out;
     }
@@ -272,13 +526,14 @@ public final class GroupConsumer implements AutoCloseable {
      * the graph's position), so no record is applied, or dead-lettered, by two members at once.
      */
     private boolean pollAhead(Partition current) {
-        if (stopping || !ahead.isEmpty() || aheadFailure != null) {
-            return true;
-        }
         TopicPartition tp = current.tp();
+        if (stopping || failing || !ahead.isEmpty() || aheadFailure != null || noPolling) {
+            return owned.get(tp) == current;
+        }
         ConsumerRecords<byte[], byte[]> polled;
         try {
             current.fetchedAhead = consumer.position(tp); // past this poll's records (and markers): the lag's end
+            this.polled = time.nanos();
             polled = consumer.poll(Duration.ZERO);
         } catch (WakeupException e) { // close() woke us: the batch finishes (if still ours), then the loop ends
             return owned.get(tp) == current; // the wake-up may follow a revocation in that poll
@@ -319,28 +574,36 @@ public final class GroupConsumer implements AutoCloseable {
         dropAhead(tp);
     }
 
-    /** A newly assigned partition: its position from the graph, or a pause that retries reading it. */
+    /**
+     * A newly assigned partition: paused, its position read at the next round ({@link #resumeDue}), on the worker
+     * (a callback runs inside a poll, which may be one that keeps the member alive while the worker is busy).
+     */
     private void assign(TopicPartition tp) {
         dropAhead(tp);
         if (applier(tp.topic()) == null) { // a pattern matched a topic nothing maps: the subscription is the log's
             log.error("{}: topic {} matches the subscription but nothing maps it; not applied", name, tp.topic());
+            consumer.seekToBeginning(List.of(tp)); // a fetch position, so that no poll throws for it
             consumer.pause(List.of(tp));
             return;
         }
         Partition p = new Partition(tp);
         owned.put(tp, p);
         target.assigned(p);
-        if (!seekToPosition(p)) {
-            consumer.seekToBeginning(List.of(tp)); // a fetch position for poll; the resume seeks to the graph's
-            pause(p, p.backoff(), "reading its position");
-        }
+        consumer.seekToBeginning(List.of(tp)); // a fetch position for poll; the resume seeks to the graph's
+        pause(p, Duration.ZERO, "reading its position");
     }
 
-    /** Seeks {@code p} to where the graph says it stands; false when that failed. */
+    /**
+     * Reads where {@code p} stands in the graph (on the worker) and seeks there; false when that failed. True also
+     * when {@code p} was revoked meanwhile: the caller checks.
+     */
     private boolean seekToPosition(Partition p) {
         dropAhead(p.tp());
         try {
-            long next = target.position(p.tp(), consumer);
+            long next = meanwhilePolling(p.tp(), () -> target.position(p.tp(), offsets));
+            if (owned.get(p.tp()) != p) {
+                return true;
+            }
             p.next = next;
             consumer.seek(p.tp(), next);
             return true;
@@ -353,8 +616,12 @@ public final class GroupConsumer implements AutoCloseable {
 
     private void pause(Partition p, Duration wait, String why) {
         dropAhead(p.tp());
+        if (owned.get(p.tp()) != p) {
+            return; // revoked meanwhile (while a call ran): not this consumer's to pause
+        }
         consumer.pause(List.of(p.tp()));
-        p.pausedUntil = time.nanos() + wait.toNanos();
+        long until = time.nanos() + wait.toNanos();
+        p.pausedUntil = until == 0 ? -1 : until; // 0 is "not paused"
         if (p.pausedFor == null || !p.pausedFor.startsWith(why)) {
             p.pausedFor = why;
         }
@@ -366,9 +633,13 @@ public final class GroupConsumer implements AutoCloseable {
      */
     private void resumeDue() {
         long now = time.nanos();
-        for (Partition p : owned.values()) {
-            if (p.pausedUntil != 0 && now - p.pausedUntil >= 0) {
-                if (seekToPosition(p)) {
+        for (Partition p : List.copyOf(owned.values())) {
+            if (p.pausedUntil != 0 && now - p.pausedUntil >= 0 && owned.get(p.tp()) == p) {
+                boolean read = seekToPosition(p);
+                if (owned.get(p.tp()) != p) {
+                    continue; // revoked while its position was read
+                }
+                if (read) {
                     p.pausedUntil = 0;
                     consumer.resume(List.of(p.tp()));
                 } else {
@@ -397,12 +668,18 @@ public final class GroupConsumer implements AutoCloseable {
         p.holdUntil = 0;
         p.fetchedAhead = -1;
         RecordApplier<ConsumerRecord<byte[], byte[]>> applier = applier(tp.topic());
-        RecordApplier.Result r = applier.apply(tp.partition(), p.next, records,
-                () -> stopping || owned.get(tp) != p, decoding,
-                last && applier.decodesAhead() ? () -> pollAhead(p) : null);
+        long from = p.next;
+        RecordApplier.Result r;
+        try {
+            r = meanwhilePolling(tp, () -> applier.apply(tp.partition(), from, records,
+                    () -> stopping || failing || owned.get(tp) != p, decoding,
+                    last && applier.decodesAhead() ? () -> askOwner(() -> pollAhead(p)) : null));
+        } catch (GraphException e) { // the apply loop reports Neo4j's errors in its result, never throws them
+            throw new IllegalStateException(e);
+        }
         p.next = Math.max(p.next, r.next());
         if (owned.get(tp) != p) {
-            return false; // revoked inside the poll taken ahead: no longer ours to pause
+            return false; // revoked meanwhile (in the poll taken ahead, or one keeping the member): not ours to pause
         }
         if (!r.resync() || stopping) {
             p.progressed();
@@ -446,13 +723,13 @@ public final class GroupConsumer implements AutoCloseable {
     private void outOfRange(OffsetOutOfRangeException e) {
         for (var entry : e.offsetOutOfRangePartitions().entrySet()) {
             TopicPartition tp = entry.getKey();
+            Partition p = owned.get(tp);
+            if (p == null || !consumer.assignment().contains(tp)) {
+                continue; // revoked since (while a call ran): its next owner reads the graph's position
+            }
             log.error("{}: offset {} is no longer in Kafka (retention deleted records before sluice applied them);"
                     + " going on from the earliest offset there is", tp, entry.getValue());
             consumer.seekToBeginning(List.of(tp));
-            Partition p = owned.get(tp);
-            if (p == null) {
-                continue;
-            }
             try {
                 long start = consumer.position(tp, Duration.ofSeconds(10));
                 if (start <= p.next) { // the log is behind the graph (truncated): never go back and re-apply
@@ -463,8 +740,17 @@ public final class GroupConsumer implements AutoCloseable {
                     pause(p, HOLD, p.pausedFor);
                     continue;
                 }
-                target.positions(tp.topic()).advanceAlone(tp.partition(), p.next, start);
-                p.next = start; // nothing applied: no progress to report
+                if (owned.get(tp) != p) {
+                    continue;
+                }
+                long from = p.next;
+                meanwhilePolling(tp, () -> {
+                    target.positions(tp.topic()).advanceAlone(tp.partition(), from, start);
+                    return null;
+                });
+                if (owned.get(tp) == p) {
+                    p.next = start; // nothing applied: no progress to report
+                }
             } catch (GraphException | RuntimeException ex) {
                 pause(p, p.backoff(), "moving past deleted records");
             }
@@ -498,6 +784,7 @@ public final class GroupConsumer implements AutoCloseable {
     public void close() {
         stop();
         if (thread.getState() == Thread.State.NEW) { // built, never started (a start-up failed): no thread owns it
+            worker.shutdown();
             try {
                 consumer.close(CloseOptions.timeout(Duration.ofSeconds(10)));
             } catch (RuntimeException e) {

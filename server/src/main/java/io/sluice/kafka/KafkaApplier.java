@@ -106,7 +106,7 @@ final class KafkaApplier implements GroupConsumer.Log, AutoCloseable {
     }
 
     @Override
-    public long position(TopicPartition tp, Consumer<byte[], byte[]> consumer) throws GraphException {
+    public long position(TopicPartition tp, GroupConsumer.Offsets brokers) throws GraphException {
         long next = offsets.readLocked(tp.partition());
         applied.accept(tp.partition(), next);
         return next;

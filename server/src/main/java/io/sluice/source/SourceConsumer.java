@@ -15,10 +15,10 @@ import io.sluice.write.WriteRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
@@ -57,7 +57,7 @@ final class SourceConsumer implements GroupConsumer.Log, AutoCloseable {
     /** Reads a poll's records ahead while the batch before them applies (RecordApplier's DecodeAhead). */
     private final ExecutorService decoder;
     /** Records dead-lettered or skipped since a partition's last progress: not counted as applied. */
-    private final Map<TopicPartition, Long> movedPastFailed = new HashMap<>();
+    private final Map<TopicPartition, Long> movedPastFailed = new ConcurrentHashMap<>(); // the owner's and worker's
 
     SourceConsumer(int task, Consumer<byte[], byte[]> consumer, Topics topics, SourcePositions positions,
             RecordApplier.Parts parts, Sources.KafkaSource config, DeadLetterQueue deadLetters, Metrics metrics,
@@ -106,8 +106,8 @@ final class SourceConsumer implements GroupConsumer.Log, AutoCloseable {
     }
 
     @Override
-    public long position(TopicPartition tp, Consumer<byte[], byte[]> consumer) throws GraphException {
-        return positions.resolve(tp, consumer);
+    public long position(TopicPartition tp, GroupConsumer.Offsets offsets) throws GraphException {
+        return positions.resolve(tp, offsets);
     }
 
     @Override

@@ -6,13 +6,11 @@ import io.sluice.sink.Sink;
 import io.sluice.time.Time;
 import io.sluice.vocab.GraphException;
 import io.sluice.vocab.StatementResult;
-import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
-import org.apache.kafka.clients.consumer.Consumer;
+import io.sluice.consumer.GroupConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -62,7 +60,7 @@ final class SourcePositions {
     }
 
     /** The next offset of {@code tp} to apply, fixing its start first when no owner has yet. */
-    long resolve(TopicPartition tp, Consumer<byte[], byte[]> consumer) throws GraphException {
+    long resolve(TopicPartition tp, GroupConsumer.Offsets offsets) throws GraphException {
         GraphPositions positions = of(tp.topic());
         long next = positions.readLocked(tp.partition());
         if (next != UNSET) {
@@ -76,10 +74,7 @@ final class SourcePositions {
             from = "group " + config.fromGroup() + "'s committed offset";
         } else {
             from = "the " + config.start().yamlName() + " offset";
-            Map<TopicPartition, Long> offsets = config.start() == Sources.Start.EARLIEST
-                    ? consumer.beginningOffsets(List.of(tp), Duration.ofSeconds(30))
-                    : consumer.endOffsets(List.of(tp), Duration.ofSeconds(30));
-            start = offsets.get(tp);
+            start = config.start() == Sources.Start.EARLIEST ? offsets.beginning(tp) : offsets.end(tp);
         }
         try {
             positions.advanceAlone(tp.partition(), UNSET, start);

@@ -38,6 +38,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.neo4j.driver.AuthTokens;
+import org.neo4j.driver.Driver;
+import org.neo4j.driver.GraphDatabase;
+import org.neo4j.driver.Session;
+import org.neo4j.driver.Transaction;
 
 /**
  * A Neo4j outage longer than the consumers' {@code max.poll.interval.ms}, under both Kafka paths, all real
@@ -47,7 +52,9 @@ import org.junit.jupiter.api.Timeout;
  * async writes arrive while it is away, and it stays away for several times {@code max.poll.interval.ms} (set low
  * here, for both groups). Every consumer must go on polling with its partitions paused: no member leaves its group
  * (the same members, by id, before, throughout and after), and once Neo4j is back the lag drains with every record
- * and every write applied exactly once, nothing dead-lettered.
+ * and every write applied exactly once, nothing dead-lettered. Then a Neo4j that answers slowly: another client's
+ * open transaction holds the lock of every position in the graph as long, more records and writes arriving, so
+ * each batch waits inside Neo4j; no member leaves, and once the lock goes each applies once.
  */
 @Timeout(420)
 class KafkaOutageTest {
@@ -56,6 +63,7 @@ class KafkaOutageTest {
     static final int PARTITIONS = 4;
     static final int BEFORE = 200;
     static final int DURING = 300;
+    static final int SLOW = 100;
     static final String TOPIC = "events";
     static final String JOURNAL = "writes";
     static final String SOURCES_GROUP = "outage-sources";
@@ -172,6 +180,42 @@ class KafkaOutageTest {
                 }
                 for (var group : members.entrySet()) {
                     assertThat(members(admin, group.getKey())).as("%s's members after the outage", group.getKey())
+                            .isEqualTo(group.getValue());
+                }
+
+                // a Neo4j that answers, slowly: another client's open transaction holds every position's lock for
+                // as long as the outage lasted, records and writes arriving meanwhile; each batch waits for the lock
+                int total = BEFORE + DURING + SLOW;
+                try (Driver d = GraphDatabase.driver(neo4j.uri(), AuthTokens.none()); Session s = d.session();
+                        Transaction tx = s.beginTransaction()) {
+                    long locked = tx.run("MATCH (o:SluicePosition) SET o.fence = coalesce(o.fence, 0) + 1"
+                            + " RETURN count(o) AS n").single().get("n").asLong();
+                    assertThat(locked).as("positions locked (both logs' partitions)").isEqualTo(2L * PARTITIONS);
+                    long held = System.nanoTime();
+                    produce(producer, BEFORE + DURING, SLOW);
+                    write(BEFORE + DURING, SLOW);
+                    while (System.nanoTime() - held < OUTAGE.toNanos()) {
+                        for (var group : members.entrySet()) {
+                            assertThat(members(admin, group.getKey())).as("%s's members %.1f s into the lock",
+                                    group.getKey(), (System.nanoTime() - held) / 1e9).isEqualTo(group.getValue());
+                        }
+                        TimeUnit.MILLISECONDS.sleep(500); // the pace of the sampling, not a synchronisation
+                    }
+                    try (BoltSink graph = connect(Duration.ofSeconds(60))) {
+                        assertThat(graph.inReadTransaction(t -> t.run("MATCH (e:Event) RETURN count(e)", Map.of()))
+                                .rows().getFirst().getFirst()).as("nothing applied past the held lock")
+                                .isEqualTo((long) (BEFORE + DURING));
+                    }
+                    tx.rollback();
+                }
+                try (BoltSink graph = connect(Duration.ofSeconds(60))) {
+                    Await.until("the lag drained after the lock", Duration.ofSeconds(120), Duration.ofMillis(250),
+                            () -> drained(admin, graph));
+                    assertExactlyOnce(graph, "Event", total);
+                    assertExactlyOnce(graph, "Write", total);
+                }
+                for (var group : members.entrySet()) {
+                    assertThat(members(admin, group.getKey())).as("%s's members after the lock", group.getKey())
                             .isEqualTo(group.getValue());
                 }
             }
