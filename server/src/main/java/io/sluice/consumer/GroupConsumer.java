@@ -31,6 +31,7 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
+import org.apache.kafka.clients.consumer.NoOffsetForPartitionException;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
@@ -60,17 +61,19 @@ import org.slf4j.LoggerFactory;
  * with its own, {@link GraphPositions}) refuses whichever of the two batches comes second, so each record still
  * applies once (a record dead-lettered by both would be the one duplicate, in the dead letters).
  *
- * <p>Where the appliers decode ahead (application topics: reading a record costs about what writing it does), the
- * next poll is taken <em>ahead</em>: when the last batch of a poll is gathered and about to apply, a poll of zero
- * wait takes what has arrived and its records start decoding on the applier's decoder thread, so that reading them
- * overlaps Neo4j's work on that batch instead of following it ({@link #pollAhead}); the next round applies them
- * without polling. Records polled ahead continue the consumer's position, which is the graph's only while this
- * class neither seeks nor pauses their partition: so every seek, pause, assignment and revocation drops what was
- * polled ahead of that partition ({@link #dropAhead}), and a partition whose batch was not applied (paused for its
- * retry) reads them again from the graph's position. A rebalance may run inside that poll, with the batch gathered
- * and not yet applied: a partition revoked there does not apply it (its next owner reads the graph's position), so
- * no batch is in flight when a partition changes hands, as before; what was polled of a revoked partition is dropped.
- * What the poll ahead throws (an offset out of range) is handled at the next round, before any resume seeks.
+ * <p>Where the appliers decode ahead (application topics: reading a record costs about what writing it does), the next
+ * poll is taken <em>ahead</em>: when the last batch of a poll is gathered and about to apply, a poll of zero wait
+ * takes what has arrived and its records start decoding on the applier's decoder thread, so that reading them overlaps
+ * Neo4j's work on that batch instead of following it ({@link #pollAhead}); the next round applies them without
+ * polling. Records polled ahead continue the consumer's position, which is the graph's only while this class neither
+ * seeks nor pauses their partition: so every seek, pause, assignment and revocation drops what was polled ahead of
+ * that partition ({@link #dropAhead}), and a partition whose batch was not applied (paused for its retry) reads them
+ * again from the graph's position. (Not the pause of a poll that keeps the member alive, resumed right after it, nor
+ * its seek back to records it returned though paused: neither moves the position.) A rebalance may run inside that
+ * poll, with the batch gathered and not yet applied: a partition revoked there does not apply it (its next owner reads
+ * the graph's position), so no batch is in flight when a partition changes hands, as before; what was polled of a
+ * revoked partition is dropped. What the poll ahead throws (an offset out of range) is handled at the next round,
+ * before any resume seeks.
  *
  * <p>Outages are not bad data, and never cost the group membership. The apply loop's runner retries transient
  * errors a bounded number of times (on the worker, the owner polling meanwhile); a batch still not applied (Neo4j
@@ -80,7 +83,7 @@ import org.slf4j.LoggerFactory;
  * polling (a paused partition returns nothing), so the consumer stays in its group however long the outage lasts
  * (it would leave after {@code max.poll.interval.ms} without a poll), and its other partitions go on. When one
  * partition's batch was not applied, the others of that poll wait a first backoff too, rather than each meeting
- * the same outage on this thread in turn; a position that cannot be read ends a round of resumes for the same
+ * the same outage on the worker in turn; a position that cannot be read ends a round of resumes for the same
  * reason.
  *
  * <p>Where a partition starts is the graph's: after assignment and on every resume its position is read, and the
@@ -97,7 +100,8 @@ public final class GroupConsumer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(GroupConsumer.class);
     private static final Duration POLL = Duration.ofMillis(200);
     private static final Duration HOLD = Duration.ofMinutes(1);
-    private static final Duration OFFSETS_WAIT = Duration.ofSeconds(30);
+    /** The brokers' offsets, asked on the owner thread (no poll meanwhile): a failure is retried as Neo4j's are. */
+    private static final Duration OFFSETS_WAIT = Duration.ofSeconds(5);
     /**
      * How long a revocation waits for the worker's batch on a revoked partition, polling for nothing meanwhile: well
      * under any {@code max.poll.interval.ms} (the rebalance's own limit). Past it the batch may still commit, and the
@@ -382,8 +386,12 @@ public final class GroupConsumer implements AutoCloseable {
             }
         } catch (WakeupException e) {
             // close() woke us: the call finishes its batch, then the loop ends
-        } catch (InvalidOffsetException e) { // a partition paused before its first seek: its resume seeks it
+        } catch (NoOffsetForPartitionException e) { // a partition paused before its first seek: its resume seeks it
             consumer.seekToBeginning(assigned(e.partitions()));
+        } catch (OffsetOutOfRangeException e) { // a fetch in flight met retention: the next round handles it
+            if (aheadFailure == null) {
+                aheadFailure = e;
+            } // else it is met again: its position has not moved
         } finally {
             Set<TopicPartition> still = consumer.assignment();
             List<TopicPartition> resume = new ArrayList<>();
@@ -479,7 +487,7 @@ public final class GroupConsumer implements AutoCloseable {
         for (var entry : records.entrySet()) {
             TopicPartition tp = entry.getKey();
             left--;
-            if (outage) { // the database is away: the others wait, not each its own retries on this thread
+            if (outage) { // the database is away: the others wait, not each its own retries on the worker
                 Partition p = owned.get(tp);
                 if (p != null && p.pausedUntil == 0) {
                     pause(p, Partition.FIRST_BACKOFF, "waiting: another partition's batch was not applied");
@@ -519,16 +527,19 @@ public final class GroupConsumer implements AutoCloseable {
     }
 
     /**
-     * Takes the next poll while the last batch of this one is about to apply ({@code current}'s, run by the apply
-     * loop on this thread before it applies that batch), and begins decoding its records on each applier's decoder,
-     * so that reading them overlaps Neo4j's work instead of following it. A poll of zero wait: what has arrived.
-     * False when {@code current} was revoked inside that poll: its batch is then not applied (its next owner reads
-     * the graph's position), so no record is applied, or dead-lettered, by two members at once.
+     * Takes the next poll while the last batch of this one is about to apply ({@code current}'s, asked by the apply
+     * loop on the worker before it applies that batch, and run on the owner thread), and begins decoding its records
+     * on each applier's decoder, so that reading them overlaps Neo4j's work instead of following it. A poll of zero
+     * wait: what has arrived. False when {@code current} was revoked inside that poll: its batch is then not applied
+     * (its next owner reads the graph's position), so no record is applied, or dead-lettered, by two members at once.
      */
     private boolean pollAhead(Partition current) {
         TopicPartition tp = current.tp();
+        if (owned.get(tp) != current) {
+            return false; // revoked or lost in a poll that kept the member: no position of it to ask
+        }
         if (stopping || failing || !ahead.isEmpty() || aheadFailure != null || noPolling) {
-            return owned.get(tp) == current;
+            return true;
         }
         ConsumerRecords<byte[], byte[]> polled;
         try {
@@ -608,6 +619,9 @@ public final class GroupConsumer implements AutoCloseable {
             consumer.seek(p.tp(), next);
             return true;
         } catch (GraphException | RuntimeException e) { // Neo4j away, or Kafka's offsets not answered in time
+            if (failing && e instanceof RuntimeException r) {
+                throw r; // the consumer cannot go on (meanwhilePolling)
+            }
             p.pausedFor = "reading its position: " + e.getMessage();
             log.warn("{}: reading where it stands: {} (retrying)", p.tp(), e.getMessage());
             return false;
@@ -629,11 +643,14 @@ public final class GroupConsumer implements AutoCloseable {
 
     /**
      * Resumes the paused partitions whose wait is over, from their position in the graph. The first that cannot
-     * read its position ends the round: the others would meet the same outage, each on this thread.
+     * read its position ends the round: the others would meet the same outage, each on the worker.
      */
     private void resumeDue() {
         long now = time.nanos();
         for (Partition p : List.copyOf(owned.values())) {
+            if (stopping) {
+                return;
+            }
             if (p.pausedUntil != 0 && now - p.pausedUntil >= 0 && owned.get(p.tp()) == p) {
                 boolean read = seekToPosition(p);
                 if (owned.get(p.tp()) != p) {
@@ -729,6 +746,7 @@ public final class GroupConsumer implements AutoCloseable {
             }
             log.error("{}: offset {} is no longer in Kafka (retention deleted records before sluice applied them);"
                     + " going on from the earliest offset there is", tp, entry.getValue());
+            dropAhead(tp);
             consumer.seekToBeginning(List.of(tp));
             try {
                 long start = consumer.position(tp, Duration.ofSeconds(10));
@@ -752,6 +770,9 @@ public final class GroupConsumer implements AutoCloseable {
                     p.next = start; // nothing applied: no progress to report
                 }
             } catch (GraphException | RuntimeException ex) {
+                if (failing && ex instanceof RuntimeException r) {
+                    throw r; // the consumer cannot go on (meanwhilePolling)
+                }
                 pause(p, p.backoff(), "moving past deleted records");
             }
         }

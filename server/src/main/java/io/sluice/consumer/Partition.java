@@ -7,7 +7,8 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * A partition a {@link GroupConsumer} owns, and where it stands: its next offset to apply, whether it is paused (an
  * outage being retried, or a hold at a record) and why, its end offset and the head record's age (for the lag).
- * Written by the consumer's thread (the end by whoever reads the brokers' end offsets); read by status from others.
+ * Written by the consumer's thread and its Neo4j worker (the position as batches commit, a hold), the end by whoever
+ * reads the brokers' end offsets; read by status from others.
  */
 public final class Partition {
     static final Duration FIRST_BACKOFF = Duration.ofMillis(500);

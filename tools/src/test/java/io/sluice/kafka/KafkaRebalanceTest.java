@@ -34,12 +34,14 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Queue;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -78,6 +80,8 @@ class KafkaRebalanceTest {
     static final Template HIT = Template.compile("hit", new TemplateConfig(CYPHER, List.of("k"), Map.of()));
     static final int KEYS = 3;
     static final int PER_KEY = 4;
+    /** How long the partition may take to move to B: a rebalance, A's revocation waiting 2 s for its batch. */
+    static final Duration MOVE = Duration.ofSeconds(30);
 
     static Path dir;
     static KafkaProcess kafka;
@@ -121,8 +125,9 @@ class KafkaRebalanceTest {
     void aBatchStalledBeforeItsWritesIsFencedAfterTheNewOwnerAppliedIt() throws Exception {
         try (Race race = Race.start("before-writes", GatedSink.Point.BEFORE_WRITES)) {
             race.startB();
-            Await.until("B owns the partition and applied every record", Duration.ofSeconds(90),
+            Await.until("B owns the partition and applied every record", MOVE,
                     () -> race.b.applier.positions().containsKey(0) && race.position() == race.produced);
+            race.assertAStayed();
             race.a.sink.release();
             String outcome = race.a.sink.stalledOutcome();
             race.assertExactlyOnce();
@@ -135,8 +140,8 @@ class KafkaRebalanceTest {
     void aBatchStalledBeforeItsFenceCommitsAndTheNewOwnersBatchIsFenced() throws Exception {
         try (Race race = Race.start("before-fence", GatedSink.Point.BEFORE_FENCE)) {
             race.startB();
-            Await.until("B's batch waits on the locks of A's writes", Duration.ofSeconds(90),
-                    () -> blocked("UNWIND") >= 1);
+            Await.until("B's batch waits on the locks of A's writes", MOVE, () -> blocked("UNWIND") >= 1);
+            race.assertAStayed();
             race.a.sink.release();
             assertThat(race.a.sink.stalledOutcome()).as("A's stalled batch").isEqualTo("committed");
             // A's batch was part of the round: the round is all applied only once B's batch has ended
@@ -151,8 +156,9 @@ class KafkaRebalanceTest {
     void aBatchStalledBeforeItsCommitIsWaitedForByTheNewOwner() throws Exception {
         try (Race race = Race.start("before-commit", GatedSink.Point.BEFORE_COMMIT)) {
             race.startB();
-            Await.until("B's locked read of the offset waits for A's transaction", Duration.ofSeconds(90),
+            Await.until("B's locked read of the offset waits for A's transaction", MOVE,
                     () -> blocked("SluicePosition") >= 1);
+            race.assertAStayed();
             race.a.sink.release();
             assertThat(race.a.sink.stalledOutcome()).as("A's stalled batch").isEqualTo("committed");
             Await.until("B owns the partition and every record is applied", Duration.ofSeconds(60),
@@ -192,6 +198,8 @@ class KafkaRebalanceTest {
         final Kafka config;
         final Owner a;
         Owner b;
+        /** A's member id in the group, once it owns the partition. */
+        String aMember;
         /** Records produced so far, each key's sequence numbers 0, 1, ... in order. */
         long produced;
         private int rounds;
@@ -216,6 +224,7 @@ class KafkaRebalanceTest {
             Race race = new Race(topic, a, moving);
             try {
                 Await.until("A owns the partition", Duration.ofSeconds(60), () -> a.applier.positions().containsKey(0));
+                race.aMember = race.members().iterator().next();
                 race.produceRound();
                 Await.until("the first round applied", Duration.ofSeconds(60), () -> race.position() == race.produced);
                 a.sink.arm(point);
@@ -226,6 +235,22 @@ class KafkaRebalanceTest {
                 race.close();
                 throw e;
             }
+        }
+
+        /** The group's member ids. */
+        Set<String> members() throws Exception {
+            Set<String> ids = new TreeSet<>();
+            for (MemberDescription m : admin.describeConsumerGroups(List.of(topic)).all().get(30, TimeUnit.SECONDS)
+                    .get(topic).members()) {
+                ids.add(m.consumerId());
+            }
+            return ids;
+        }
+
+        /** A gave its partition up while its batch was stalled, and stayed in the group: it never stopped polling. */
+        void assertAStayed() throws Exception {
+            assertThat(members()).as("the group's members: A's the same as before B joined").contains(aMember)
+                    .hasSize(2);
         }
 
         void startB() {
