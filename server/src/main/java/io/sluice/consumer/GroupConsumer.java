@@ -337,13 +337,22 @@ public final class GroupConsumer implements AutoCloseable {
         try {
             return done.join();
         } catch (CompletionException e) {
-            switch (e.getCause()) {
-                case GraphException g -> throw g;
-                case RuntimeException r -> throw r;
-                case Error r -> throw r;
-                default -> throw e;
+            if (unchecked(e.getCause()) instanceof GraphException g) {
+                throw g;
             }
+            throw e;
         }
+    }
+
+    /** Throws {@code cause} as it is when it is unchecked; else returns it, for the caller to rethrow or wrap. */
+    private static Throwable unchecked(Throwable cause) {
+        if (cause instanceof RuntimeException r) {
+            throw r;
+        }
+        if (cause instanceof Error r) {
+            throw r;
+        }
+        return cause;
     }
 
     /** A Neo4j call the worker makes. */
@@ -453,11 +462,7 @@ public final class GroupConsumer implements AutoCloseable {
         try {
             return task.get();
         } catch (ExecutionException e) {
-            switch (e.getCause()) {
-                case RuntimeException r -> throw r;
-                case Error r -> throw r;
-                default -> throw new IllegalStateException(e.getCause());
-            }
+            throw new IllegalStateException(unchecked(e.getCause()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(name + "'s worker interrupted", e);
