@@ -396,7 +396,7 @@ public final class GroupConsumer implements AutoCloseable {
         } catch (WakeupException e) {
             // close() woke us: the call finishes its batch, then the loop ends
         } catch (NoOffsetForPartitionException e) { // a partition paused before its first seek: its resume seeks it
-            consumer.seekToBeginning(assigned(e.partitions()));
+            seekToBeginningIfAssigned(e.partitions());
         } catch (OffsetOutOfRangeException e) { // a fetch in flight met retention: the next round handles it
             if (aheadFailure == null) {
                 aheadFailure = e;
@@ -443,10 +443,16 @@ public final class GroupConsumer implements AutoCloseable {
         }
     }
 
-    /** Those of {@code partitions} this consumer is still assigned (a call on any other would throw). */
-    private List<TopicPartition> assigned(Collection<TopicPartition> partitions) {
+    /**
+     * Seeks those of {@code partitions} this consumer is still assigned (a call on any other would throw) to their
+     * beginning, for a fetch position; none when none is (Kafka's empty list would mean every partition).
+     */
+    private void seekToBeginningIfAssigned(Collection<TopicPartition> partitions) {
         Set<TopicPartition> now = consumer.assignment();
-        return partitions.stream().filter(now::contains).toList();
+        List<TopicPartition> still = partitions.stream().filter(now::contains).toList();
+        if (!still.isEmpty()) {
+            consumer.seekToBeginning(still);
+        }
     }
 
     /**
@@ -484,7 +490,7 @@ public final class GroupConsumer implements AutoCloseable {
         } catch (InvalidOffsetException e) {
             // a partition paused before its first seek (its position could not be read) has no fetch position, and
             // no committed offset to reset to; its resume seeks it to the graph's
-            consumer.seekToBeginning(assigned(e.partitions()));
+            seekToBeginningIfAssigned(e.partitions());
             return;
         }
         boolean outage = false;

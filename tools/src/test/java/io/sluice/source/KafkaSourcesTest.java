@@ -571,14 +571,18 @@ class KafkaSourcesTest {
                         + position(topic, 1) + position(topic, 2) + position(topic, 3) >= more);
                 aheadSecond = second.polledAhead();
             } // leaves: another rebalance, the first takes every partition back
-            Await.until("every record applied", Duration.ofSeconds(120), () -> {
+            if (!Await.holdsWithin("every record applied", Duration.ofSeconds(120), Duration.ofMillis(50), () -> {
                 for (int part = 0; part < partitions; part++) {
                     if (position(topic, part) != perPartition) {
                         return false;
                     }
                 }
                 return true;
-            });
+            })) {
+                throw new AssertionError("timed out after 120 s waiting for every record applied; positions "
+                        + List.of(position(topic, 0), position(topic, 1), position(topic, 2), position(topic, 3))
+                        + "; " + state(first));
+            }
             aheadFirst = first.polledAhead();
         }
         System.out.printf("polled ahead: first member %d records (%d dropped), second %d (%d dropped)%n",
@@ -601,6 +605,77 @@ class KafkaSourcesTest {
         assertThat(deadLetters(dlq, refused)).as("each refused record dead-lettered once")
                 .extracting(r -> new String(r.value(), StandardCharsets.UTF_8))
                 .hasSize(refused).doesNotHaveDuplicates();
+    }
+
+    /**
+     * A member draining a backlog, every round's records taken by a poll ahead (of zero wait) and each round slower than
+     * Kafka's metadata backoff (100 ms), must still let its group rebalance: a member joining gets its partitions
+     * within seconds, not when the first has applied everything. (A consumer subscribed by a pattern refreshes its
+     * metadata before it rejoins, and one poll of zero wait cannot wait for that refresh; the next one finds it done.
+     * Were the first member to rejoin only once its backlog was applied, the group would wait that long, its
+     * partitions revoked: 2 s here.)
+     */
+    @Test
+    void aMemberDrainingABacklogLetsANewMemberJoin() throws Exception {
+        String topic = name("draining");
+        String dlq = name("draining-dlq");
+        int partitions = 2;
+        int perPartition = 2500;
+        topic(topic, partitions);
+        var config = config("""
+                sources:
+                  kafka:
+                    bootstrap: BOOTSTRAP
+                    group: %s
+                    consumers: 1
+                    dead_letter: {topic: %s}
+                    topics:
+                      - topic: %s
+                        cypher: "WITH event, reduce(s = 0, i IN range(1, 20000) | s + i) AS burn CREATE (:Drained {p: event.p, burn: burn})"
+                """.formatted(name("group"), dlq, topic));
+        for (int i = 0; i < perPartition; i++) {
+            for (int part = 0; part < partitions; part++) {
+                producer.send(new ProducerRecord<>(topic, part, null, ("{\"p\": " + part + "}")
+                        .getBytes(StandardCharsets.UTF_8)));
+            }
+        }
+        producer.flush();
+        try (KafkaSources first = sources(config, graph)) {
+            Await.until("the first member under way", Duration.ofSeconds(60), () -> position(topic, 0)
+                    + position(topic, 1) > 200);
+            long joined = System.nanoTime();
+            try (KafkaSources second = sources(config, graph)) {
+                if (!Await.holdsWithin("the second member applying", Duration.ofSeconds(60), Duration.ofMillis(20),
+                        () -> !second.partitions().isEmpty())) {
+                    throw new AssertionError("no partition for the joining member in 60 s; " + state(first));
+                }
+                double seconds = (System.nanoTime() - joined) / 1e9;
+                long applied = position(topic, 0) + position(topic, 1);
+                System.out.printf("the second member had a partition %.1f s after it started, %d of %d applied%n",
+                        seconds, applied, partitions * perPartition);
+                assertThat(applied).as("the first member's backlog not yet applied when the second joined")
+                        .isLessThan((long) partitions * perPartition);
+                assertThat(seconds).as("seconds for the joining member's partitions").isLessThan(15);
+                Await.until("every record applied", Duration.ofSeconds(120), () -> position(topic, 0) == perPartition
+                        && position(topic, 1) == perPartition);
+            }
+        }
+        assertThat(count("MATCH (d:Drained) RETURN count(d)")).isEqualTo(partitions * perPartition);
+        assertThat(deadLetters(dlq, 0)).isEmpty();
+    }
+
+    /** For a failure's message: the sources' health (each partition, paused and why) and its threads' stacks. */
+    private static String state(KafkaSources sources) {
+        StringBuilder out = new StringBuilder("health ").append(sources.health());
+        Thread.getAllStackTraces().forEach((t, stack) -> {
+            if (t.getName().startsWith("sluice-source")) {
+                out.append("\n\"").append(t.getName()).append("\" ").append(t.getState());
+                for (StackTraceElement e : stack) {
+                    out.append("\n    at ").append(e);
+                }
+            }
+        });
+        return out.toString();
     }
 
     @Test
