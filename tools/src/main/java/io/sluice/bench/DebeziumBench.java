@@ -48,7 +48,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * connector makes them). {@code raw}: the same rows (as the mapping reads them) as {@code UNWIND} transactions of
  * 1,000 running the mapping's upsert, on one thread; {@code rows}: {@code transactions: false}, the table topic
  * applied by one consumer; {@code transactions}: whole source transactions of {@code txRows} rows, one stream. One
- * thread each, so the ratios compare the work per row, not parallelism. Timed from start to every row in the graph;
+ * thread each, so the ratios compare the work per row, not parallelism. The raw phase runs before the two backlogs
+ * and again after them, and they are compared with both together (their rows over their time): the machine's speed
+ * drifts by a third within minutes, and one short raw phase moved a ratio by 0.3 (docs/BENCHMARKS.md); each raw
+ * phase is reported too. Timed from start to every row in the graph;
  * the process's CPU over the phase (the producer is idle then) per row. The lag phase: a producer thread sends whole
  * transactions at half the transactions' measured rate, each stamped with its send time as its commit time, and the
  * stream's own lag timer (commit time to Neo4j commit) gives p50, p99 and max, over the phase after its first
@@ -69,6 +72,16 @@ public final class DebeziumBench {
     record Phase(String name, long rows, double seconds, double cpuSeconds, double rowsPerBatch) {
         double rate() {
             return rows / seconds;
+        }
+
+        Phase named(String other) {
+            return new Phase(other, rows, seconds, cpuSeconds, rowsPerBatch);
+        }
+
+        /** Both phases' rows over both phases' time: the raw limit the others are compared with. */
+        Phase and(Phase other) {
+            return new Phase(name, rows + other.rows, seconds + other.seconds, cpuSeconds + other.cpuSeconds,
+                    rowsPerBatch);
         }
     }
 
@@ -188,11 +201,13 @@ public final class DebeziumBench {
                 backlog(admin, producer, bootstrap, primeRows, false);
                 backlog(admin, producer, bootstrap, primeRows, true);
             }
-            Phase raw = raw(o.rows());
+            Phase before = raw(o.rows());
             Phase rows = backlog(admin, producer, bootstrap, o.rows(), false);
             Phase tx = backlog(admin, producer, bootstrap, o.rows(), true);
+            Phase after = raw(o.rows()); // the machine's speed drifts: raw brackets the phases it is compared with
             double[] lag = o.lag().isZero() ? null : lag(admin, producer, bootstrap, tx.rate() / 2);
-            return report(raw, rows, tx, lag);
+            return report(List.of(before.named("raw before"), after.named("raw after")), before.and(after), rows, tx,
+                    lag);
         } finally {
             if (own != null) {
                 own.close();
@@ -200,7 +215,7 @@ public final class DebeziumBench {
         }
     }
 
-    private String report(Phase raw, Phase rows, Phase tx, double[] lag) {
+    private String report(List<Phase> raws, Phase raw, Phase rows, Phase tx, double[] lag) {
         StringBuilder b = new StringBuilder();
         b.append("# ").append(o.command()).append('\n');
         b.append("# events: ").append(format()).append(o.schemas() ? " (Kafka Connect's JsonConverter with schemas:"
@@ -208,7 +223,9 @@ public final class DebeziumBench {
                 .append('\n');
         b.append(String.format(Locale.ROOT, "%-14s %10s %9s %12s %10s %12s%n", "phase", "rows/s", "x raw",
                 "CPU µs/row", "seconds", "rows/batch"));
-        for (Phase p : List.of(raw, rows, tx)) {
+        List<Phase> all = new ArrayList<>(raws);
+        all.addAll(List.of(raw, rows, tx));
+        for (Phase p : all) {
             b.append(String.format(Locale.ROOT, "%-14s %10.0f %9.2f %12.1f %10.1f %12.0f%n", p.name(), p.rate(),
                     p.rate() / raw.rate(), p.cpuSeconds() * 1e6 / p.rows(), p.seconds(), p.rowsPerBatch()));
         }
