@@ -51,8 +51,9 @@ import org.slf4j.LoggerFactory;
  * ({@link #meanwhilePolling}). A call longer than {@link #POLL} is waited for <em>polling</em>: every partition
  * paused, a poll of zero wait every {@code POLL}, which fetches nothing and keeps the member in its group however
  * long Neo4j takes (the first statements after a Neo4j restart, planned on a cold server on loaded cores, took over
- * 10 s in the outage test, past its {@code max.poll.interval.ms}). What the worker needs of the consumer (a poll
- * taken ahead, a partition's first offsets) it asks of the owner, which answers while it waits ({@link #askOwner}).
+ * 10 s in the outage test, past its {@code max.poll.interval.ms}). What the worker needs of the consumer it asks of
+ * the owner, which answers while it waits: a partition's first offsets, which the worker waits for ({@link #askOwner}),
+ * and a poll taken ahead, which it does not ({@link #pollAheadMeanwhile}).
  * A rebalance in such a poll: an assigned partition is paused, its position read at the next round; a revoked one
  * stops its apply at the next batch, and the callback waits for that batch to end (answering the worker's asks, but
  * polling for none), so that no batch is in flight when a partition changes hands, for up to {@link #REVOKE_WAIT}
@@ -66,14 +67,16 @@ import org.slf4j.LoggerFactory;
  * owner for a poll of zero wait, which takes what has arrived, and goes on with the batch without waiting for it (the
  * poll decompresses and parses its records: ~10 ms of 3 KB events); its records start decoding on the applier's
  * decoder thread, so that polling and reading them overlap Neo4j's work on that batch instead of following it
- * ({@link #pollAhead}); the next round applies them without polling. Records polled ahead continue the consumer's position, which is the graph's only while this class neither
- * seeks nor pauses their partition: so every seek, pause, assignment and revocation drops what was polled ahead of
- * that partition ({@link #dropAhead}), and a partition whose batch was not applied (paused for its retry) reads them
- * again from the graph's position. (Not the pause of a poll that keeps the member alive, resumed right after it, nor
- * its seek back to records it returned though paused: neither moves the position.) A rebalance may run inside that
- * poll, as the last batch applies: as in a poll keeping the member, the revocation waits for that batch, so no batch
- * is in flight when a partition changes hands; what was polled of a revoked partition is dropped. What the poll ahead throws (an offset out of range) is handled at the next round,
- * before any resume seeks.
+ * ({@link #pollAhead}); the next round applies them without polling. Records polled ahead continue the consumer's
+ * position, which is the graph's only while this class neither seeks nor pauses their partition: so every seek,
+ * pause, assignment and revocation drops what was polled ahead of that partition ({@link #dropAhead}), and a partition
+ * whose batch was not applied (paused for its retry) reads them again from the graph's position. (Not the pause of a
+ * poll that keeps the member alive, resumed right after it, nor its seek back to records it returned though paused:
+ * neither moves the position.) A rebalance may run inside that poll, as the last batch applies: as in a poll keeping
+ * the member, the revocation waits for that batch (up to {@link #REVOKE_WAIT}; past it the fence decides); what was
+ * polled of a revoked partition is dropped. What the poll ahead throws: an offset out of range is handled at the next
+ * round, before any resume seeks; anything else ends the consumer as a keep-alive poll's failure does, once the call
+ * has ended.
  *
  * <p>Outages are not bad data, and never cost the group membership. The apply loop's runner retries transient
  * errors a bounded number of times (on the worker, the owner polling meanwhile); a batch still not applied (Neo4j
@@ -283,7 +286,7 @@ public final class GroupConsumer implements AutoCloseable {
             } catch (RuntimeException e) {
                 log.warn("closing {}'s consumer: {}", name, e.toString());
             }
-            worker.shutdown(); // its call, if any, has ended: the owner waits for every call it makes
+            worker.shutdown(); // its call, if any, has ended: the owner waits for every call it makes, failing or not
         }
     }
 
@@ -312,18 +315,14 @@ public final class GroupConsumer implements AutoCloseable {
                 long since = time.nanos() - polled;
                 Runnable ask = take(Duration.ofNanos(Math.max(0, POLL.toNanos() - since)));
                 if (ask != null) {
-                    answer(ask);
+                    failed = orFirst(failed, consumerCall(() -> answer(ask)));
                 } else if (!done.isDone() && failed == null && time.nanos() - polled >= POLL.toNanos()) {
-                    try {
-                        keepAlive();
-                    } catch (RuntimeException | Error e) { // the consumer cannot go on: the call ends, then this
-                        failed = e instanceof RuntimeException r ? r : new IllegalStateException(e);
-                        failing = true;
-                    }
+                    failed = consumerCall(this::keepAlive);
                 }
             }
             for (Runnable ask; (ask = asks.poll()) != null; ) { // a poll ahead asked late in the call
-                answer(ask);
+                Runnable late = ask;
+                failed = orFirst(failed, consumerCall(() -> answer(late)));
             }
             if (failed != null) {
                 throw failed;
@@ -340,6 +339,24 @@ public final class GroupConsumer implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * Runs {@code poll} (a poll of the owner's while the worker's call runs); what it threw, else null: the consumer
+     * cannot go on, so the call stops at its next batch ({@link #failing}), and the owner rethrows once it has ended.
+     */
+    private RuntimeException consumerCall(Runnable poll) {
+        try {
+            poll.run();
+            return null;
+        } catch (RuntimeException | Error e) {
+            failing = true;
+            return e instanceof RuntimeException r ? r : new IllegalStateException(e);
+        }
+    }
+
+    private static RuntimeException orFirst(RuntimeException first, RuntimeException next) {
+        return first != null ? first : next;
     }
 
     /**
