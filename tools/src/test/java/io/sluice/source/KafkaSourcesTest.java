@@ -613,14 +613,15 @@ class KafkaSourcesTest {
      * within seconds, not when the first has applied everything. (A consumer subscribed by a pattern refreshes its
      * metadata before it rejoins, and one poll of zero wait cannot wait for that refresh; the next one finds it done.
      * Were the first member to rejoin only once its backlog was applied, the group would wait that long, its
-     * partitions revoked: 2 s here.)
+     * partitions revoked: 2 s here.) The backlog outlasts the bound even on a warm JVM (5,000 records took 3 s there,
+     * where the test's first run alone took 10 s), and is not applied to its end: the join is what is measured.
      */
     @Test
     void aMemberDrainingABacklogLetsANewMemberJoin() throws Exception {
         String topic = name("draining");
         String dlq = name("draining-dlq");
         int partitions = 2;
-        int perPartition = 2500;
+        int perPartition = 30_000;
         topic(topic, partitions);
         var config = config("""
                 sources:
@@ -656,11 +657,13 @@ class KafkaSourcesTest {
                 assertThat(applied).as("the first member's backlog not yet applied when the second joined")
                         .isLessThan((long) partitions * perPartition);
                 assertThat(seconds).as("seconds for the joining member's partitions").isLessThan(15);
-                Await.until("every record applied", Duration.ofSeconds(120), () -> position(topic, 0) == perPartition
-                        && position(topic, 1) == perPartition);
+                long now = position(topic, 0) + position(topic, 1);
+                Await.until("both members applying", Duration.ofSeconds(60), () -> position(topic, 0)
+                        + position(topic, 1) > now + 500);
             }
         }
-        assertThat(count("MATCH (d:Drained) RETURN count(d)")).isEqualTo(partitions * perPartition);
+        assertThat(count("MATCH (d:Drained) RETURN count(d)")).as("each record applied once")
+                .isEqualTo(position(topic, 0) + position(topic, 1));
         assertThat(deadLetters(dlq, 0)).isEmpty();
     }
 
