@@ -571,22 +571,8 @@ public final class GroupConsumer implements AutoCloseable {
      * False when {@code current} is no longer this consumer's: its last batch is then not applied.
      */
     private boolean pollAheadMeanwhile(Partition current) {
-        asks.add(new PollAhead(current));
+        asks.add(() -> pollAhead(current)); // not a FutureTask: a revocation in it waits for the batch (answer)
         return owned.get(current.tp()) == current;
-    }
-
-    /** The poll ahead asked by the worker, which does not wait for it (a revocation in it waits for the batch). */
-    private final class PollAhead implements Runnable {
-        private final Partition current;
-
-        PollAhead(Partition current) {
-            this.current = current;
-        }
-
-        @Override
-        public void run() {
-            pollAhead(current);
-        }
     }
 
     /**

@@ -181,6 +181,15 @@ class KafkaSourcesTest {
         return ((Number) rows(cypher).getFirst().getFirst()).longValue();
     }
 
+    /** The positions of {@code topic}'s first {@code partitions} partitions, summed: the records applied. */
+    static long applied(String topic, int partitions) {
+        long sum = 0;
+        for (int part = 0; part < partitions; part++) {
+            sum += position(topic, part);
+        }
+        return sum;
+    }
+
     static long position(String topic, int partition) {
         List<List<Object>> r = rows("MATCH (o:SluicePosition {source: 'topic:" + topic + "', partition: "
                 + partition + "}) RETURN o.next");
@@ -560,15 +569,13 @@ class KafkaSourcesTest {
         long[] aheadFirst;
         long[] aheadSecond;
         try (KafkaSources first = sources(config, graph)) {
-            Await.until("the first member under way", Duration.ofSeconds(60), () -> position(topic, 0)
-                    + position(topic, 1) + position(topic, 2) + position(topic, 3) > 1000);
+            Await.until("the first member under way", Duration.ofSeconds(60), () -> applied(topic, 4) > 1000);
             try (KafkaSources second = sources(config, graph)) { // joins: a rebalance while the first polls ahead
                 Await.until("both members applying", Duration.ofSeconds(60), () -> !second.partitions().isEmpty()
                         && first.partitions().size() < partitions);
-                long sum = position(topic, 0) + position(topic, 1) + position(topic, 2) + position(topic, 3);
+                long sum = applied(topic, 4);
                 long more = Math.min(sum + 2000, partitions * perPartition); // the first may be near the end
-                Await.until("more applied by both", Duration.ofSeconds(60), () -> position(topic, 0)
-                        + position(topic, 1) + position(topic, 2) + position(topic, 3) >= more);
+                Await.until("more applied by both", Duration.ofSeconds(60), () -> applied(topic, 4) >= more);
                 aheadSecond = second.polledAhead();
             } // leaves: another rebalance, the first takes every partition back
             if (!Await.holdsWithin("every record applied", Duration.ofSeconds(120), Duration.ofMillis(50), () -> {
@@ -642,8 +649,7 @@ class KafkaSourcesTest {
         }
         producer.flush();
         try (KafkaSources first = sources(config, graph)) {
-            Await.until("the first member under way", Duration.ofSeconds(60), () -> position(topic, 0)
-                    + position(topic, 1) > 200);
+            Await.until("the first member under way", Duration.ofSeconds(60), () -> applied(topic, 2) > 200);
             long joined = System.nanoTime();
             try (KafkaSources second = sources(config, graph)) {
                 if (!Await.holdsWithin("the second member applying", Duration.ofSeconds(60), Duration.ofMillis(20),
@@ -651,19 +657,18 @@ class KafkaSourcesTest {
                     throw new AssertionError("no partition for the joining member in 60 s; " + state(first));
                 }
                 double seconds = (System.nanoTime() - joined) / 1e9;
-                long applied = position(topic, 0) + position(topic, 1);
+                long done = applied(topic, 2);
                 System.out.printf("the second member had a partition %.1f s after it started, %d of %d applied%n",
-                        seconds, applied, partitions * perPartition);
-                assertThat(applied).as("the first member's backlog not yet applied when the second joined")
+                        seconds, done, partitions * perPartition);
+                assertThat(done).as("the first member's backlog not yet applied when the second joined")
                         .isLessThan((long) partitions * perPartition);
                 assertThat(seconds).as("seconds for the joining member's partitions").isLessThan(15);
-                long now = position(topic, 0) + position(topic, 1);
-                Await.until("both members applying", Duration.ofSeconds(60), () -> position(topic, 0)
-                        + position(topic, 1) > now + 500);
+                long now = applied(topic, 2);
+                Await.until("both members applying", Duration.ofSeconds(60), () -> applied(topic, 2) > now + 500);
             }
         }
         assertThat(count("MATCH (d:Drained) RETURN count(d)")).as("each record applied once")
-                .isEqualTo(position(topic, 0) + position(topic, 1));
+                .isEqualTo(applied(topic, 2));
         assertThat(deadLetters(dlq, 0)).isEmpty();
     }
 
